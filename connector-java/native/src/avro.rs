@@ -1,0 +1,76 @@
+//! The Confluent Avro decode session behind a Java handle: decoder, registry client and
+//! reusable buffers, with plain-Rust entry points the JNI shims call.
+
+use std::sync::Arc;
+
+use karrow_codecs::avro::AvroConfluentDecoder;
+use karrow_codecs::FlinkType;
+use karrow_registry::RegistryClient;
+
+use crate::config::AvroDecoderConfig;
+use crate::error::NativeError;
+use crate::flink_rows::{write_batch_rows, RowImages};
+use crate::handles::HandleType;
+use crate::registry_source::RegistrySchemaSource;
+
+/// One decoder per parallel Flink reader.
+pub struct AvroSession {
+    row_type: FlinkType,
+    decoder: AvroConfluentDecoder,
+    images: RowImages,
+    /// Reused copy of the message of the per-record path.
+    pub message: Vec<u8>,
+}
+
+impl HandleType for AvroSession {
+    const TAG: u64 = 0x6b61_7272_6f77_0001;
+}
+
+impl AvroSession {
+    /// Builds a session from the JSON configuration the format factory passes.
+    pub fn open(config_json: &str) -> Result<Self, NativeError> {
+        let config = AvroDecoderConfig::from_json(config_json)?;
+        let row_type = FlinkType::from_json(&config.row_type)?;
+        let client = Arc::new(RegistryClient::new(config.registry_config())?);
+        let source = Arc::new(RegistrySchemaSource::new(client));
+        let decoder = AvroConfluentDecoder::new(&row_type, config.schema.as_deref(), source)?;
+        Ok(AvroSession {
+            row_type,
+            decoder,
+            images: RowImages::default(),
+            message: Vec::new(),
+        })
+    }
+
+    /// Decodes the message held in `self.message` into one binary row image.
+    pub fn decode_held_message(&mut self) -> Result<&[u8], NativeError> {
+        let batch = self.decoder.decode_one(&self.message)?;
+        self.images.bytes.clear();
+        self.images.offsets.clear();
+        write_batch_rows(&batch, &self.row_type, &mut self.images)?;
+        Ok(&self.images.bytes)
+    }
+
+    /// Decodes a batch of values (`None` = tombstone) into row images; returns the images
+    /// and, per input value, the start offset of its image (`count + 1` entries; an empty
+    /// span means no row).
+    pub fn decode_batch<'a>(
+        &mut self,
+        values: impl IntoIterator<Item = Option<&'a [u8]>>,
+    ) -> Result<(&[u8], Vec<i32>), NativeError> {
+        let decoded = self.decoder.decode_batch(values)?;
+        self.images.bytes.clear();
+        self.images.offsets.clear();
+        write_batch_rows(&decoded.batch, &self.row_type, &mut self.images)?;
+        let mut starts = Vec::with_capacity(decoded.rows.len() + 1);
+        let mut cursor = 0i32;
+        for row in &decoded.rows {
+            starts.push(cursor);
+            if let Some(r) = row {
+                cursor = self.images.offsets[*r as usize + 1];
+            }
+        }
+        starts.push(cursor);
+        Ok((&self.images.bytes, starts))
+    }
+}

@@ -1,0 +1,45 @@
+//! The native library's error type and the context it carries to the Java exception.
+
+use karrow_codecs::CodecError;
+use karrow_registry::RegistryError;
+
+/// Every failure a native entry point can report to Java.
+#[derive(Debug, thiserror::Error)]
+pub enum NativeError {
+    /// Decoding failed (bad bytes, unknown schema id, resolution error).
+    #[error(transparent)]
+    Codec(#[from] CodecError),
+    /// The registry client could not be built.
+    #[error(transparent)]
+    Registry(#[from] RegistryError),
+    /// The configuration passed from Java is invalid.
+    #[error("invalid karrow configuration: {0}")]
+    Config(String),
+    /// The arguments of a call are invalid (null handle, bad lengths).
+    #[error("invalid call: {0}")]
+    InvalidCall(String),
+    /// Writing Flink rows from an Arrow batch failed.
+    #[error("writing Flink rows: {0}")]
+    Rows(String),
+    /// A panic was caught at the JNI boundary.
+    #[error("internal error in karrow native code (please report): {0}")]
+    Panic(String),
+}
+
+impl NativeError {
+    /// The index of the failing record inside the batch, when known.
+    pub fn record_index(&self) -> Option<usize> {
+        match self {
+            NativeError::Codec(e) => e.context().and_then(|c| c.record_index),
+            _ => None,
+        }
+    }
+
+    /// The Confluent schema id involved, when known.
+    pub fn schema_id(&self) -> Option<i32> {
+        match self {
+            NativeError::Codec(e) => e.context().and_then(|c| c.schema_id),
+            _ => None,
+        }
+    }
+}
