@@ -1,0 +1,317 @@
+#!/usr/bin/env bash
+# Run a real Apache Kafka 4.x broker (KRaft, combined broker+controller, one node) from
+# Maven Central jars, on loopback only. See tests/services/README.md.
+#
+#   kafka.sh install                      fetch the broker classpath once (quick when present)
+#   kafka.sh start                        format fresh storage, start, wait until ready
+#   kafka.sh stop                         stop the broker, remove its data
+#   kafka.sh status                       exit 0 if running and ready, 1 otherwise
+#   kafka.sh create-topic NAME PARTITIONS create a topic (replication factor 1)
+#   kafka.sh run-class CLASS [ARGS...]    run any main class from the broker classpath
+#                                         (e.g. org.apache.kafka.tools.consumer.ConsoleConsumer)
+set -euo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
+POM="$SCRIPT_DIR/kafka/pom.xml"
+
+KARROW_WORK="${KARROW_WORK:-$REPO_ROOT/.work}"
+KAFKA_HOME="$KARROW_WORK/kafka"
+LIBS="$KAFKA_HOME/libs"
+KAFKA_PORT="${KAFKA_PORT:-9092}"
+KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-9093}"
+KAFKA_HOST=127.0.0.1
+[[ "$KAFKA_PORT" =~ ^[0-9]+$ && "$KAFKA_CONTROLLER_PORT" =~ ^[0-9]+$ ]] \
+  || { echo "kafka.sh: KAFKA_PORT / KAFKA_CONTROLLER_PORT must be numbers" >&2; exit 2; }
+[[ "$KAFKA_PORT" != "$KAFKA_CONTROLLER_PORT" ]] \
+  || { echo "kafka.sh: KAFKA_PORT and KAFKA_CONTROLLER_PORT must differ" >&2; exit 2; }
+KAFKA_START_TIMEOUT="${KAFKA_START_TIMEOUT:-60}"
+KAFKA_STOP_TIMEOUT="${KAFKA_STOP_TIMEOUT:-30}"
+KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
+
+# One instance directory per broker port, so two brokers on different ports do not collide.
+INSTANCE="$KAFKA_HOME/broker-$KAFKA_PORT"
+PID_FILE="$INSTANCE/kafka.pid"
+DATA_FILE="$INSTANCE/data-dir"   # holds the path of the current run's data dir
+LOG_FILE="$INSTANCE/kafka.log"   # kept after stop for post-mortems; truncated on start
+
+if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
+  JAVA="$JAVA_HOME/bin/java"
+else
+  JAVA="${JAVA:-java}"
+fi
+
+die() { echo "kafka.sh: $*" >&2; exit 1; }
+
+# Serialise concurrent callers (two test runners calling start at once). fd 8 guards
+# install, fd 9 guards one broker instance; the broker itself inherits neither.
+lock() { # $1 fd (8|9), $2 lock file
+  mkdir -p "$(dirname "$2")"
+  case "$1" in
+    8) exec 8>"$2" ;;
+    9) exec 9>"$2" ;;
+  esac
+  flock "$1"
+}
+
+# ---------------------------------------------------------------- install
+
+pom_stamp() { sha256sum "$POM" | cut -d' ' -f1; }
+
+libs_current() { [[ -f "$LIBS/.installed" && "$(cat "$LIBS/.installed")" == "$(pom_stamp)" ]]; }
+
+cmd_install() {
+  libs_current && return 0
+  lock 8 "$KAFKA_HOME/install.lock"
+  libs_current && return 0
+  local stamp; stamp="$(pom_stamp)"
+  command -v mvn >/dev/null || die "mvn not found (needed once to fetch the Kafka jars)"
+  mkdir -p "$KAFKA_HOME"
+  local tmp="$KAFKA_HOME/libs.tmp.$$"
+  rm -rf "$tmp"
+  echo "kafka.sh: fetching Kafka jars from Maven Central into $LIBS" >&2
+  # Maven's output (and the colour codes Debian's mvn 3.8 prints even with -B -q) only on failure.
+  local mvn_log="$KAFKA_HOME/install.log"
+  if ! mvn -B -q -f "$POM" dependency:copy-dependencies -DoutputDirectory="$tmp" >"$mvn_log" 2>&1; then
+    cat "$mvn_log" >&2
+    rm -rf "$tmp"
+    die "mvn dependency:copy-dependencies failed (log: $mvn_log)"
+  fi
+  rm -f "$mvn_log"
+  ls "$tmp"/kafka_2.13-*.jar >/dev/null 2>&1 || { rm -rf "$tmp"; die "no kafka_2.13 jar fetched"; }
+  echo "$stamp" > "$tmp/.installed"
+  rm -rf "$LIBS"
+  mv "$tmp" "$LIBS"
+}
+
+# ---------------------------------------------------------------- helpers
+
+# A process exists and is not a zombie (kill -0 succeeds on an unreaped zombie).
+alive() {
+  local st; st="$(cat "/proc/$1/stat" 2>/dev/null)" || return 1
+  st="${st##*) }"
+  [[ "${st%% *}" != Z ]]
+}
+
+# Pid of our broker if it is alive (and really is a Kafka JVM), else nothing.
+running_pid() {
+  [[ -f "$PID_FILE" ]] || return 1
+  local pid; pid="$(cat "$PID_FILE" 2>/dev/null || true)"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  alive "$pid" || return 1
+  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q 'kafka\.Kafka' || return 1
+  echo "$pid"
+}
+
+port_open() { (exec 3<>"/dev/tcp/$KAFKA_HOST/$1") 2>/dev/null; }
+
+ready() {
+  port_open "$KAFKA_PORT" && grep -q 'Kafka Server started' "$LOG_FILE" 2>/dev/null
+}
+
+# A Kafka cluster id is 16 random bytes in URL-safe base64 without padding (22 chars).
+# Kafka's own generator avoids a leading '-' so the id never looks like an option.
+new_cluster_id() {
+  local id
+  while :; do
+    id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+    [[ "$id" != -* ]] && { echo "$id"; return; }
+  done
+}
+
+write_log4j() { # $1 file, $2 root level
+  cat > "$1" <<EOF
+status = warn
+appender.console.type = Console
+appender.console.name = STDOUT
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = $2
+rootLogger.appenderRef.console.ref = STDOUT
+logger.request.name = kafka.request.logger
+logger.request.level = warn
+logger.authorizer.name = kafka.authorizer.logger
+logger.authorizer.level = warn
+EOF
+}
+
+cleanup_instance() {
+  if [[ -f "$DATA_FILE" ]]; then
+    local d; d="$(cat "$DATA_FILE")"
+    # Only ever delete a run directory we created under this instance.
+    [[ -n "$d" && "$d" == "$INSTANCE"/run.* ]] && rm -rf -- "$d"
+  fi
+  rm -f "$PID_FILE" "$DATA_FILE"
+}
+
+# JVM flags shared by the broker and the tools. No hsperfdata files in /tmp.
+jvm_common() { echo "-XX:-UsePerfData -Djava.awt.headless=true"; }
+
+# ---------------------------------------------------------------- start
+
+cmd_start() {
+  cmd_install
+  lock 9 "$INSTANCE/lock"
+
+  if running_pid >/dev/null; then
+    if ready; then
+      echo "kafka ready on $KAFKA_HOST:$KAFKA_PORT"
+      return 0
+    fi
+    wait_ready   # started by someone else moments ago
+    return 0
+  fi
+
+  cleanup_instance   # stale pid file or data dir from a crashed run
+  for p in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
+    port_open "$p" && die "port $KAFKA_HOST:$p is already in use by another process"
+  done
+
+  mkdir -p "$INSTANCE"
+  local run; run="$(mktemp -d "$INSTANCE/run.XXXXXX")"
+  echo "$run" > "$DATA_FILE"
+  mkdir -p "$run/data" "$run/tmp"
+
+  local props="$run/server.properties"
+  cat > "$props" <<EOF
+process.roles=broker,controller
+node.id=1
+controller.quorum.bootstrap.servers=$KAFKA_HOST:$KAFKA_CONTROLLER_PORT
+listeners=PLAINTEXT://$KAFKA_HOST:$KAFKA_PORT,CONTROLLER://$KAFKA_HOST:$KAFKA_CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://$KAFKA_HOST:$KAFKA_PORT,CONTROLLER://$KAFKA_HOST:$KAFKA_CONTROLLER_PORT
+inter.broker.listener.name=PLAINTEXT
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$run/data
+num.partitions=1
+auto.create.topics.enable=true
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=${KAFKA_OFFSETS_PARTITIONS:-1}
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=${KAFKA_TXN_PARTITIONS:-1}
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+EOF
+  write_log4j "$run/log4j2.properties" info
+  write_log4j "$run/log4j2-format.properties" warn
+
+  # shellcheck disable=SC2207
+  local jvm=($(jvm_common) -Djava.io.tmpdir="$run/tmp")
+
+  : > "$LOG_FILE"
+  # Dynamic KRaft quorum (KIP-853): a single node formats itself as the only voter.
+  if ! "$JAVA" "${jvm[@]}" -XX:TieredStopAtLevel=1 -Xmx256m -cp "$LIBS/*" \
+      -Dlog4j2.configurationFile="$run/log4j2-format.properties" kafka.tools.StorageTool format --standalone \
+      -t "$(new_cluster_id)" -c "$props" >>"$LOG_FILE" 2>&1; then
+    cat "$LOG_FILE" >&2
+    cleanup_instance
+    die "formatting KRaft storage failed"
+  fi
+
+  # setsid: the broker outlives this script and is not hit by the caller's Ctrl-C.
+  # The inner shell writes its own pid and execs java, so the pid file is the JVM's pid.
+  # shellcheck disable=SC2086
+  setsid bash -c 'echo $$ > "$1"; shift; exec "$@"' _ "$PID_FILE" \
+    "$JAVA" $KAFKA_HEAP_OPTS "${jvm[@]}" -XX:+UseG1GC -cp "$LIBS/*" \
+    -Dlog4j2.configurationFile="$run/log4j2.properties" kafka.Kafka "$props" >>"$LOG_FILE" 2>&1 </dev/null 8>&- 9>&- &
+  disown || true
+
+  wait_ready
+}
+
+wait_ready() {
+  local deadline=$((SECONDS + KAFKA_START_TIMEOUT))
+  while (( SECONDS < deadline )); do
+    if ready; then
+      echo "kafka ready on $KAFKA_HOST:$KAFKA_PORT"
+      return 0
+    fi
+    # Give setsid a moment to write the pid file before declaring the JVM dead.
+    if [[ -f "$PID_FILE" ]] && ! running_pid >/dev/null; then
+      echo "kafka.sh: broker exited during startup; last log lines:" >&2
+      tail -n 40 "$LOG_FILE" >&2 || true
+      cleanup_instance
+      exit 1
+    fi
+    sleep 0.25
+  done
+  echo "kafka.sh: broker not ready after ${KAFKA_START_TIMEOUT}s; last log lines:" >&2
+  tail -n 40 "$LOG_FILE" >&2 || true
+  cmd_stop >/dev/null 2>&1 || true
+  exit 1
+}
+
+# ---------------------------------------------------------------- stop / status
+
+cmd_stop() {
+  lock 9 "$INSTANCE/lock"
+  local pid
+  if pid="$(running_pid)"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    local deadline=$((SECONDS + KAFKA_STOP_TIMEOUT))
+    while alive "$pid" && (( SECONDS < deadline )); do sleep 0.2; done
+    if alive "$pid"; then
+      echo "kafka.sh: broker (pid $pid) ignored TERM for ${KAFKA_STOP_TIMEOUT}s, sending KILL" >&2
+      kill -KILL "$pid" 2>/dev/null || true
+      while alive "$pid"; do sleep 0.1; done
+    fi
+    echo "kafka stopped (pid $pid)"
+  else
+    echo "kafka not running"
+  fi
+  cleanup_instance
+}
+
+cmd_status() {
+  local pid
+  if pid="$(running_pid)" && ready; then
+    echo "kafka running (pid $pid) and ready on $KAFKA_HOST:$KAFKA_PORT"
+  elif [[ -n "${pid:-}" ]]; then
+    echo "kafka running (pid $pid) but not ready on $KAFKA_HOST:$KAFKA_PORT"
+    return 1
+  else
+    echo "kafka not running"
+    return 1
+  fi
+}
+
+# ---------------------------------------------------------------- tools
+
+cmd_run_class() {
+  [[ $# -ge 1 ]] || die "usage: kafka.sh run-class CLASS [ARGS...]"
+  cmd_install
+  local cls="$1"; shift
+  local tools_log4j="$KAFKA_HOME/log4j2-tools.properties"
+  [[ -f "$tools_log4j" ]] || write_log4j "$tools_log4j" warn
+  # shellcheck disable=SC2046
+  exec "$JAVA" $(jvm_common) -XX:TieredStopAtLevel=1 -Xmx256m \
+    -Dlog4j2.configurationFile="$tools_log4j" -cp "$LIBS/*" "$cls" "$@"
+}
+
+cmd_create_topic() {
+  [[ $# -eq 2 ]] || die "usage: kafka.sh create-topic NAME PARTITIONS"
+  [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "PARTITIONS must be a positive integer, got '$2'"
+  cmd_run_class org.apache.kafka.tools.TopicCommand \
+    --bootstrap-server "$KAFKA_HOST:$KAFKA_PORT" \
+    --create --if-not-exists --topic "$1" --partitions "$2" --replication-factor 1
+}
+
+# ---------------------------------------------------------------- main
+
+usage() { sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+[[ $# -ge 1 ]] || usage
+cmd="$1"; shift
+case "$cmd" in
+  install)      [[ $# -eq 0 ]] || usage; cmd_install; echo "kafka libs in $LIBS" ;;
+  start)        [[ $# -eq 0 ]] || usage; cmd_start ;;
+  stop)         [[ $# -eq 0 ]] || usage; cmd_stop ;;
+  status)       [[ $# -eq 0 ]] || usage; cmd_status ;;
+  create-topic) cmd_create_topic "$@" ;;
+  run-class)    cmd_run_class "$@" ;;
+  -h|--help|help) usage ;;
+  *) usage ;;
+esac
