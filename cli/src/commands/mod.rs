@@ -1,0 +1,3 @@
+//! One module per `karrow` subcommand.
+
+pub mod registry;

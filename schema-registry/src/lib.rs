@@ -1,0 +1,28 @@
+//! Confluent Schema Registry support for karrow.
+//!
+//! [`RegistryClient`] is the blocking, cached, thread-safe client the decoders use to turn a
+//! Confluent schema id into a schema (and writers use to register schemas). [`DevRegistry`]
+//! is a small in-process server speaking the same REST API, for the embedded default, the
+//! `karrow registry serve` command and tests.
+
+#![deny(missing_docs)]
+
+pub mod client;
+pub mod dev;
+pub mod error;
+pub mod model;
+mod pct;
+pub mod subject;
+mod wire;
+
+pub use client::{RegistryClient, RegistryConfig};
+pub use dev::{DevRegistry, DevRegistryHandle};
+pub use error::{HttpFailure, RegistryError};
+pub use model::{
+    CompatibilityLevel, RegisteredSchema, SchemaDefinition, SchemaReference, SchemaType,
+    SubjectVersion,
+};
+pub use subject::SubjectNameStrategy;
+
+/// The media type the Confluent REST API speaks, sent as `Content-Type` and `Accept`.
+pub const CONTENT_TYPE: &str = "application/vnd.schemaregistry.v1+json";
