@@ -44,7 +44,9 @@ pub enum CodecError {
     #[error("invalid Avro schema: {0}")]
     InvalidSchema(String),
     /// The explicit reader schema does not describe the table's row type.
-    #[error("Schema provided for 'avro-confluent-native' format does not match the table schema: {0}")]
+    #[error(
+        "Schema provided for 'avro-confluent-native' format does not match the table schema: {0}"
+    )]
     SchemaMismatch(String),
     /// The message does not start with the Confluent magic byte.
     #[error("Unknown data format. Magic number does not match{context}")]

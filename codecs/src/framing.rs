@@ -48,8 +48,17 @@ mod tests {
 
     #[test]
     fn rejects_wrong_magic_empty_and_short() {
-        assert!(matches!(split_confluent(&[1, 0, 0, 0, 1]), Err(CodecError::BadMagic { .. })));
-        assert!(matches!(split_confluent(&[]), Err(CodecError::Malformed { .. })));
-        assert!(matches!(split_confluent(&[0, 0, 1]), Err(CodecError::Malformed { .. })));
+        assert!(matches!(
+            split_confluent(&[1, 0, 0, 0, 1]),
+            Err(CodecError::BadMagic { .. })
+        ));
+        assert!(matches!(
+            split_confluent(&[]),
+            Err(CodecError::Malformed { .. })
+        ));
+        assert!(matches!(
+            split_confluent(&[0, 0, 1]),
+            Err(CodecError::Malformed { .. })
+        ));
     }
 }

@@ -85,18 +85,18 @@ pub enum FlinkKind {
 impl FlinkType {
     /// Parses the JSON form described in `docs/jni-contract.md`.
     pub fn from_json(value: &Value) -> Result<Self, CodecError> {
-        let obj = value
-            .as_object()
-            .ok_or_else(|| CodecError::InvalidType(format!("expected a JSON object, got {value}")))?;
+        let obj = value.as_object().ok_or_else(|| {
+            CodecError::InvalidType(format!("expected a JSON object, got {value}"))
+        })?;
         let name = obj
             .get("type")
             .and_then(Value::as_str)
             .ok_or_else(|| CodecError::InvalidType(format!("missing \"type\" in {value}")))?;
         let nullable = obj.get("nullable").and_then(Value::as_bool).unwrap_or(true);
         let int = |key: &str| -> Result<i64, CodecError> {
-            obj.get(key)
-                .and_then(Value::as_i64)
-                .ok_or_else(|| CodecError::InvalidType(format!("{name} needs an integer \"{key}\"")))
+            obj.get(key).and_then(Value::as_i64).ok_or_else(|| {
+                CodecError::InvalidType(format!("{name} needs an integer \"{key}\""))
+            })
         };
         let child = |key: &str| -> Result<Box<FlinkType>, CodecError> {
             let v = obj
@@ -105,10 +105,12 @@ impl FlinkType {
             Ok(Box::new(FlinkType::from_json(v)?))
         };
         let narrow = |v: i64, what: &str| -> Result<u8, CodecError> {
-            u8::try_from(v).map_err(|_| CodecError::InvalidType(format!("{name} {what} {v} out of range")))
+            u8::try_from(v)
+                .map_err(|_| CodecError::InvalidType(format!("{name} {what} {v} out of range")))
         };
         let length = |v: i64| -> Result<u32, CodecError> {
-            u32::try_from(v).map_err(|_| CodecError::InvalidType(format!("{name} length {v} out of range")))
+            u32::try_from(v)
+                .map_err(|_| CodecError::InvalidType(format!("{name} length {v} out of range")))
         };
         let kind = match name {
             "NULL" => FlinkKind::Null,
@@ -152,13 +154,12 @@ impl FlinkType {
                     .ok_or_else(|| CodecError::InvalidType("ROW needs \"fields\"".into()))?;
                 let mut out = Vec::with_capacity(fields.len());
                 for f in fields {
-                    let fname = f
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .ok_or_else(|| CodecError::InvalidType(format!("ROW field without name: {f}")))?;
-                    let fty = f
-                        .get("type")
-                        .ok_or_else(|| CodecError::InvalidType(format!("ROW field '{fname}' without type")))?;
+                    let fname = f.get("name").and_then(Value::as_str).ok_or_else(|| {
+                        CodecError::InvalidType(format!("ROW field without name: {f}"))
+                    })?;
+                    let fty = f.get("type").ok_or_else(|| {
+                        CodecError::InvalidType(format!("ROW field '{fname}' without type"))
+                    })?;
                     out.push(FlinkField {
                         name: fname.to_string(),
                         ty: FlinkType::from_json(fty)?,
@@ -173,8 +174,8 @@ impl FlinkType {
 
     /// Parses a JSON text (see [`FlinkType::from_json`]).
     pub fn from_json_str(text: &str) -> Result<Self, CodecError> {
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| CodecError::InvalidType(format!("not JSON: {e}")))?;
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| CodecError::InvalidType(format!("not JSON: {e}")))?;
         Self::from_json(&value)
     }
 
@@ -182,7 +183,9 @@ impl FlinkType {
     pub fn row_fields(&self) -> Result<&[FlinkField], CodecError> {
         match &self.kind {
             FlinkKind::Row(fields) => Ok(fields),
-            other => Err(CodecError::InvalidType(format!("expected a ROW type, got {other:?}"))),
+            other => Err(CodecError::InvalidType(format!(
+                "expected a ROW type, got {other:?}"
+            ))),
         }
     }
 
@@ -203,9 +206,13 @@ impl FlinkType {
             FlinkKind::Date => DataType::Date32,
             FlinkKind::Time(_) => DataType::Time32(TimeUnit::Millisecond),
             FlinkKind::Timestamp(p) => DataType::Timestamp(time_unit(*p), None),
-            FlinkKind::TimestampLtz(p) => DataType::Timestamp(time_unit(*p), Some(Arc::from("UTC"))),
+            FlinkKind::TimestampLtz(p) => {
+                DataType::Timestamp(time_unit(*p), Some(Arc::from("UTC")))
+            }
             FlinkKind::Array(element) => DataType::List(Arc::new(element.arrow_field("element"))),
-            FlinkKind::Map(key, value) => map_type(key.arrow_field("key"), value.arrow_field("value")),
+            FlinkKind::Map(key, value) => {
+                map_type(key.arrow_field("key"), value.arrow_field("value"))
+            }
             FlinkKind::Multiset(element) => map_type(
                 element.arrow_field("key"),
                 Field::new("value", DataType::Int32, true),
@@ -236,7 +243,11 @@ fn time_unit(precision: u8) -> TimeUnit {
 
 fn map_type(key: Field, value: Field) -> DataType {
     let key = key.with_nullable(false);
-    let entries = Field::new("entries", DataType::Struct(Fields::from(vec![key, value])), false);
+    let entries = Field::new(
+        "entries",
+        DataType::Struct(Fields::from(vec![key, value])),
+        false,
+    );
     DataType::Map(Arc::new(entries), false)
 }
 
@@ -264,7 +275,9 @@ mod tests {
     #[test]
     fn rejects_unknown_types_and_bad_decimals() {
         assert!(FlinkType::from_json_str(r#"{"type":"RAW"}"#).is_err());
-        assert!(FlinkType::from_json_str(r#"{"type":"DECIMAL","precision":40,"scale":1}"#).is_err());
+        assert!(
+            FlinkType::from_json_str(r#"{"type":"DECIMAL","precision":40,"scale":1}"#).is_err()
+        );
         assert!(FlinkType::from_json_str("[1]").is_err());
     }
 }

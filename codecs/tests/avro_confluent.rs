@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Decimal128Type, Float64Type, Int32Type, Int64Type, Int8Type, TimestampMillisecondType};
+use arrow_array::types::{
+    Decimal128Type, Float64Type, Int32Type, Int64Type, Int8Type, TimestampMillisecondType,
+};
 use arrow_array::Array;
 use karrow_codecs::avro::{AvroConfluentDecoder, WriterSchemaSource};
 use karrow_codecs::{CodecError, FlinkType};
@@ -71,7 +73,13 @@ fn decoder() -> AvroConfluentDecoder {
     AvroConfluentDecoder::new(&row, None, Arc::new(Schemas(schemas))).unwrap()
 }
 
-fn record(name: Option<&[u8]>, id: i64, small: i64, price: Option<&[u8]>, score_branch: i64) -> Vec<u8> {
+fn record(
+    name: Option<&[u8]>,
+    id: i64,
+    small: i64,
+    price: Option<&[u8]>,
+    score_branch: i64,
+) -> Vec<u8> {
     let mut b = Vec::new();
     match name {
         None => zigzag(0, &mut b),
@@ -115,11 +123,16 @@ fn record(name: Option<&[u8]>, id: i64, small: i64, price: Option<&[u8]>, score_
 #[test]
 fn decodes_with_flink_conversions_and_evolution() {
     let mut d = decoder();
-    let m1 = framed(7, &record(Some(b"caf\xc3\xa9"), 42, 300, Some(&[0x30, 0x39]), 1));
+    let m1 = framed(
+        7,
+        &record(Some(b"caf\xc3\xa9"), 42, 300, Some(&[0x30, 0x39]), 1),
+    );
     // trailing garbage after the datum is ignored, as in Flink
     let mut m2 = framed(7, &record(None, -1, -1, Some(&[0x01, 0x86, 0xa0]), 0));
     m2.extend_from_slice(b"trailing");
-    let out = d.decode_batch([Some(m1.as_slice()), None, Some(m2.as_slice())]).unwrap();
+    let out = d
+        .decode_batch([Some(m1.as_slice()), None, Some(m2.as_slice())])
+        .unwrap();
     assert_eq!(out.rows, vec![Some(0), None, Some(1)]);
     let b = &out.batch;
     assert_eq!(b.num_rows(), 2);
@@ -130,12 +143,20 @@ fn decodes_with_flink_conversions_and_evolution() {
     let price = b.column(3).as_primitive::<Decimal128Type>();
     assert_eq!(price.value(0), 12345); // 123.45
     assert!(price.is_null(1)); // 100000 needs 6 digits > DECIMAL(5,2): NULL
-    assert_eq!(b.column(4).as_primitive::<TimestampMillisecondType>().value(0), 1_600_000_000_123);
+    assert_eq!(
+        b.column(4)
+            .as_primitive::<TimestampMillisecondType>()
+            .value(0),
+        1_600_000_000_123
+    );
     let score = b.column(5).as_primitive::<Float64Type>();
     assert_eq!(score.value(0), -3.0);
     assert!(score.is_null(1));
     let tags = b.column(6).as_list::<i32>();
-    assert_eq!(tags.value(0).as_primitive::<Int32Type>().values(), &[1, -1, -2]);
+    assert_eq!(
+        tags.value(0).as_primitive::<Int32Type>().values(),
+        &[1, -1, -2]
+    );
     assert!(b.column(7).is_null(0) && b.column(7).is_null(1));
 }
 
@@ -144,17 +165,31 @@ fn errors_name_the_record_and_schema_id() {
     let mut d = decoder();
     let good = framed(7, &record(Some(b"a"), 1, 1, None, 0));
     let string_branch = framed(7, &record(Some(b"a"), 1, 1, None, 2));
-    let err = d.decode_batch([Some(good.as_slice()), Some(string_branch.as_slice())]).unwrap_err();
+    let err = d
+        .decode_batch([Some(good.as_slice()), Some(string_branch.as_slice())])
+        .unwrap_err();
     let text = err.to_string();
     assert!(text.contains("Found string, expecting union"), "{text}");
-    assert!(text.contains("record 1 of the batch") && text.contains("schema id 7") && text.contains("score"), "{text}");
+    assert!(
+        text.contains("record 1 of the batch")
+            && text.contains("schema id 7")
+            && text.contains("score"),
+        "{text}"
+    );
 
     let unknown = framed(8, &[]);
     let err = d.decode_one(&unknown).unwrap_err();
-    assert!(err.to_string().contains("Could not find schema with id 8 in registry"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("Could not find schema with id 8 in registry"),
+        "{err}"
+    );
 
     let magic = [1u8, 0, 0, 0, 7, 0];
-    assert!(matches!(d.decode_one(&magic), Err(CodecError::BadMagic { .. })));
+    assert!(matches!(
+        d.decode_one(&magic),
+        Err(CodecError::BadMagic { .. })
+    ));
 
     let truncated = &good[..good.len() - 3];
     let err = d.decode_one(truncated).unwrap_err().to_string();
@@ -175,7 +210,10 @@ fn missing_required_field_fails_when_reached() {
     )
     .unwrap();
     let mut schemas = HashMap::new();
-    schemas.insert(1, Arc::from(r#"{"type":"record","name":"X","fields":[{"name":"other","type":"int"}]}"#));
+    schemas.insert(
+        1,
+        Arc::from(r#"{"type":"record","name":"X","fields":[{"name":"other","type":"int"}]}"#),
+    );
     let mut d = AvroConfluentDecoder::new(&row, None, Arc::new(Schemas(schemas))).unwrap();
     let err = d.decode_one(&framed(1, &[2])).unwrap_err().to_string();
     assert!(err.contains("missing required field must"), "{err}");

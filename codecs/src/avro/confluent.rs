@@ -125,7 +125,11 @@ impl AvroConfluentDecoder {
                 usize::try_from(index)
                     .ok()
                     .and_then(|i| branches.get(i))
-                    .ok_or_else(|| malformed(ReadError(format!("union branch index {index} out of range"))))?
+                    .ok_or_else(|| {
+                        malformed(ReadError(format!(
+                            "union branch index {index} out of range"
+                        )))
+                    })?
             }
         };
         match read {
@@ -140,10 +144,13 @@ impl AvroConfluentDecoder {
     }
 
     fn finish(&mut self) -> Result<RecordBatch, CodecError> {
-        let rows = self.root.finish_struct().map_err(|e| CodecError::Malformed {
-            message: e.0,
-            context: ErrorContext::default(),
-        })?;
+        let rows = self
+            .root
+            .finish_struct()
+            .map_err(|e| CodecError::Malformed {
+                message: e.0,
+                context: ErrorContext::default(),
+            })?;
         let len = rows.len();
         let (_, columns, _) = rows.into_parts();
         RecordBatch::try_new_with_options(

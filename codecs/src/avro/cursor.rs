@@ -94,7 +94,9 @@ impl<'a> Cursor<'a> {
     /// Reads a little-endian IEEE 754 `double`.
     pub fn read_double(&mut self) -> ReadResult<f64> {
         let b = self.fixed(8, "a double")?;
-        Ok(f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+        Ok(f64::from_le_bytes([
+            b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+        ]))
     }
 
     /// Reads `bytes` or `string` content: an `int` length (Java Avro reads lengths as
@@ -102,7 +104,9 @@ impl<'a> Cursor<'a> {
     pub fn read_len_prefixed(&mut self) -> ReadResult<&'a [u8]> {
         let len = self.read_int()?;
         if len < 0 {
-            return Err(ReadError(format!("Malformed data. Length is negative: {len}")));
+            return Err(ReadError(format!(
+                "Malformed data. Length is negative: {len}"
+            )));
         }
         self.fixed(len as usize, "bytes or string content")
     }
@@ -136,8 +140,9 @@ impl<'a> Cursor<'a> {
         let count = self.read_long()?;
         if count < 0 {
             let size = self.read_long()?;
-            let size = usize::try_from(size)
-                .map_err(|_| ReadError(format!("Malformed data. Block size is negative: {size}")))?;
+            let size = usize::try_from(size).map_err(|_| {
+                ReadError(format!("Malformed data. Block size is negative: {size}"))
+            })?;
             return Ok((count.unsigned_abs(), Some(size)));
         }
         Ok((count as u64, None))
@@ -150,7 +155,9 @@ mod tests {
 
     #[test]
     fn zigzag_varints() {
-        let mut c = Cursor::new(&[0x00, 0x01, 0x02, 0x7f, 0x80, 0x01, 0xfe, 0xff, 0xff, 0xff, 0x0f]);
+        let mut c = Cursor::new(&[
+            0x00, 0x01, 0x02, 0x7f, 0x80, 0x01, 0xfe, 0xff, 0xff, 0xff, 0x0f,
+        ]);
         assert_eq!(c.read_int().unwrap(), 0);
         assert_eq!(c.read_int().unwrap(), -1);
         assert_eq!(c.read_int().unwrap(), 1);
@@ -178,8 +185,21 @@ mod tests {
         assert!(c.read_boolean().unwrap());
         assert!(!c.read_boolean().unwrap());
         assert!(!c.read_boolean().unwrap());
-        assert!(Cursor::new(&[0x01]).read_len_prefixed().unwrap_err().0.contains("negative"));
-        assert!(Cursor::new(&[0x06, b'a']).read_len_prefixed().unwrap_err().0.contains("end of input"));
-        assert_eq!(Cursor::new(&[0x04, b'h', b'i']).read_len_prefixed().unwrap(), b"hi");
+        assert!(Cursor::new(&[0x01])
+            .read_len_prefixed()
+            .unwrap_err()
+            .0
+            .contains("negative"));
+        assert!(Cursor::new(&[0x06, b'a'])
+            .read_len_prefixed()
+            .unwrap_err()
+            .0
+            .contains("end of input"));
+        assert_eq!(
+            Cursor::new(&[0x04, b'h', b'i'])
+                .read_len_prefixed()
+                .unwrap(),
+            b"hi"
+        );
     }
 }

@@ -44,7 +44,12 @@ fn record_json(fields: &[FlinkField], name: &str) -> Result<Value, CodecError> {
 
 /// The schema of one type; `row_name` is the name a ROW at this position gets.
 fn type_json(ty: &FlinkType, row_name: &str) -> Result<Value, CodecError> {
-    let unsupported = || CodecError::InvalidType(format!("Unsupported to derive Schema for type: {}", describe(ty)));
+    let unsupported = || {
+        CodecError::InvalidType(format!(
+            "Unsupported to derive Schema for type: {}",
+            describe(ty)
+        ))
+    };
     let core = match &ty.kind {
         FlinkKind::Null => return Ok(json!("null")),
         FlinkKind::Boolean => json!("boolean"),
@@ -77,7 +82,9 @@ fn type_json(ty: &FlinkType, row_name: &str) -> Result<Value, CodecError> {
         FlinkKind::TimestampLtz(_) | FlinkKind::IntervalYearMonth | FlinkKind::IntervalDayTime => {
             return Err(unsupported())
         }
-        FlinkKind::Array(element) => json!({"type": "array", "items": type_json(element, row_name)?}),
+        FlinkKind::Array(element) => {
+            json!({"type": "array", "items": type_json(element, row_name)?})
+        }
         FlinkKind::Map(key, value) => {
             require_string_key(key)?;
             json!({"type": "map", "values": type_json(value, row_name)?})
@@ -88,7 +95,11 @@ fn type_json(ty: &FlinkType, row_name: &str) -> Result<Value, CodecError> {
         }
         FlinkKind::Row(fields) => record_json(fields, row_name)?,
     };
-    Ok(if ty.nullable { json!(["null", core]) } else { core })
+    Ok(if ty.nullable {
+        json!(["null", core])
+    } else {
+        core
+    })
 }
 
 fn require_string_key(key: &FlinkType) -> Result<(), CodecError> {
@@ -177,12 +188,27 @@ mod tests {
 
     #[test]
     fn rejects_what_flink_rejects() {
-        let ts6 = ty(r#"{"type":"ROW","fields":[{"name":"t","type":{"type":"TIMESTAMP","precision":6}}]}"#);
+        let ts6 = ty(
+            r#"{"type":"ROW","fields":[{"name":"t","type":{"type":"TIMESTAMP","precision":6}}]}"#,
+        );
         let err = derive_schema_json(&ts6).unwrap_err().to_string();
-        assert!(err.contains("Avro does not support TIMESTAMP type with precision: 6"), "{err}");
-        let ltz = ty(r#"{"type":"ROW","fields":[{"name":"t","type":{"type":"TIMESTAMP_LTZ","precision":3}}]}"#);
-        assert!(derive_schema_json(&ltz).unwrap_err().to_string().contains("Unsupported to derive Schema"));
-        let map = ty(r#"{"type":"ROW","fields":[{"name":"m","type":{"type":"MAP","key":{"type":"INT"},"value":{"type":"INT"}}}]}"#);
-        assert!(derive_schema_json(&map).unwrap_err().to_string().contains("non-string as key type"));
+        assert!(
+            err.contains("Avro does not support TIMESTAMP type with precision: 6"),
+            "{err}"
+        );
+        let ltz = ty(
+            r#"{"type":"ROW","fields":[{"name":"t","type":{"type":"TIMESTAMP_LTZ","precision":3}}]}"#,
+        );
+        assert!(derive_schema_json(&ltz)
+            .unwrap_err()
+            .to_string()
+            .contains("Unsupported to derive Schema"));
+        let map = ty(
+            r#"{"type":"ROW","fields":[{"name":"m","type":{"type":"MAP","key":{"type":"INT"},"value":{"type":"INT"}}}]}"#,
+        );
+        assert!(derive_schema_json(&map)
+            .unwrap_err()
+            .to_string()
+            .contains("non-string as key type"));
     }
 }

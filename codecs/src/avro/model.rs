@@ -182,7 +182,9 @@ impl Parser {
                     .map(|b| self.node(b, space))
                     .collect::<Result<Vec<_>, _>>()?;
                 if nodes.iter().any(|n| matches!(n, AvroNode::Union(_))) {
-                    return Err(CodecError::InvalidSchema("a union may not directly contain a union".into()));
+                    return Err(CodecError::InvalidSchema(
+                        "a union may not directly contain a union".into(),
+                    ));
                 }
                 Ok(AvroNode::Union(nodes.into()))
             }
@@ -208,9 +210,9 @@ impl Parser {
     }
 
     fn object(&mut self, obj: &Map<String, Value>, space: &str) -> Result<AvroNode, CodecError> {
-        let ty = obj
-            .get("type")
-            .ok_or_else(|| CodecError::InvalidSchema(format!("no type: {}", Value::Object(obj.clone()))))?;
+        let ty = obj.get("type").ok_or_else(|| {
+            CodecError::InvalidSchema(format!("no type: {}", Value::Object(obj.clone())))
+        })?;
         let Some(ty) = ty.as_str() else {
             // `{"type": {...}}` or `{"type": [...]}`: the nested schema is the type.
             return self.node(ty, space);
@@ -225,28 +227,31 @@ impl Parser {
             "record" | "error" => {
                 let full = full_name(name()?, namespace, space);
                 let inner_space = namespace_of(&full).to_string();
-                let raw_fields = obj
-                    .get("fields")
-                    .and_then(Value::as_array)
-                    .ok_or_else(|| CodecError::InvalidSchema(format!("record {full} has no fields")))?;
+                let raw_fields = obj.get("fields").and_then(Value::as_array).ok_or_else(|| {
+                    CodecError::InvalidSchema(format!("record {full} has no fields"))
+                })?;
                 self.defining.push(full.clone());
                 let mut fields = Vec::with_capacity(raw_fields.len());
                 for f in raw_fields {
-                    let fobj = f
-                        .as_object()
-                        .ok_or_else(|| CodecError::InvalidSchema(format!("bad field in {full}: {f}")))?;
-                    let fname = fobj
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .ok_or_else(|| CodecError::InvalidSchema(format!("field without name in {full}")))?;
-                    let fty = fobj
-                        .get("type")
-                        .ok_or_else(|| CodecError::InvalidSchema(format!("field {fname} of {full} has no type")))?;
+                    let fobj = f.as_object().ok_or_else(|| {
+                        CodecError::InvalidSchema(format!("bad field in {full}: {f}"))
+                    })?;
+                    let fname = fobj.get("name").and_then(Value::as_str).ok_or_else(|| {
+                        CodecError::InvalidSchema(format!("field without name in {full}"))
+                    })?;
+                    let fty = fobj.get("type").ok_or_else(|| {
+                        CodecError::InvalidSchema(format!("field {fname} of {full} has no type"))
+                    })?;
                     let schema = self.node(fty, &inner_space)?;
                     let field_aliases = fobj
                         .get("aliases")
                         .and_then(Value::as_array)
-                        .map(|l| l.iter().filter_map(Value::as_str).map(String::from).collect())
+                        .map(|l| {
+                            l.iter()
+                                .filter_map(Value::as_str)
+                                .map(String::from)
+                                .collect()
+                        })
                         .unwrap_or_default();
                     fields.push(RecordField {
                         name: fname.to_string(),
@@ -269,12 +274,14 @@ impl Parser {
                 let symbols = obj
                     .get("symbols")
                     .and_then(Value::as_array)
-                    .ok_or_else(|| CodecError::InvalidSchema(format!("enum {full} has no symbols")))?
+                    .ok_or_else(|| {
+                        CodecError::InvalidSchema(format!("enum {full} has no symbols"))
+                    })?
                     .iter()
                     .map(|s| {
-                        s.as_str()
-                            .map(String::from)
-                            .ok_or_else(|| CodecError::InvalidSchema(format!("enum {full}: bad symbol {s}")))
+                        s.as_str().map(String::from).ok_or_else(|| {
+                            CodecError::InvalidSchema(format!("enum {full}: bad symbol {s}"))
+                        })
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 let node = AvroNode::Enum(Arc::new(EnumSchema {
@@ -288,15 +295,15 @@ impl Parser {
             }
             "fixed" => {
                 let full = full_name(name()?, namespace, space);
-                let size = obj
-                    .get("size")
-                    .and_then(Value::as_u64)
-                    .ok_or_else(|| CodecError::InvalidSchema(format!("fixed {full} has no size")))?;
+                let size = obj.get("size").and_then(Value::as_u64).ok_or_else(|| {
+                    CodecError::InvalidSchema(format!("fixed {full} has no size"))
+                })?;
                 let node = AvroNode::Fixed(Arc::new(FixedSchema {
                     aliases: aliases(obj, namespace_of(&full)),
                     full_name: full.clone(),
-                    size: usize::try_from(size)
-                        .map_err(|_| CodecError::InvalidSchema(format!("fixed {full}: size too large")))?,
+                    size: usize::try_from(size).map_err(|_| {
+                        CodecError::InvalidSchema(format!("fixed {full}: size too large"))
+                    })?,
                 }));
                 self.named.insert(full, node.clone());
                 Ok(node)
@@ -349,11 +356,17 @@ mod tests {
                 {"name":"e","type":{"type":"long","logicalType":"timestamp-millis"}}]}"#,
         )
         .unwrap();
-        let AvroNode::Record(rec) = schema else { panic!() };
+        let AvroNode::Record(rec) = schema else {
+            panic!()
+        };
         assert_eq!(rec.full_name, "com.acme.Bid");
-        let AvroNode::Record(addr) = &rec.fields[0].schema else { panic!() };
+        let AvroNode::Record(addr) = &rec.fields[0].schema else {
+            panic!()
+        };
         assert_eq!(addr.full_name, "com.acme.Addr");
-        let AvroNode::Union(b) = &rec.fields[1].schema else { panic!() };
+        let AvroNode::Union(b) = &rec.fields[1].schema else {
+            panic!()
+        };
         assert!(matches!(b[1], AvroNode::Record(_)));
         assert!(matches!(rec.fields[2].schema, AvroNode::Bytes));
         assert!(matches!(rec.fields[4].schema, AvroNode::Long));
@@ -367,7 +380,9 @@ mod tests {
         )
         .unwrap();
         let AvroNode::Record(rec) = rec else { panic!() };
-        let AvroNode::Union(u) = &rec.fields[0].schema else { panic!() };
+        let AvroNode::Union(u) = &rec.fields[0].schema else {
+            panic!()
+        };
         assert!(matches!(u[1], AvroNode::Recursive(_)));
         assert!(AvroNode::parse(r#""Nope""#).is_err());
         assert!(AvroNode::parse("{").is_err());

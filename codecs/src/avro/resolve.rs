@@ -87,9 +87,12 @@ pub enum Step {
 /// Resolves a writer value schema against a reader schema.
 pub fn resolve(writer: &AvroNode, reader: &AvroNode) -> ValueRead {
     match writer {
-        AvroNode::Union(branches) => {
-            ValueRead::Union(branches.iter().map(|b| resolve_non_union(b, reader)).collect())
-        }
+        AvroNode::Union(branches) => ValueRead::Union(
+            branches
+                .iter()
+                .map(|b| resolve_non_union(b, reader))
+                .collect(),
+        ),
         other => ValueRead::Direct(resolve_non_union(other, reader)),
     }
 }
@@ -99,7 +102,10 @@ fn error(writer: &AvroNode, reader: &AvroNode, extra: &str) -> Read {
         AvroNode::Union(_) => "union".to_string(),
         r => r.describe(),
     };
-    Read::Error(Arc::from(format!("Found {}, expecting {expecting}{extra}", writer.describe())))
+    Read::Error(Arc::from(format!(
+        "Found {}, expecting {expecting}{extra}",
+        writer.describe()
+    )))
 }
 
 fn resolve_non_union(writer: &AvroNode, reader: &AvroNode) -> Read {
@@ -137,16 +143,17 @@ fn best_branch(writer: &AvroNode, branches: &[AvroNode]) -> Option<usize> {
                     }
                 }
             }
-            (AvroNode::Enum(w), AvroNode::Enum(r)) => {
-                if names_match(&w.full_name, &r.full_name, &r.aliases) {
-                    return Some(j);
-                }
+            (AvroNode::Enum(w), AvroNode::Enum(r))
+                if names_match(&w.full_name, &r.full_name, &r.aliases) =>
+            {
+                return Some(j)
             }
-            (AvroNode::Fixed(w), AvroNode::Fixed(r)) => {
-                if names_match(&w.full_name, &r.full_name, &r.aliases) {
-                    return Some(j);
-                }
+            (AvroNode::Fixed(w), AvroNode::Fixed(r))
+                if names_match(&w.full_name, &r.full_name, &r.aliases) =>
+            {
+                return Some(j)
             }
+            (AvroNode::Enum(_), AvroNode::Enum(_)) | (AvroNode::Fixed(_), AvroNode::Fixed(_)) => {}
             (w, b) if std::mem::discriminant(w) == std::mem::discriminant(b) => return Some(j),
             _ => {}
         }
@@ -157,8 +164,10 @@ fn best_branch(writer: &AvroNode, branches: &[AvroNode]) -> Option<usize> {
     branches.iter().position(|b| {
         matches!(
             (writer, b),
-            (AvroNode::Int, AvroNode::Long | AvroNode::Float | AvroNode::Double)
-                | (AvroNode::Long, AvroNode::Float | AvroNode::Double)
+            (
+                AvroNode::Int,
+                AvroNode::Long | AvroNode::Float | AvroNode::Double
+            ) | (AvroNode::Long, AvroNode::Float | AvroNode::Double)
                 | (AvroNode::Float, AvroNode::Double)
                 | (AvroNode::String, AvroNode::Bytes)
                 | (AvroNode::Bytes, AvroNode::String)
@@ -170,7 +179,13 @@ fn has_match_error(read: &Read) -> bool {
     match read {
         Read::Error(_) => true,
         Read::Record(rec) => rec.steps.iter().any(|s| {
-            matches!(s, Step::Field { read: ValueRead::Direct(Read::Error(_)), .. })
+            matches!(
+                s,
+                Step::Field {
+                    read: ValueRead::Direct(Read::Error(_)),
+                    ..
+                }
+            )
         }),
         _ => false,
     }
@@ -206,9 +221,9 @@ fn resolve_same(writer: &AvroNode, reader: &AvroNode) -> Read {
         (N::Array(w), N::Array(r)) => Read::Array(Box::new(resolve(w, r))),
         (N::Map(w), N::Map(r)) => Read::Map(Box::new(resolve(w, r))),
         (N::Record(w), N::Record(r)) => resolve_record(w, r),
-        (N::Recursive(name), _) | (_, N::Recursive(name)) => {
-            Read::Error(Arc::from(format!("recursive Avro type '{name}' is not supported")))
-        }
+        (N::Recursive(name), _) | (_, N::Recursive(name)) => Read::Error(Arc::from(format!(
+            "recursive Avro type '{name}' is not supported"
+        ))),
         _ => error(writer, reader, ""),
     }
 }
@@ -241,7 +256,12 @@ fn resolve_record(writer: &RecordSchema, reader: &RecordSchema) -> Read {
             .fields
             .iter()
             .position(|rf| rf.name == wf.name)
-            .or_else(|| reader.fields.iter().position(|rf| rf.aliases.contains(&wf.name)));
+            .or_else(|| {
+                reader
+                    .fields
+                    .iter()
+                    .position(|rf| rf.aliases.contains(&wf.name))
+            });
         match found {
             Some(index) if !matched[index] => {
                 matched[index] = true;
@@ -286,8 +306,13 @@ mod tests {
     #[test]
     fn union_branch_choice_prefers_exact_then_promotion() {
         let reader = parse(r#"["null","long"]"#);
-        assert!(matches!(resolve(&parse(r#""int""#), &reader), ValueRead::Direct(Read::Int)));
-        let ValueRead::Union(b) = resolve(&parse(r#"["null","int","string"]"#), &reader) else { panic!() };
+        assert!(matches!(
+            resolve(&parse(r#""int""#), &reader),
+            ValueRead::Direct(Read::Int)
+        ));
+        let ValueRead::Union(b) = resolve(&parse(r#"["null","int","string"]"#), &reader) else {
+            panic!()
+        };
         assert!(matches!(b[0], Read::Null));
         assert!(matches!(b[1], Read::Int));
         assert!(matches!(&b[2], Read::Error(m) if m.contains("Found string, expecting union")));
@@ -306,23 +331,49 @@ mod tests {
                 {"name":"b","type":["null","int"],"default":null},
                 {"name":"c","type":"int","aliases":["old"]}]}"#,
         );
-        let ValueRead::Direct(Read::Record(rec)) = resolve(&writer, &reader) else { panic!() };
+        let ValueRead::Direct(Read::Record(rec)) = resolve(&writer, &reader) else {
+            panic!()
+        };
         assert!(matches!(rec.steps[0], Step::Skip(_)));
-        assert!(matches!(rec.steps[1], Step::Field { index: 2, read: ValueRead::Direct(Read::Int) }));
-        assert!(matches!(rec.steps[2], Step::Field { index: 0, read: ValueRead::Direct(Read::Long) }));
+        assert!(matches!(
+            rec.steps[1],
+            Step::Field {
+                index: 2,
+                read: ValueRead::Direct(Read::Int)
+            }
+        ));
+        assert!(matches!(
+            rec.steps[2],
+            Step::Field {
+                index: 0,
+                read: ValueRead::Direct(Read::Long)
+            }
+        ));
         assert_eq!(rec.defaults, vec![(1, Value::Null)]);
 
-        let strict = parse(r#"{"type":"record","name":"record","fields":[{"name":"z","type":"int"}]}"#);
-        let ValueRead::Direct(Read::Error(m)) = resolve(&writer, &strict) else { panic!() };
+        let strict =
+            parse(r#"{"type":"record","name":"record","fields":[{"name":"z","type":"int"}]}"#);
+        let ValueRead::Direct(Read::Error(m)) = resolve(&writer, &strict) else {
+            panic!()
+        };
         assert!(m.contains("missing required field z"), "{m}");
     }
 
     #[test]
     fn illegal_promotions_and_enum_to_string_are_errors() {
-        assert!(matches!(resolve(&parse(r#""long""#), &parse(r#""int""#)), ValueRead::Direct(Read::Error(_))));
+        assert!(matches!(
+            resolve(&parse(r#""long""#), &parse(r#""int""#)),
+            ValueRead::Direct(Read::Error(_))
+        ));
         let e = parse(r#"{"type":"enum","name":"E","symbols":["A"]}"#);
-        assert!(matches!(resolve(&e, &parse(r#"["null","string"]"#)), ValueRead::Direct(Read::Error(_))));
+        assert!(matches!(
+            resolve(&e, &parse(r#"["null","string"]"#)),
+            ValueRead::Direct(Read::Error(_))
+        ));
         let f = parse(r#"{"type":"fixed","name":"F","size":2}"#);
-        assert!(matches!(resolve(&f, &parse(r#""bytes""#)), ValueRead::Direct(Read::Error(_))));
+        assert!(matches!(
+            resolve(&f, &parse(r#""bytes""#)),
+            ValueRead::Direct(Read::Error(_))
+        ));
     }
 }

@@ -45,7 +45,9 @@ impl Skip {
             AvroNode::Fixed(f) => Skip::Fixed(f.size),
             AvroNode::Array(items) => Skip::Array(Box::new(Skip::plan(items))),
             AvroNode::Map(values) => Skip::Map(Box::new(Skip::plan(values))),
-            AvroNode::Record(r) => Skip::Record(r.fields.iter().map(|f| Skip::plan(&f.schema)).collect()),
+            AvroNode::Record(r) => {
+                Skip::Record(r.fields.iter().map(|f| Skip::plan(&f.schema)).collect())
+            }
             AvroNode::Union(branches) => Skip::Union(branches.iter().map(Skip::plan).collect()),
             AvroNode::Recursive(name) => {
                 Skip::Unsupported(format!("recursive writer type '{name}' is not supported"))
@@ -82,7 +84,10 @@ impl Skip {
     }
 }
 
-fn skip_blocks(cur: &mut Cursor<'_>, mut item: impl FnMut(&mut Cursor<'_>) -> ReadResult<()>) -> ReadResult<()> {
+fn skip_blocks(
+    cur: &mut Cursor<'_>,
+    mut item: impl FnMut(&mut Cursor<'_>) -> ReadResult<()>,
+) -> ReadResult<()> {
     loop {
         let (count, byte_size) = cur.read_block_header()?;
         if count == 0 {

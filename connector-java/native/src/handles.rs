@@ -37,7 +37,9 @@ pub fn into_handle<T: HandleType>(value: T) -> i64 {
 /// passed to [`drop_handle`], and no other reference to it may be live.
 pub unsafe fn borrow_handle<'a, T: HandleType>(handle: i64) -> Result<&'a mut T, NativeError> {
     if handle == 0 {
-        return Err(NativeError::InvalidCall("the native handle is closed (0)".into()));
+        return Err(NativeError::InvalidCall(
+            "the native handle is closed (0)".into(),
+        ));
     }
     // SAFETY: by the caller's contract `handle` came from `into_handle::<T>` and is live
     // and unaliased, so it points to a valid, exclusively borrowed `Slot<T>`.
@@ -62,7 +64,9 @@ pub unsafe fn drop_handle<T: HandleType>(handle: i64) -> Result<(), NativeError>
     // SAFETY: see `borrow_handle`; the tag check below runs before ownership is taken.
     let slot = unsafe { &mut *(handle as *mut Slot<T>) };
     if slot.tag != T::TAG {
-        return Err(NativeError::InvalidCall(format!("handle {handle:#x} closed twice or of another kind")));
+        return Err(NativeError::InvalidCall(format!(
+            "handle {handle:#x} closed twice or of another kind"
+        )));
     }
     slot.tag = DEAD_TAG;
     // SAFETY: the pointer came from `Box::into_raw` in `into_handle` and is freed once.

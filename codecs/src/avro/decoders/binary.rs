@@ -33,7 +33,9 @@ impl Decoder for BinaryDecoder {
 
     fn append_default(&mut self, default: &Value) -> ReadResult<()> {
         // Avro JSON defaults for bytes are strings whose code points 0-255 are the bytes.
-        let text = default.as_str().ok_or_else(|| bad_default(default, "bytes"))?;
+        let text = default
+            .as_str()
+            .ok_or_else(|| bad_default(default, "bytes"))?;
         let bytes = text
             .chars()
             .map(|c| u8::try_from(c as u32).map_err(|_| bad_default(default, "bytes")))

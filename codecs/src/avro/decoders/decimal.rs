@@ -51,7 +51,9 @@ impl DecimalDecoder {
 /// (then it has more than 38 digits, so it overflows every DECIMAL).
 pub(crate) fn unscaled_from_be(bytes: &[u8]) -> ReadResult<Option<i128>> {
     let Some(&first) = bytes.first() else {
-        return Err(ReadError("Zero length BigInteger (empty decimal bytes)".into()));
+        return Err(ReadError(
+            "Zero length BigInteger (empty decimal bytes)".into(),
+        ));
     };
     let negative = first & 0x80 != 0;
     let fill = if negative { 0xff } else { 0x00 };
@@ -85,7 +87,9 @@ impl Decoder for DecimalDecoder {
     }
 
     fn append_default(&mut self, default: &Value) -> ReadResult<()> {
-        let text = default.as_str().ok_or_else(|| bad_default(default, "decimal"))?;
+        let text = default
+            .as_str()
+            .ok_or_else(|| bad_default(default, "decimal"))?;
         let bytes: Vec<u8> = text.chars().map(|c| c as u32 as u8).collect();
         self.append_unscaled(&bytes)
     }

@@ -19,7 +19,11 @@ pub(crate) const MAX_ZERO_WIDTH_ITEMS: u64 = 1 << 24;
 /// Checks a block count against what the remaining input can hold.
 pub(crate) fn check_block_count(count: u64, item: &ValueRead, cur: &Cursor<'_>) -> ReadResult<()> {
     let zero_width = matches!(item, ValueRead::Direct(Read::Null));
-    let limit = if zero_width { MAX_ZERO_WIDTH_ITEMS } else { cur.remaining() as u64 };
+    let limit = if zero_width {
+        MAX_ZERO_WIDTH_ITEMS
+    } else {
+        cur.remaining() as u64
+    };
     if count > limit {
         return Err(ReadError(format!(
             "block of {count} items cannot fit in the {} bytes left (truncated or corrupt message)",
@@ -51,7 +55,8 @@ impl ListDecoder {
     }
 
     fn close_row(&mut self, valid: bool) -> ReadResult<()> {
-        let end = i32::try_from(self.len).map_err(|_| ReadError("array column exceeds 2^31 items".into()))?;
+        let end = i32::try_from(self.len)
+            .map_err(|_| ReadError("array column exceeds 2^31 items".into()))?;
         self.offsets.push(end);
         if valid {
             self.nulls.append_non_null();
@@ -89,7 +94,9 @@ impl Decoder for ListDecoder {
     }
 
     fn append_default(&mut self, default: &Value) -> ReadResult<()> {
-        let items = default.as_array().ok_or_else(|| bad_default(default, "array"))?;
+        let items = default
+            .as_array()
+            .ok_or_else(|| bad_default(default, "array"))?;
         for item in items {
             if item.is_null() {
                 self.items.append_null();
@@ -103,7 +110,10 @@ impl Decoder for ListDecoder {
 
     fn finish(&mut self) -> Result<ArrayRef, ReadError> {
         let values = self.items.finish()?;
-        let offsets = OffsetBuffer::new(ScalarBuffer::from(std::mem::replace(&mut self.offsets, vec![0])));
+        let offsets = OffsetBuffer::new(ScalarBuffer::from(std::mem::replace(
+            &mut self.offsets,
+            vec![0],
+        )));
         self.len = 0;
         let array = ListArray::try_new(self.field.clone(), offsets, values, self.nulls.finish())
             .map_err(|e| ReadError(format!("building an array column: {e}")))?;

@@ -46,7 +46,8 @@ impl MapDecoder {
     }
 
     fn close_row(&mut self) -> ReadResult<()> {
-        let end = i32::try_from(self.len).map_err(|_| ReadError("map column exceeds 2^31 entries".into()))?;
+        let end = i32::try_from(self.len)
+            .map_err(|_| ReadError("map column exceeds 2^31 entries".into()))?;
         self.offsets.push(end);
         self.nulls.append_non_null();
         Ok(())
@@ -71,7 +72,11 @@ impl Decoder for MapDecoder {
                 break;
             }
             // Every entry has at least a one-byte key length.
-            check_block_count(count, &super::super::resolve::ValueRead::Direct(Read::Boolean), cur)?;
+            check_block_count(
+                count,
+                &super::super::resolve::ValueRead::Direct(Read::Boolean),
+                cur,
+            )?;
             for _ in 0..count {
                 let key = cur.read_len_prefixed()?;
                 self.push_key(key);
@@ -89,7 +94,9 @@ impl Decoder for MapDecoder {
     }
 
     fn append_default(&mut self, default: &Value) -> ReadResult<()> {
-        let entries = default.as_object().ok_or_else(|| bad_default(default, "map"))?;
+        let entries = default
+            .as_object()
+            .ok_or_else(|| bad_default(default, "map"))?;
         for (k, v) in entries {
             self.keys.append_value(k);
             if v.is_null() {
@@ -111,10 +118,19 @@ impl Decoder for MapDecoder {
         let fields: Fields = fields.clone();
         let entries = StructArray::try_new(fields, vec![keys, values], None)
             .map_err(|e| ReadError(format!("building map entries: {e}")))?;
-        let offsets = OffsetBuffer::new(ScalarBuffer::from(std::mem::replace(&mut self.offsets, vec![0])));
+        let offsets = OffsetBuffer::new(ScalarBuffer::from(std::mem::replace(
+            &mut self.offsets,
+            vec![0],
+        )));
         self.len = 0;
-        let map = MapArray::try_new(self.entries_field.clone(), offsets, entries, self.nulls.finish(), false)
-            .map_err(|e| ReadError(format!("building a map column: {e}")))?;
+        let map = MapArray::try_new(
+            self.entries_field.clone(),
+            offsets,
+            entries,
+            self.nulls.finish(),
+            false,
+        )
+        .map_err(|e| ReadError(format!("building a map column: {e}")))?;
         debug_assert_eq!(map.len() + 1, map.offsets().len());
         Ok(Arc::new(map))
     }

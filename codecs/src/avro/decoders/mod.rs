@@ -41,38 +41,62 @@ pub(crate) fn decoder_for(ty: &FlinkType) -> Box<dyn Decoder> {
     match &ty.kind {
         FlinkKind::Null => Box::new(null::NullDecoder::default()),
         FlinkKind::Boolean => Box::new(primitive::BooleanDecoder::default()),
-        FlinkKind::TinyInt => Box::new(PrimitiveDecoder::<arrow_array::types::Int8Type>::new(arrow, Reads::int_wrapping)),
-        FlinkKind::SmallInt => Box::new(PrimitiveDecoder::<arrow_array::types::Int16Type>::new(arrow, Reads::int_wrapping)),
-        FlinkKind::Int | FlinkKind::IntervalYearMonth => {
-            Box::new(PrimitiveDecoder::<arrow_array::types::Int32Type>::new(arrow, Reads::int))
-        }
-        FlinkKind::Date => Box::new(PrimitiveDecoder::<arrow_array::types::Date32Type>::new(arrow, Reads::int)),
-        FlinkKind::Time(_) => {
-            Box::new(PrimitiveDecoder::<arrow_array::types::Time32MillisecondType>::new(arrow, Reads::int))
-        }
-        FlinkKind::BigInt | FlinkKind::IntervalDayTime => {
-            Box::new(PrimitiveDecoder::<arrow_array::types::Int64Type>::new(arrow, Reads::long))
-        }
+        FlinkKind::TinyInt => Box::new(PrimitiveDecoder::<arrow_array::types::Int8Type>::new(
+            arrow,
+            Reads::int_wrapping,
+        )),
+        FlinkKind::SmallInt => Box::new(PrimitiveDecoder::<arrow_array::types::Int16Type>::new(
+            arrow,
+            Reads::int_wrapping,
+        )),
+        FlinkKind::Int | FlinkKind::IntervalYearMonth => Box::new(PrimitiveDecoder::<
+            arrow_array::types::Int32Type,
+        >::new(arrow, Reads::int)),
+        FlinkKind::Date => Box::new(PrimitiveDecoder::<arrow_array::types::Date32Type>::new(
+            arrow,
+            Reads::int,
+        )),
+        FlinkKind::Time(_) => Box::new(
+            PrimitiveDecoder::<arrow_array::types::Time32MillisecondType>::new(arrow, Reads::int),
+        ),
+        FlinkKind::BigInt | FlinkKind::IntervalDayTime => Box::new(PrimitiveDecoder::<
+            arrow_array::types::Int64Type,
+        >::new(
+            arrow, Reads::long
+        )),
         FlinkKind::Timestamp(p) | FlinkKind::TimestampLtz(p) => match ty.arrow_type() {
-            arrow_schema::DataType::Timestamp(TimeUnit::Millisecond, _) => Box::new(PrimitiveDecoder::<
-                arrow_array::types::TimestampMillisecondType,
-            >::new(arrow, Reads::long)),
-            arrow_schema::DataType::Timestamp(TimeUnit::Microsecond, _) => Box::new(PrimitiveDecoder::<
-                arrow_array::types::TimestampMicrosecondType,
-            >::new(arrow, Reads::long)),
+            arrow_schema::DataType::Timestamp(TimeUnit::Millisecond, _) => {
+                Box::new(PrimitiveDecoder::<
+                    arrow_array::types::TimestampMillisecondType,
+                >::new(arrow, Reads::long))
+            }
+            arrow_schema::DataType::Timestamp(TimeUnit::Microsecond, _) => {
+                Box::new(PrimitiveDecoder::<
+                    arrow_array::types::TimestampMicrosecondType,
+                >::new(arrow, Reads::long))
+            }
             _ => {
                 let _ = p;
-                Box::new(PrimitiveDecoder::<arrow_array::types::TimestampNanosecondType>::new(
-                    arrow,
-                    Reads::long,
-                ))
+                Box::new(PrimitiveDecoder::<
+                    arrow_array::types::TimestampNanosecondType,
+                >::new(arrow, Reads::long))
             }
         },
-        FlinkKind::Float => Box::new(PrimitiveDecoder::<arrow_array::types::Float32Type>::new(arrow, Reads::float)),
-        FlinkKind::Double => Box::new(PrimitiveDecoder::<arrow_array::types::Float64Type>::new(arrow, Reads::double)),
+        FlinkKind::Float => Box::new(PrimitiveDecoder::<arrow_array::types::Float32Type>::new(
+            arrow,
+            Reads::float,
+        )),
+        FlinkKind::Double => Box::new(PrimitiveDecoder::<arrow_array::types::Float64Type>::new(
+            arrow,
+            Reads::double,
+        )),
         FlinkKind::Char(_) | FlinkKind::VarChar(_) => Box::new(string::StringDecoder::default()),
-        FlinkKind::Binary(_) | FlinkKind::VarBinary(_) => Box::new(binary::BinaryDecoder::default()),
-        FlinkKind::Decimal { precision, scale } => Box::new(decimal::DecimalDecoder::new(*precision, *scale)),
+        FlinkKind::Binary(_) | FlinkKind::VarBinary(_) => {
+            Box::new(binary::BinaryDecoder::default())
+        }
+        FlinkKind::Decimal { precision, scale } => {
+            Box::new(decimal::DecimalDecoder::new(*precision, *scale))
+        }
         FlinkKind::Array(element) => Box::new(list::ListDecoder::new(element)),
         FlinkKind::Map(key, value) => Box::new(map::MapDecoder::new(key, value)),
         FlinkKind::Multiset(element) => {
@@ -87,7 +111,11 @@ pub(crate) fn decoder_for(ty: &FlinkType) -> Box<dyn Decoder> {
 }
 
 /// Decodes one value at a position where the writer may have a union.
-pub(crate) fn decode_value(dec: &mut dyn Decoder, value: &ValueRead, cur: &mut Cursor<'_>) -> ReadResult<()> {
+pub(crate) fn decode_value(
+    dec: &mut dyn Decoder,
+    value: &ValueRead,
+    cur: &mut Cursor<'_>,
+) -> ReadResult<()> {
     let read = match value {
         ValueRead::Direct(read) => read,
         ValueRead::Union(branches) => {
@@ -95,7 +123,12 @@ pub(crate) fn decode_value(dec: &mut dyn Decoder, value: &ValueRead, cur: &mut C
             usize::try_from(index)
                 .ok()
                 .and_then(|i| branches.get(i))
-                .ok_or_else(|| ReadError(format!("union branch index {index} out of range ({} branches)", branches.len())))?
+                .ok_or_else(|| {
+                    ReadError(format!(
+                        "union branch index {index} out of range ({} branches)",
+                        branches.len()
+                    ))
+                })?
         }
     };
     match read {

@@ -166,7 +166,9 @@ impl Decoder for BooleanDecoder {
     }
 
     fn append_default(&mut self, default: &Value) -> ReadResult<()> {
-        let v = default.as_bool().ok_or_else(|| bad_default(default, "boolean"))?;
+        let v = default
+            .as_bool()
+            .ok_or_else(|| bad_default(default, "boolean"))?;
         self.builder.append_value(v);
         Ok(())
     }

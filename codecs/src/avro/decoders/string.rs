@@ -51,7 +51,9 @@ impl Decoder for StringDecoder {
     }
 
     fn append_default(&mut self, default: &Value) -> ReadResult<()> {
-        let text = default.as_str().ok_or_else(|| bad_default(default, "string"))?;
+        let text = default
+            .as_str()
+            .ok_or_else(|| bad_default(default, "string"))?;
         self.builder.append_value(text);
         Ok(())
     }

@@ -36,7 +36,11 @@ impl StructDecoder {
     }
 
     /// Reads one record into the children, naming the field on error.
-    pub(crate) fn decode_record(&mut self, rec: &RecordRead, cur: &mut Cursor<'_>) -> ReadResult<()> {
+    pub(crate) fn decode_record(
+        &mut self,
+        rec: &RecordRead,
+        cur: &mut Cursor<'_>,
+    ) -> ReadResult<()> {
         if rec.reader_len != self.children.len() {
             return Err(ReadError(format!(
                 "reader record has {} fields but the row type has {}",
@@ -58,7 +62,9 @@ impl StructDecoder {
             if default.is_null() {
                 child.append_null();
             } else {
-                child.append_default(default).map_err(|e| self.in_field(*index, e))?;
+                child
+                    .append_default(default)
+                    .map_err(|e| self.in_field(*index, e))?;
             }
         }
         Ok(())
@@ -80,7 +86,11 @@ impl StructDecoder {
             .iter_mut()
             .map(|c| c.finish())
             .collect::<Result<Vec<_>, _>>()?;
-        let nulls = if self.nullable { self.nulls.finish() } else { None };
+        let nulls = if self.nullable {
+            self.nulls.finish()
+        } else {
+            None
+        };
         self.nulls = NullBufferBuilder::new(0);
         StructArray::try_new(self.fields.clone(), children, nulls)
             .map_err(|e| ReadError(format!("building a row: {e}")))
@@ -105,7 +115,9 @@ impl Decoder for StructDecoder {
     }
 
     fn append_default(&mut self, default: &Value) -> ReadResult<()> {
-        let obj = default.as_object().ok_or_else(|| bad_default(default, "record"))?;
+        let obj = default
+            .as_object()
+            .ok_or_else(|| bad_default(default, "record"))?;
         for (i, name) in self.names.iter().enumerate() {
             match obj.get(name) {
                 None | Some(Value::Null) => self.children[i].append_null(),

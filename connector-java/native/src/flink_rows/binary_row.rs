@@ -15,8 +15,9 @@
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type,
-    Time32MillisecondType, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
+    Int8Type, Time32MillisecondType, TimestampMicrosecondType, TimestampMillisecondType,
+    TimestampNanosecondType,
 };
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, TimeUnit};
@@ -36,7 +37,11 @@ pub struct RowImages {
 
 /// Writes every row of `batch` (whose columns follow `row_type`'s fields) as a Flink
 /// binary row with RowKind INSERT, appending to `out`.
-pub fn write_batch_rows(batch: &RecordBatch, row_type: &FlinkType, out: &mut RowImages) -> Result<(), NativeError> {
+pub fn write_batch_rows(
+    batch: &RecordBatch,
+    row_type: &FlinkType,
+    out: &mut RowImages,
+) -> Result<(), NativeError> {
     let fields = row_type.row_fields()?;
     if fields.len() != batch.num_columns() {
         return Err(NativeError::Rows(format!(
@@ -82,13 +87,22 @@ fn element_size(ty: &FlinkType) -> usize {
     match ty.kind {
         FlinkKind::Boolean | FlinkKind::TinyInt => 1,
         FlinkKind::SmallInt => 2,
-        FlinkKind::Int | FlinkKind::Float | FlinkKind::Date | FlinkKind::Time(_) | FlinkKind::IntervalYearMonth => 4,
+        FlinkKind::Int
+        | FlinkKind::Float
+        | FlinkKind::Date
+        | FlinkKind::Time(_)
+        | FlinkKind::IntervalYearMonth => 4,
         _ => 8,
     }
 }
 
 /// Writes one row of `columns` at the end of `out`.
-fn write_row(out: &mut Vec<u8>, columns: &[ArrayRef], types: &[&FlinkType], row: usize) -> Result<(), NativeError> {
+fn write_row(
+    out: &mut Vec<u8>,
+    columns: &[ArrayRef],
+    types: &[&FlinkType],
+    row: usize,
+) -> Result<(), NativeError> {
     let arity = types.len();
     let base = out.len();
     let null_bytes = (arity + 63 + 8) / 64 * 8;
@@ -104,12 +118,19 @@ fn write_row(out: &mut Vec<u8>, columns: &[ArrayRef], types: &[&FlinkType], row:
 }
 
 /// Writes one array of `len` elements starting at `start` of `values` at the end of `out`.
-fn write_array(out: &mut Vec<u8>, values: &ArrayRef, start: usize, len: usize, ty: &FlinkType) -> Result<(), NativeError> {
+fn write_array(
+    out: &mut Vec<u8>,
+    values: &ArrayRef,
+    start: usize,
+    len: usize,
+    ty: &FlinkType,
+) -> Result<(), NativeError> {
     let base = out.len();
     let header = 4 + len.div_ceil(32) * 4;
     let size = element_size(ty);
     out.resize(base + round8(header + size * len), 0);
-    let count = i32::try_from(len).map_err(|_| NativeError::Rows("array longer than 2^31".into()))?;
+    let count =
+        i32::try_from(len).map_err(|_| NativeError::Rows("array longer than 2^31".into()))?;
     put(out, base, &count.to_le_bytes());
     for i in 0..len {
         if values.is_null(start + i) || ty.kind == FlinkKind::Null {
@@ -122,14 +143,27 @@ fn write_array(out: &mut Vec<u8>, values: &ArrayRef, start: usize, len: usize, t
 }
 
 /// Puts `offset << 32 | size` (offset relative to `base`) into the slot.
-fn set_offset_and_size(out: &mut [u8], base: usize, slot: usize, start: usize, size: usize) -> Result<(), NativeError> {
-    let offset = u64::try_from(start - base).map_err(|_| NativeError::Rows("offset overflow".into()))?;
-    let size = u32::try_from(size).map_err(|_| NativeError::Rows("value larger than 4 GiB".into()))?;
+fn set_offset_and_size(
+    out: &mut [u8],
+    base: usize,
+    slot: usize,
+    start: usize,
+    size: usize,
+) -> Result<(), NativeError> {
+    let offset =
+        u64::try_from(start - base).map_err(|_| NativeError::Rows("offset overflow".into()))?;
+    let size =
+        u32::try_from(size).map_err(|_| NativeError::Rows("value larger than 4 GiB".into()))?;
     put(out, slot, &((offset << 32) | size as u64).to_le_bytes());
     Ok(())
 }
 
-fn write_bytes(out: &mut Vec<u8>, base: usize, slot: usize, bytes: &[u8]) -> Result<(), NativeError> {
+fn write_bytes(
+    out: &mut Vec<u8>,
+    base: usize,
+    slot: usize,
+    bytes: &[u8],
+) -> Result<(), NativeError> {
     if bytes.len() <= 7 {
         put(out, slot, bytes);
         out[slot + 7] = 0x80 | bytes.len() as u8;
@@ -164,7 +198,13 @@ fn write_value(
     i: usize,
     ty: &FlinkType,
 ) -> Result<(), NativeError> {
-    let mismatch = || NativeError::Rows(format!("column of Arrow type {} does not hold {:?}", array.data_type(), ty.kind));
+    let mismatch = || {
+        NativeError::Rows(format!(
+            "column of Arrow type {} does not hold {:?}",
+            array.data_type(),
+            ty.kind
+        ))
+    };
     match &ty.kind {
         FlinkKind::Null => Ok(()),
         FlinkKind::Boolean => {
@@ -172,36 +212,95 @@ fn write_value(
             Ok(())
         }
         FlinkKind::TinyInt => {
-            put(out, slot, &array.as_primitive_opt::<Int8Type>().ok_or_else(mismatch)?.value(i).to_le_bytes());
+            put(
+                out,
+                slot,
+                &array
+                    .as_primitive_opt::<Int8Type>()
+                    .ok_or_else(mismatch)?
+                    .value(i)
+                    .to_le_bytes(),
+            );
             Ok(())
         }
         FlinkKind::SmallInt => {
-            put(out, slot, &array.as_primitive_opt::<Int16Type>().ok_or_else(mismatch)?.value(i).to_le_bytes());
+            put(
+                out,
+                slot,
+                &array
+                    .as_primitive_opt::<Int16Type>()
+                    .ok_or_else(mismatch)?
+                    .value(i)
+                    .to_le_bytes(),
+            );
             Ok(())
         }
         FlinkKind::Int | FlinkKind::IntervalYearMonth => {
-            put(out, slot, &array.as_primitive_opt::<Int32Type>().ok_or_else(mismatch)?.value(i).to_le_bytes());
+            put(
+                out,
+                slot,
+                &array
+                    .as_primitive_opt::<Int32Type>()
+                    .ok_or_else(mismatch)?
+                    .value(i)
+                    .to_le_bytes(),
+            );
             Ok(())
         }
         FlinkKind::Date => {
-            put(out, slot, &array.as_primitive_opt::<Date32Type>().ok_or_else(mismatch)?.value(i).to_le_bytes());
+            put(
+                out,
+                slot,
+                &array
+                    .as_primitive_opt::<Date32Type>()
+                    .ok_or_else(mismatch)?
+                    .value(i)
+                    .to_le_bytes(),
+            );
             Ok(())
         }
         FlinkKind::Time(_) => {
-            let v = array.as_primitive_opt::<Time32MillisecondType>().ok_or_else(mismatch)?.value(i);
+            let v = array
+                .as_primitive_opt::<Time32MillisecondType>()
+                .ok_or_else(mismatch)?
+                .value(i);
             put(out, slot, &v.to_le_bytes());
             Ok(())
         }
         FlinkKind::BigInt | FlinkKind::IntervalDayTime => {
-            put(out, slot, &array.as_primitive_opt::<Int64Type>().ok_or_else(mismatch)?.value(i).to_le_bytes());
+            put(
+                out,
+                slot,
+                &array
+                    .as_primitive_opt::<Int64Type>()
+                    .ok_or_else(mismatch)?
+                    .value(i)
+                    .to_le_bytes(),
+            );
             Ok(())
         }
         FlinkKind::Float => {
-            put(out, slot, &array.as_primitive_opt::<Float32Type>().ok_or_else(mismatch)?.value(i).to_le_bytes());
+            put(
+                out,
+                slot,
+                &array
+                    .as_primitive_opt::<Float32Type>()
+                    .ok_or_else(mismatch)?
+                    .value(i)
+                    .to_le_bytes(),
+            );
             Ok(())
         }
         FlinkKind::Double => {
-            put(out, slot, &array.as_primitive_opt::<Float64Type>().ok_or_else(mismatch)?.value(i).to_le_bytes());
+            put(
+                out,
+                slot,
+                &array
+                    .as_primitive_opt::<Float64Type>()
+                    .ok_or_else(mismatch)?
+                    .value(i)
+                    .to_le_bytes(),
+            );
             Ok(())
         }
         FlinkKind::Char(_) | FlinkKind::VarChar(_) => {
@@ -213,7 +312,10 @@ fn write_value(
             write_bytes(out, base, slot, v)
         }
         FlinkKind::Decimal { precision, .. } => {
-            let v = array.as_primitive_opt::<Decimal128Type>().ok_or_else(mismatch)?.value(i);
+            let v = array
+                .as_primitive_opt::<Decimal128Type>()
+                .ok_or_else(mismatch)?
+                .value(i);
             if *precision <= 18 {
                 put(out, slot, &(v as i64).to_le_bytes());
                 return Ok(());
@@ -273,9 +375,12 @@ fn write_map(
     key: &FlinkType,
     value: &FlinkType,
 ) -> Result<(), NativeError> {
-    let map = array
-        .as_map_opt()
-        .ok_or_else(|| NativeError::Rows(format!("column of Arrow type {} is not a map", array.data_type())))?;
+    let map = array.as_map_opt().ok_or_else(|| {
+        NativeError::Rows(format!(
+            "column of Arrow type {} is not a map",
+            array.data_type()
+        ))
+    })?;
     let offsets = map.value_offsets();
     let (from, to) = (offsets[i] as usize, offsets[i + 1] as usize);
     let start = out.len();
@@ -295,9 +400,24 @@ fn timestamp_parts(array: &ArrayRef, i: usize) -> Option<(i64, u32)> {
         return None;
     };
     let (v, per_milli) = match unit {
-        TimeUnit::Millisecond => (array.as_primitive_opt::<TimestampMillisecondType>()?.value(i), 1),
-        TimeUnit::Microsecond => (array.as_primitive_opt::<TimestampMicrosecondType>()?.value(i), 1_000),
-        TimeUnit::Nanosecond => (array.as_primitive_opt::<TimestampNanosecondType>()?.value(i), 1_000_000),
+        TimeUnit::Millisecond => (
+            array
+                .as_primitive_opt::<TimestampMillisecondType>()?
+                .value(i),
+            1,
+        ),
+        TimeUnit::Microsecond => (
+            array
+                .as_primitive_opt::<TimestampMicrosecondType>()?
+                .value(i),
+            1_000,
+        ),
+        TimeUnit::Nanosecond => (
+            array
+                .as_primitive_opt::<TimestampNanosecondType>()?
+                .value(i),
+            1_000_000,
+        ),
         TimeUnit::Second => return None,
     };
     let millis = v.div_euclid(per_milli);

@@ -15,14 +15,21 @@ pub(crate) fn throw(env: &mut JNIEnv<'_>, error: &NativeError) {
         return;
     }
     let message = error.to_string();
-    let record = error.record_index().and_then(|i| i32::try_from(i).ok()).unwrap_or(-1);
+    let record = error
+        .record_index()
+        .and_then(|i| i32::try_from(i).ok())
+        .unwrap_or(-1);
     let schema = error.schema_id().unwrap_or(-1);
     let built = (|| -> jni::errors::Result<JThrowable<'_>> {
         let text = env.new_string(&message)?;
         let obj = env.new_object(
             EXCEPTION_CLASS,
             "(Ljava/lang/String;II)V",
-            &[JValue::Object(&text), JValue::Int(record), JValue::Int(schema)],
+            &[
+                JValue::Object(&text),
+                JValue::Int(record),
+                JValue::Int(schema),
+            ],
         )?;
         Ok(JThrowable::from(obj))
     })();

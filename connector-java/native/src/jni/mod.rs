@@ -77,8 +77,11 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_avroDecode
         session.message.resize(len, 0);
         // SAFETY: `u8` and `i8` have the same size and alignment; the slice covers exactly
         // the vector's initialised bytes and is not used elsewhere during the call.
-        let as_jbytes = unsafe { std::slice::from_raw_parts_mut(session.message.as_mut_ptr().cast::<i8>(), len) };
-        env.get_byte_array_region(&message, 0, as_jbytes).map_err(jni_error)?;
+        let as_jbytes = unsafe {
+            std::slice::from_raw_parts_mut(session.message.as_mut_ptr().cast::<i8>(), len)
+        };
+        env.get_byte_array_region(&message, 0, as_jbytes)
+            .map_err(jni_error)?;
         let image = session.decode_held_message()?;
         let out = env.byte_array_from_slice(image).map_err(jni_error)?;
         Ok(out.into_raw())
@@ -99,9 +102,12 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_avroDecode
     guard(&mut env, std::ptr::null_mut(), |env| {
         // SAFETY: as in `avroDecodeOne`.
         let session = unsafe { borrow_handle::<AvroSession>(handle)? };
-        let count = usize::try_from(count).map_err(|_| NativeError::InvalidCall(format!("negative count {count}")))?;
+        let count = usize::try_from(count)
+            .map_err(|_| NativeError::InvalidCall(format!("negative count {count}")))?;
         if count > 0 && (data_address == 0 || lengths_address == 0) {
-            return Err(NativeError::InvalidCall("null data or lengths address".into()));
+            return Err(NativeError::InvalidCall(
+                "null data or lengths address".into(),
+            ));
         }
         let offsets_len = env.get_array_length(&row_offsets).map_err(jni_error)? as usize;
         if offsets_len < count + 1 {
@@ -117,7 +123,11 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_avroDecode
             // lengths, alive and unmodified for the duration of this call.
             unsafe { std::slice::from_raw_parts(lengths_address as *const i32, count) }
         };
-        let total: usize = lengths.iter().filter(|l| **l > 0).map(|l| *l as usize).sum();
+        let total: usize = lengths
+            .iter()
+            .filter(|l| **l > 0)
+            .map(|l| *l as usize)
+            .sum();
         let data: &[u8] = if total == 0 {
             &[]
         } else {
@@ -136,7 +146,8 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_avroDecode
             }
         });
         let (images, starts) = session.decode_batch(values)?;
-        env.set_int_array_region(&row_offsets, 0, &starts).map_err(jni_error)?;
+        env.set_int_array_region(&row_offsets, 0, &starts)
+            .map_err(jni_error)?;
         let out = env.byte_array_from_slice(images).map_err(jni_error)?;
         Ok(out.into_raw())
     })

@@ -1,0 +1,38 @@
+# karrow — the commands a newcomer needs (see README.md).
+#   make demo   the main job on the embedded default: broker + dev registry + Flink SQL, stock vs native
+#   make test   every test: Rust unit/integration, lint, Java unit + parity, Kafka/Flink ITCases
+#   make bench  JMH decode benchmark, stock vs native in one run
+#   make jar    the connector jar with the native library inside
+
+CARGO ?= cargo
+MVN ?= mvn -B -ntp
+
+.PHONY: native jar test test-rust lint test-java demo bench clean
+
+native:
+	$(CARGO) build --release -p karrow-native -p karrow
+
+jar: native
+	$(MVN) -q -f connector-java/pom.xml -DskipTests package
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
+
+test-rust:
+	$(CARGO) test --release --workspace
+
+test-java: native
+	bash tests/run-java-tests.sh
+
+test: native test-rust lint test-java
+
+demo:
+	bash benches/run-demo.sh
+
+bench:
+	bash benches/run-jmh.sh
+
+clean:
+	$(CARGO) clean
+	$(MVN) -q -f connector-java/pom.xml clean
