@@ -1,0 +1,125 @@
+package io.karrow.flink.formats.avro;
+
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.BASIC_AUTH_CREDENTIALS_SOURCE;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.BASIC_AUTH_USER_INFO;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.BEARER_AUTH_CREDENTIALS_SOURCE;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.BEARER_AUTH_TOKEN;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.PROPERTIES;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SCHEMA;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SSL_KEYSTORE_LOCATION;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SSL_KEYSTORE_PASSWORD;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SSL_TRUSTSTORE_LOCATION;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SSL_TRUSTSTORE_PASSWORD;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SUBJECT;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.URL;
+
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.connector.format.DecodingFormat;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.factories.DeserializationFormatFactory;
+import org.apache.flink.table.factories.DynamicTableFactory;
+import org.apache.flink.table.factories.FactoryUtil;
+
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Factory of the {@code avro-confluent-native} format: a drop-in replacement for Flink's {@code
+ * avro-confluent} on the read side, with the same options, whose decoding runs in Rust.
+ *
+ * <p>The factory decides the row class: Flink's Kafka connector casts value rows to {@code
+ * GenericRowData} as soon as the table declares a key format or metadata columns, so for such tables
+ * the rows are converted; value-only tables get {@code BinaryRowData} without per-field objects.
+ */
+public class AvroConfluentNativeFormatFactory implements DeserializationFormatFactory {
+
+    /** The format identifier used in DDL. */
+    public static final String IDENTIFIER = "avro-confluent-native";
+
+    /** Table option of the Kafka connectors naming the key format. */
+    static final String KEY_FORMAT_OPTION = "key.format";
+
+    @Override
+    public DecodingFormat<DeserializationSchema<RowData>> createDecodingFormat(
+            DynamicTableFactory.Context context, ReadableConfig formatOptions) {
+        FactoryUtil.validateFactoryOptions(this, formatOptions);
+        if (formatOptions.getOptional(SSL_KEYSTORE_LOCATION).isPresent()) {
+            throw new ValidationException(
+                    "Option '" + SSL_KEYSTORE_LOCATION.key() + "' (TLS client certificates) is not supported by '"
+                            + IDENTIFIER + "' yet; use 'avro-confluent' for registries that require client "
+                            + "certificates.");
+        }
+        RegistryDecoderConfig config =
+                new RegistryDecoderConfig(
+                        formatOptions.get(URL),
+                        formatOptions.getOptional(SCHEMA).orElse(null),
+                        formatOptions.getOptional(BASIC_AUTH_CREDENTIALS_SOURCE).orElse(null),
+                        formatOptions.getOptional(BASIC_AUTH_USER_INFO).orElse(null),
+                        formatOptions.getOptional(BEARER_AUTH_CREDENTIALS_SOURCE).orElse(null),
+                        formatOptions.getOptional(BEARER_AUTH_TOKEN).orElse(null),
+                        formatOptions.getOptional(SSL_TRUSTSTORE_LOCATION).orElse(null),
+                        formatOptions.getOptional(SSL_TRUSTSTORE_PASSWORD).orElse(null),
+                        formatOptions.getOptional(PROPERTIES).orElse(Map.of()));
+        return new AvroConfluentNativeDecodingFormat(config, needsGenericRows(context));
+    }
+
+    /**
+     * Whether the consuming connector may cast rows to {@code GenericRowData}: the table has a key
+     * format (the format may be the key or the value format) or declares metadata columns.
+     */
+    static boolean needsGenericRows(DynamicTableFactory.Context context) {
+        ResolvedCatalogTable table = context.getCatalogTable();
+        if (table.getOptions().containsKey(KEY_FORMAT_OPTION)) {
+            return true;
+        }
+        return table.getResolvedSchema().getColumns().stream().anyMatch(c -> c instanceof Column.MetadataColumn);
+    }
+
+    @Override
+    public String factoryIdentifier() {
+        return IDENTIFIER;
+    }
+
+    @Override
+    public Set<ConfigOption<?>> requiredOptions() {
+        return Set.of(URL);
+    }
+
+    @Override
+    public Set<ConfigOption<?>> optionalOptions() {
+        return Set.of(
+                SUBJECT,
+                SCHEMA,
+                PROPERTIES,
+                SSL_KEYSTORE_LOCATION,
+                SSL_KEYSTORE_PASSWORD,
+                SSL_TRUSTSTORE_LOCATION,
+                SSL_TRUSTSTORE_PASSWORD,
+                BASIC_AUTH_CREDENTIALS_SOURCE,
+                BASIC_AUTH_USER_INFO,
+                BEARER_AUTH_CREDENTIALS_SOURCE,
+                BEARER_AUTH_TOKEN);
+    }
+
+    @Override
+    public Set<ConfigOption<?>> forwardOptions() {
+        return Set.of(
+                URL,
+                SUBJECT,
+                SCHEMA,
+                PROPERTIES,
+                SSL_KEYSTORE_LOCATION,
+                SSL_KEYSTORE_PASSWORD,
+                SSL_TRUSTSTORE_LOCATION,
+                SSL_TRUSTSTORE_PASSWORD,
+                BASIC_AUTH_CREDENTIALS_SOURCE,
+                BASIC_AUTH_USER_INFO,
+                BEARER_AUTH_CREDENTIALS_SOURCE,
+                BEARER_AUTH_TOKEN);
+    }
+}

@@ -1,0 +1,41 @@
+package io.karrow.flink.nativebridge;
+
+/**
+ * The native entry points of {@code karrow-native}, exactly as listed in {@code docs/jni-contract.md}.
+ *
+ * <p>Call {@link NativeLibraryLoader#load()} before the first call. Every method throws {@link
+ * KarrowNativeException} (constructed by native code) on failure; none of them returns a partial
+ * result.
+ */
+public final class KarrowNative {
+
+    private KarrowNative() {}
+
+    /**
+     * Builds a Confluent Avro decoder from the JSON configuration of the contract.
+     *
+     * @return an opaque, non-zero handle that the caller owns and must close with {@link
+     *     #avroDecoderClose(long)}
+     */
+    public static native long avroDecoderOpen(String configJson) throws KarrowNativeException;
+
+    /**
+     * Decodes one non-null Kafka value into the image of one Flink {@code BinaryRowData} (row kind
+     * INSERT); never returns null.
+     */
+    public static native byte[] avroDecodeOne(long handle, byte[] message)
+            throws KarrowNativeException;
+
+    /**
+     * Decodes {@code count} values laid out back to back at {@code dataAddress} (direct memory), with
+     * one int32 length per value at {@code lengthsAddress} ({@code -1} = null value). Returns all row
+     * images concatenated; {@code rowOffsets} (length {@code count + 1}) receives where row {@code i}
+     * starts, and an empty span means "no row".
+     */
+    public static native byte[] avroDecodeBatch(
+            long handle, long dataAddress, long lengthsAddress, int count, int[] rowOffsets)
+            throws KarrowNativeException;
+
+    /** Frees a decoder; the handle must not be used again. Closing {@code 0} is a no-op. */
+    public static native void avroDecoderClose(long handle);
+}

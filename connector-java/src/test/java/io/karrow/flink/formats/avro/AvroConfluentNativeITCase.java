@@ -1,0 +1,212 @@
+package io.karrow.flink.formats.avro;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.karrow.flink.formats.avro.corpus.AvroCorpora;
+import io.karrow.flink.formats.avro.corpus.AvroCorpus;
+import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
+import io.karrow.flink.testutils.DevRegistry;
+
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * End to end through Flink SQL: a real Kafka broker ({@code -Dkarrow.kafka.bootstrap}, started by
+ * {@code tests/services/kafka.sh start}), the dev registry and a MiniCluster of parallelism 2. The
+ * same query runs with {@code avro-confluent-native} and with the oracle {@code
+ * avro-confluent-reference}; results must be identical multisets.
+ */
+class AvroConfluentNativeITCase {
+
+    private static final int BIDS = 20_000;
+    private static final String BOOTSTRAP = System.getProperty("karrow.kafka.bootstrap", "127.0.0.1:9092");
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .build());
+
+    private static DevRegistry registry;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        try (Admin admin = admin()) {
+            // Fail (not skip) when the broker is absent: CI must start it.
+            admin.describeCluster().nodes().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("No Kafka broker at " + BOOTSTRAP
+                    + " (start it with tests/services/kafka.sh start, or set -Dkarrow.kafka.bootstrap)", e);
+        }
+        registry = DevRegistry.start();
+    }
+
+    @AfterAll
+    static void tearDown() {
+        if (registry != null) {
+            registry.close();
+        }
+    }
+
+    private static Admin admin() {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+        return Admin.create(p);
+    }
+
+    private static String createTopic(String prefix, int partitions) throws Exception {
+        String topic = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        return topic;
+    }
+
+    private static void produce(String topic, List<byte[]> keys, List<byte[]> values) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            for (int i = 0; i < values.size(); i++) {
+                producer.send(new ProducerRecord<>(topic, keys.get(i), values.get(i)));
+            }
+            producer.flush();
+        }
+    }
+
+    /** Writes {@link #BIDS} Confluent-Avro bids (keys: the bidder id as text) and returns the topic. */
+    private static String bidsTopic() throws Exception {
+        String topic = createTopic("bids", 3);
+        AvroCorpus corpus = AvroCorpora.bids();
+        int id = registry.register(topic + "-value", corpus.writers().get(0).toString());
+        Random random = new Random(corpus.seed());
+        List<byte[]> keys = new ArrayList<>(BIDS);
+        List<byte[]> values = new ArrayList<>(BIDS);
+        for (int i = 0; i < BIDS; i++) {
+            var record = AvroCorpora.bid(random, i, corpus.writers().get(0));
+            keys.add(String.valueOf(record.get("bidder")).getBytes(StandardCharsets.UTF_8));
+            values.add(ConfluentAvroEncoder.encode(id, corpus.writers().get(0), record));
+        }
+        produce(topic, keys, values);
+        return topic;
+    }
+
+    private static StreamTableEnvironment tableEnv() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        return StreamTableEnvironment.create(env);
+    }
+
+    private static String valueOnlyDdl(String table, String topic, String format) {
+        return "CREATE TABLE " + table + " (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,"
+                + " date_time TIMESTAMP(3), extra STRING) WITH ("
+                + "'connector' = 'kafka', 'topic' = '" + topic + "',"
+                + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "',"
+                + "'properties.group.id' = 'karrow-it',"
+                + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',"
+                + "'value.format' = '" + format + "',"
+                + "'value." + format + ".url' = '" + registry.url() + "')";
+    }
+
+    private static String keyedDdl(String table, String topic, String format) {
+        return "CREATE TABLE " + table + " (k STRING, auction BIGINT, bidder BIGINT, price BIGINT, channel STRING,"
+                + " url STRING, date_time TIMESTAMP(3), extra STRING,"
+                + " `partition` INT METADATA VIRTUAL, `offset` BIGINT METADATA VIRTUAL,"
+                + " ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL) WITH ("
+                + "'connector' = 'kafka', 'topic' = '" + topic + "',"
+                + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "',"
+                + "'properties.group.id' = 'karrow-it',"
+                + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',"
+                + "'key.format' = 'raw', 'key.fields' = 'k', 'value.fields-include' = 'EXCEPT_KEY',"
+                + "'value.format' = '" + format + "',"
+                + "'value." + format + ".url' = '" + registry.url() + "')";
+    }
+
+    private static Map<Row, Integer> collect(StreamTableEnvironment tEnv, String query) throws Exception {
+        Map<Row, Integer> multiset = new HashMap<>();
+        try (CloseableIterator<Row> rows = tEnv.executeSql(query).collect()) {
+            while (rows.hasNext()) {
+                multiset.merge(rows.next(), 1, Integer::sum);
+            }
+        }
+        return multiset;
+    }
+
+    private static int size(Map<Row, Integer> multiset) {
+        return multiset.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    @Test
+    void valueOnlyTableGivesTheOraclesRows() throws Exception {
+        String topic = bidsTopic();
+        StreamTableEnvironment tEnv = tableEnv();
+        tEnv.executeSql(valueOnlyDdl("bids_native", topic, "avro-confluent-native"));
+        tEnv.executeSql(valueOnlyDdl("bids_reference", topic, "avro-confluent-reference"));
+        Map<Row, Integer> expected = collect(tEnv, "SELECT * FROM bids_reference");
+        Map<Row, Integer> actual = collect(tEnv, "SELECT * FROM bids_native");
+        assertThat(size(expected)).isEqualTo(BIDS);
+        assertThat(actual).isEqualTo(expected);
+    }
+
+    @Test
+    void keyAndMetadataColumnsGiveTheOraclesRows() throws Exception {
+        String topic = bidsTopic();
+        StreamTableEnvironment tEnv = tableEnv();
+        tEnv.executeSql(keyedDdl("keyed_native", topic, "avro-confluent-native"));
+        tEnv.executeSql(keyedDdl("keyed_reference", topic, "avro-confluent-reference"));
+        Map<Row, Integer> expected = collect(tEnv, "SELECT * FROM keyed_reference");
+        Map<Row, Integer> actual = collect(tEnv, "SELECT * FROM keyed_native");
+        assertThat(size(expected)).isEqualTo(BIDS);
+        assertThat(actual).isEqualTo(expected);
+    }
+
+    @Test
+    void badRecordFailsTheJobWithTheReason() throws Exception {
+        String topic = createTopic("bids-bad", 1);
+        AvroCorpus corpus = AvroCorpora.bids();
+        int id = registry.register(topic + "-value", corpus.writers().get(0).toString());
+        byte[] good = ConfluentAvroEncoder.encode(id, corpus.writers().get(0),
+                AvroCorpora.bid(new Random(1), 0, corpus.writers().get(0)));
+        byte[] bad = good.clone();
+        bad[0] = 7;
+        produce(topic, List.of(new byte[] {1}, new byte[] {2}), List.of(good, bad));
+        StreamTableEnvironment tEnv = tableEnv();
+        tEnv.executeSql(valueOnlyDdl("bad_native", topic, "avro-confluent-native"));
+        tEnv.executeSql(valueOnlyDdl("bad_reference", topic, "avro-confluent-reference"));
+        assertThatThrownBy(() -> collect(tEnv, "SELECT * FROM bad_reference"))
+                .satisfies(t -> assertThat(ParityHarness.messages(t)).containsIgnoringCase("magic"));
+        assertThatThrownBy(() -> collect(tEnv, "SELECT * FROM bad_native"))
+                .satisfies(t -> assertThat(ParityHarness.messages(t)).containsIgnoringCase("magic"));
+    }
+}

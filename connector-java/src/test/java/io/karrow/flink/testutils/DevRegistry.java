@@ -1,0 +1,161 @@
+package io.karrow.flink.testutils;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The karrow dev schema registry ({@code karrow registry serve}) run as a child process for tests,
+ * plus a small Confluent REST client to register schemas.
+ *
+ * <p>The binary is taken from the system property {@code karrow.registry.binary}, else from {@code
+ * ../target/release/karrow}, else {@code ../target/debug/karrow}. If the system property {@code
+ * karrow.registry.url} is set, that running registry is used instead and no process is started.
+ */
+public final class DevRegistry implements AutoCloseable {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Process process;
+    private final String url;
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+
+    private DevRegistry(Process process, String url) {
+        this.process = process;
+        this.url = url;
+    }
+
+    /** Starts the dev registry (or attaches to {@code -Dkarrow.registry.url}). */
+    public static DevRegistry start() throws IOException, InterruptedException {
+        String external = System.getProperty("karrow.registry.url");
+        if (external != null && !external.isBlank()) {
+            return new DevRegistry(null, external.replaceAll("/+$", ""));
+        }
+        Path binary = findBinary();
+        int port = freePort();
+        Process process =
+                new ProcessBuilder(binary.toString(), "registry", "serve", "--port", Integer.toString(port))
+                        .redirectErrorStream(true)
+                        .start();
+        StringBuffer output = new StringBuffer();
+        Thread pump =
+                new Thread(
+                        () -> {
+                            try (BufferedReader out =
+                                    new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                                String line;
+                                while ((line = out.readLine()) != null) {
+                                    output.append(line).append('\n');
+                                }
+                            } catch (IOException ignored) {
+                                // process ended
+                            }
+                        },
+                        "karrow-registry-output");
+        pump.setDaemon(true);
+        pump.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly, "karrow-registry-stop"));
+        String url = "http://127.0.0.1:" + port;
+        try {
+            waitReachable(url, process);
+        } catch (IOException e) {
+            process.destroyForcibly();
+            throw new IOException(e.getMessage() + "; registry output:\n" + output, e);
+        }
+        return new DevRegistry(process, url);
+    }
+
+    private static void waitReachable(String url, Process process) throws IOException, InterruptedException {
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IOException("dev registry exited with code " + process.exitValue());
+            }
+            try {
+                client.send(HttpRequest.newBuilder(URI.create(url + "/subjects")).timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding());
+                return;
+            } catch (IOException e) {
+                Thread.sleep(100);
+            }
+        }
+        throw new IOException("dev registry did not come up at " + url);
+    }
+
+    /** Path of the {@code karrow} binary; fails with a clear message if it was not built. */
+    public static Path findBinary() {
+        String configured = System.getProperty("karrow.registry.binary");
+        if (configured != null && Files.isExecutable(Path.of(configured))) {
+            return Path.of(configured);
+        }
+        for (String candidate : new String[] {"../target/release/karrow", "../target/debug/karrow"}) {
+            Path path = Path.of(candidate).toAbsolutePath().normalize();
+            if (Files.isExecutable(path)) {
+                return path;
+            }
+        }
+        throw new IllegalStateException(
+                "The karrow binary (dev schema registry) was not found: build it with `cargo build --release -p karrow-cli` "
+                        + "or pass -Dkarrow.registry.binary=/path/to/karrow or -Dkarrow.registry.url=http://...");
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        }
+    }
+
+    /** Base URL, e.g. {@code http://127.0.0.1:8081}. */
+    public String url() {
+        return url;
+    }
+
+    /** Registers {@code schemaJson} (Avro) under {@code subject} and returns its id. */
+    public int register(String subject, String schemaJson) throws IOException, InterruptedException {
+        // HTTP/1.1 explicitly: the JDK client otherwise sends "Upgrade: h2c", which the dev registry does not answer.
+        String body = JSON.writeValueAsString(JSON.createObjectNode().put("schema", schemaJson));
+        HttpRequest request =
+                HttpRequest.newBuilder(
+                                URI.create(url + "/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8) + "/versions"))
+                        .header("Content-Type", "application/vnd.schemaregistry.v1+json")
+                        .timeout(Duration.ofSeconds(30))
+                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                        .build();
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IOException("register " + subject + " failed: HTTP " + response.statusCode() + " " + response.body());
+        }
+        JsonNode id = JSON.readTree(response.body()).get("id");
+        return id.asInt();
+    }
+
+    @Override
+    public void close() {
+        if (process != null) {
+            process.destroy();
+            try {
+                if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
