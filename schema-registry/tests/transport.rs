@@ -229,3 +229,34 @@ fn tls_with_custom_ca() {
         Err(RegistryError::Tls { .. })
     ));
 }
+
+/// The JDK's `HttpClient` offers an `h2c` upgrade on every plain-HTTP request; the dev
+/// registry must answer in HTTP/1.1 instead of waiting for the socket to close.
+#[test]
+fn answers_requests_that_offer_an_h2c_upgrade() {
+    let handle = start(None);
+    let mut stream = TcpStream::connect(handle.addr()).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let body = r#"{"schema":"\"int\""}"#;
+    write!(
+        stream,
+        "POST /subjects/up/versions HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\n\
+         Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQBAAAAAAIAAAAA\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !String::from_utf8_lossy(&answer).contains("{\"id\":") {
+        let n = stream
+            .read(&mut buf)
+            .expect("the registry answered before the timeout");
+        assert!(n > 0, "connection closed without an answer");
+        answer.extend_from_slice(&buf[..n]);
+    }
+    let text = String::from_utf8_lossy(&answer);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+}

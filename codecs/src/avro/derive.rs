@@ -9,16 +9,24 @@ use crate::types::{FlinkField, FlinkKind, FlinkType};
 
 use super::model::AvroNode;
 
-/// Name of the top-level record Flink derives (no namespace).
+/// Name of the top-level record Flink derives.
 pub const TOP_LEVEL_RECORD_NAME: &str = "record";
 
+/// Namespace of the records Flink derives (nested records inherit it); checked against
+/// Flink 2.2.0's `AvroSchemaConverter`, see `docs/parity/avro.md`.
+pub const DERIVED_NAMESPACE: &str = "org.apache.flink.avro.generated";
+
 /// Derives the Avro schema JSON for a Flink row type, as Flink's `AvroSchemaConverter`
-/// writes it: a record named `record`, nested records named `<parent>_<field>`, nullable
+/// writes it: a record named `record` in namespace `org.apache.flink.avro.generated`, nested records named `<parent>_<field>`, nullable
 /// types as `["null", T]` with `"default": null` on fields.
 pub fn derive_schema_json(row: &FlinkType) -> Result<Value, CodecError> {
     let fields = row.row_fields()?;
     // The physical row type handed to a format is NOT NULL at the top level.
-    record_json(fields, TOP_LEVEL_RECORD_NAME)
+    let mut record = record_json(fields, TOP_LEVEL_RECORD_NAME)?;
+    if let Value::Object(obj) = &mut record {
+        obj.insert("namespace".into(), Value::String(DERIVED_NAMESPACE.into()));
+    }
+    Ok(record)
 }
 
 /// Derives the reader schema for a Flink row type (see [`derive_schema_json`]).
@@ -180,7 +188,7 @@ mod tests {
                 r#"{"default":null,"name":"price","type":["null",{"logicalType":"decimal","precision":10,"scale":2,"type":"bytes"}]},"#,
                 r#"{"default":null,"name":"r","type":["null",{"fields":[{"default":null,"name":"ts","type":["null",{"logicalType":"timestamp-millis","type":"long"}]}],"name":"record_r","type":"record"}]},"#,
                 r#"{"default":null,"name":"tags","type":["null",{"items":{"fields":[{"name":"x","type":"int"}],"name":"record_tags","type":"record"},"type":"array"}]}],"#,
-                r#""name":"record","type":"record"}"#
+                r#""name":"record","namespace":"org.apache.flink.avro.generated","type":"record"}"#
             )
         );
         assert!(derive_reader_schema(&row).is_ok());

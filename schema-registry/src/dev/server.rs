@@ -71,6 +71,28 @@ pub(crate) fn worker(server: &tiny_http::Server, shared: &Shared) {
     }
 }
 
+/// How many body bytes to read. A request asking for a protocol upgrade (the JDK
+/// `HttpClient` sends `Connection: Upgrade, HTTP2-Settings` with `Upgrade: h2c`) hands us
+/// the raw socket, so reading to EOF would hang: read exactly its `Content-Length` then
+/// (none for a GET), and answer in HTTP/1.1, which declines the upgrade.
+fn body_limit(request: &Request) -> u64 {
+    let header = |name: &'static str| {
+        request
+            .headers()
+            .iter()
+            .find(|h| h.field.equiv(name))
+            .map(|h| h.value.as_str().to_ascii_lowercase())
+    };
+    let upgrade = header("Connection").is_some_and(|v| v.contains("upgrade"));
+    if !upgrade {
+        return MAX_BODY_BYTES;
+    }
+    header("Content-Length")
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(0)
+        .min(MAX_BODY_BYTES)
+}
+
 /// A successful answer: status and JSON (or raw schema) body.
 type Answer = Result<(u16, String), ApiError>;
 
@@ -87,10 +109,8 @@ fn handle(shared: &Shared, mut request: Request) {
     let url = request.url().to_string();
     let path = url.split(['?', '#']).next().unwrap_or("");
     let mut body = String::new();
-    let read = request
-        .as_reader()
-        .take(MAX_BODY_BYTES)
-        .read_to_string(&mut body);
+    let limit = body_limit(&request);
+    let read = request.as_reader().take(limit).read_to_string(&mut body);
     let answer = match read {
         Ok(_) => route(shared, &method, path, &body),
         Err(e) => Err(ApiError::bad_request(format!("could not read body: {e}"))),
