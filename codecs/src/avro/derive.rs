@@ -2,8 +2,6 @@
 //! timestamp mapping that `avro-confluent` always uses): the reader schema for decode
 //! and the writer schema for encode.
 
-use serde_json::{json, Value};
-
 use crate::error::CodecError;
 use crate::types::{FlinkField, FlinkKind, FlinkType};
 
@@ -16,68 +14,111 @@ pub const TOP_LEVEL_RECORD_NAME: &str = "record";
 /// Flink 2.2.0's `AvroSchemaConverter`, see `docs/parity/avro.md`.
 pub const DERIVED_NAMESPACE: &str = "org.apache.flink.avro.generated";
 
-/// Derives the Avro schema JSON for a Flink row type, as Flink's `AvroSchemaConverter`
-/// writes it: a record named `record` in namespace `org.apache.flink.avro.generated`, nested records named `<parent>_<field>`, nullable
-/// types as `["null", T]` with `"default": null` on fields.
-pub fn derive_schema_json(row: &FlinkType) -> Result<Value, CodecError> {
+/// Derives the Avro schema JSON text for a Flink row type exactly as Flink's
+/// `AvroSchemaConverter` + Java Avro's `Schema.toString()` write it (key order included,
+/// since the text is what gets registered): a record named `record` in namespace
+/// `org.apache.flink.avro.generated`, nested records named `<parent>_<field>`, nullable
+/// types as `["null", T]` with `"default":null` on fields.
+pub fn derive_schema_json(row: &FlinkType) -> Result<String, CodecError> {
     let fields = row.row_fields()?;
+    let mut out = String::new();
     // The physical row type handed to a format is NOT NULL at the top level.
-    let mut record = record_json(fields, TOP_LEVEL_RECORD_NAME)?;
-    if let Value::Object(obj) = &mut record {
-        obj.insert("namespace".into(), Value::String(DERIVED_NAMESPACE.into()));
-    }
-    Ok(record)
+    write_record(
+        &mut out,
+        fields,
+        TOP_LEVEL_RECORD_NAME,
+        Some(DERIVED_NAMESPACE),
+    )?;
+    Ok(out)
 }
 
 /// Derives the reader schema for a Flink row type (see [`derive_schema_json`]).
 pub fn derive_reader_schema(row: &FlinkType) -> Result<AvroNode, CodecError> {
-    let text = derive_schema_json(row)?.to_string();
-    AvroNode::parse(&text)
+    AvroNode::parse(&derive_schema_json(row)?)
 }
 
-fn record_json(fields: &[FlinkField], name: &str) -> Result<Value, CodecError> {
-    let mut out = Vec::with_capacity(fields.len());
-    for field in fields {
-        let ty = type_json(&field.ty, &format!("{name}_{}", field.name))?;
-        let mut f = serde_json::Map::new();
-        f.insert("name".into(), Value::String(field.name.clone()));
-        f.insert("type".into(), ty);
-        if field.ty.nullable && field.ty.kind != FlinkKind::Null {
-            f.insert("default".into(), Value::Null);
-        }
-        out.push(Value::Object(f));
+/// Java Avro's name rule: `[A-Za-z_][A-Za-z0-9_]*`.
+fn check_name(name: &str) -> Result<(), CodecError> {
+    let mut chars = name.chars();
+    let ok = matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(CodecError::InvalidType(format!(
+            "'{name}' is not a valid Avro name (letters, digits and '_', not starting with a digit)"
+        )))
     }
-    Ok(json!({"type": "record", "name": name, "fields": out}))
 }
 
-/// The schema of one type; `row_name` is the name a ROW at this position gets.
-fn type_json(ty: &FlinkType, row_name: &str) -> Result<Value, CodecError> {
+fn write_record(
+    out: &mut String,
+    fields: &[FlinkField],
+    name: &str,
+    namespace: Option<&str>,
+) -> Result<(), CodecError> {
+    out.push_str("{\"type\":\"record\",\"name\":\"");
+    out.push_str(name);
+    out.push('"');
+    if let Some(ns) = namespace {
+        out.push_str(",\"namespace\":\"");
+        out.push_str(ns);
+        out.push('"');
+    }
+    out.push_str(",\"fields\":[");
+    for (i, field) in fields.iter().enumerate() {
+        check_name(&field.name)?;
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"name\":\"");
+        out.push_str(&field.name);
+        out.push_str("\",\"type\":");
+        write_type(out, &field.ty, &format!("{name}_{}", field.name))?;
+        if field.ty.nullable && field.ty.kind != FlinkKind::Null {
+            out.push_str(",\"default\":null");
+        }
+        out.push('}');
+    }
+    out.push_str("]}");
+    Ok(())
+}
+
+/// Writes the schema of one type; `row_name` is the name a ROW at this position gets.
+fn write_type(out: &mut String, ty: &FlinkType, row_name: &str) -> Result<(), CodecError> {
     let unsupported = || {
         CodecError::InvalidType(format!(
             "Unsupported to derive Schema for type: {}",
             describe(ty)
         ))
     };
-    let core = match &ty.kind {
-        FlinkKind::Null => return Ok(json!("null")),
-        FlinkKind::Boolean => json!("boolean"),
-        FlinkKind::TinyInt | FlinkKind::SmallInt | FlinkKind::Int => json!("int"),
-        FlinkKind::BigInt => json!("long"),
-        FlinkKind::Float => json!("float"),
-        FlinkKind::Double => json!("double"),
-        FlinkKind::Char(_) | FlinkKind::VarChar(_) => json!("string"),
-        FlinkKind::Binary(_) | FlinkKind::VarBinary(_) => json!("bytes"),
-        FlinkKind::Decimal { precision, scale } => json!({
-            "type": "bytes", "logicalType": "decimal", "precision": precision, "scale": scale
-        }),
-        FlinkKind::Date => json!({"type": "int", "logicalType": "date"}),
+    if ty.kind == FlinkKind::Null {
+        out.push_str("\"null\"");
+        return Ok(());
+    }
+    if ty.nullable {
+        out.push_str("[\"null\",");
+    }
+    match &ty.kind {
+        FlinkKind::Null => {}
+        FlinkKind::Boolean => out.push_str("\"boolean\""),
+        FlinkKind::TinyInt | FlinkKind::SmallInt | FlinkKind::Int => out.push_str("\"int\""),
+        FlinkKind::BigInt => out.push_str("\"long\""),
+        FlinkKind::Float => out.push_str("\"float\""),
+        FlinkKind::Double => out.push_str("\"double\""),
+        FlinkKind::Char(_) | FlinkKind::VarChar(_) => out.push_str("\"string\""),
+        FlinkKind::Binary(_) | FlinkKind::VarBinary(_) => out.push_str("\"bytes\""),
+        FlinkKind::Decimal { precision, scale } => out.push_str(&format!(
+            "{{\"type\":\"bytes\",\"logicalType\":\"decimal\",\"precision\":{precision},\"scale\":{scale}}}"
+        )),
+        FlinkKind::Date => out.push_str("{\"type\":\"int\",\"logicalType\":\"date\"}"),
         FlinkKind::Time(p) => {
             if *p > 3 {
                 return Err(CodecError::InvalidType(format!(
                     "Avro does not support TIME type with precision: {p}, it only supports precision less than 3."
                 )));
             }
-            json!({"type": "int", "logicalType": "time-millis"})
+            out.push_str("{\"type\":\"int\",\"logicalType\":\"time-millis\"}")
         }
         FlinkKind::Timestamp(p) => {
             if *p > 3 {
@@ -85,29 +126,32 @@ fn type_json(ty: &FlinkType, row_name: &str) -> Result<Value, CodecError> {
                     "Avro does not support TIMESTAMP type with precision: {p}, it only supports precision less than 3."
                 )));
             }
-            json!({"type": "long", "logicalType": "timestamp-millis"})
+            out.push_str("{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}")
         }
         FlinkKind::TimestampLtz(_) | FlinkKind::IntervalYearMonth | FlinkKind::IntervalDayTime => {
             return Err(unsupported())
         }
         FlinkKind::Array(element) => {
-            json!({"type": "array", "items": type_json(element, row_name)?})
+            out.push_str("{\"type\":\"array\",\"items\":");
+            write_type(out, element, row_name)?;
+            out.push('}');
         }
         FlinkKind::Map(key, value) => {
             require_string_key(key)?;
-            json!({"type": "map", "values": type_json(value, row_name)?})
+            out.push_str("{\"type\":\"map\",\"values\":");
+            write_type(out, value, row_name)?;
+            out.push('}');
         }
         FlinkKind::Multiset(element) => {
             require_string_key(element)?;
-            json!({"type": "map", "values": ["null", "int"]})
+            out.push_str("{\"type\":\"map\",\"values\":[\"null\",\"int\"]}");
         }
-        FlinkKind::Row(fields) => record_json(fields, row_name)?,
-    };
-    Ok(if ty.nullable {
-        json!(["null", core])
-    } else {
-        core
-    })
+        FlinkKind::Row(fields) => write_record(out, fields, row_name, None)?,
+    }
+    if ty.nullable {
+        out.push(']');
+    }
+    Ok(())
 }
 
 fn require_string_key(key: &FlinkType) -> Result<(), CodecError> {
@@ -180,17 +224,18 @@ mod tests {
                 {"name":"ts","type":{"type":"TIMESTAMP","nullable":true,"precision":3}}]}},
             {"name":"tags","type":{"type":"ARRAY","nullable":true,
                 "element":{"type":"ROW","nullable":false,"fields":[{"name":"x","type":{"type":"INT","nullable":false}}]}}}]}"#);
-        let text = derive_schema_json(&row).unwrap().to_string();
+        let text = derive_schema_json(&row).unwrap();
         assert_eq!(
             text,
             concat!(
-                r#"{"fields":[{"name":"id","type":"long"},"#,
-                r#"{"default":null,"name":"price","type":["null",{"logicalType":"decimal","precision":10,"scale":2,"type":"bytes"}]},"#,
-                r#"{"default":null,"name":"r","type":["null",{"fields":[{"default":null,"name":"ts","type":["null",{"logicalType":"timestamp-millis","type":"long"}]}],"name":"record_r","type":"record"}]},"#,
-                r#"{"default":null,"name":"tags","type":["null",{"items":{"fields":[{"name":"x","type":"int"}],"name":"record_tags","type":"record"},"type":"array"}]}],"#,
-                r#""name":"record","namespace":"org.apache.flink.avro.generated","type":"record"}"#
+                r#"{"type":"record","name":"record","namespace":"org.apache.flink.avro.generated","fields":["#,
+                r#"{"name":"id","type":"long"},"#,
+                r#"{"name":"price","type":["null",{"type":"bytes","logicalType":"decimal","precision":10,"scale":2}],"default":null},"#,
+                r#"{"name":"r","type":["null",{"type":"record","name":"record_r","fields":[{"name":"ts","type":["null",{"type":"long","logicalType":"timestamp-millis"}],"default":null}]}],"default":null},"#,
+                r#"{"name":"tags","type":["null",{"type":"array","items":{"type":"record","name":"record_tags","fields":[{"name":"x","type":"int"}]}}],"default":null}]}"#
             )
         );
+        assert!(serde_json::from_str::<serde_json::Value>(&text).is_ok());
         assert!(derive_reader_schema(&row).is_ok());
     }
 

@@ -1,5 +1,5 @@
-//! Avro: schema model and derivation, writer -> reader resolution, and the Confluent
-//! decoder that turns a batch of Kafka values into one Arrow `RecordBatch` with exactly
+//! Avro: schema model and derivation, writer -> reader resolution, the Confluent
+//! encoder (Arrow -> bytes), and the Confluent decoder that turns a batch of Kafka values into one Arrow `RecordBatch` with exactly
 //! Flink's `avro-confluent` semantics.
 //!
 //! Why not `arrow-avro`'s decoder: it decodes a stream of datums into Arrow types
@@ -10,11 +10,14 @@
 //! type instead; see `docs/architecture.md`.
 
 mod confluent;
+mod confluent_encoder;
 pub mod cursor;
 mod decoders;
 pub mod derive;
+pub mod encoders;
 pub mod model;
 pub mod resolve;
 pub mod skip;
 
 pub use confluent::{AvroConfluentDecoder, DecodedBatch, WriterSchemaSource};
+pub use confluent_encoder::{AvroConfluentEncoder, EncodedBatch};

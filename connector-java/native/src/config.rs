@@ -53,3 +53,21 @@ impl AvroDecoderConfig {
         cfg
     }
 }
+
+/// Options of a Confluent Avro encoder: the decoder's options plus the subject the
+/// writer schema is registered under (resolved by the Java factory, e.g. `<topic>-value`).
+#[derive(Debug, Deserialize)]
+pub struct AvroEncoderConfig {
+    /// Subject to register the writer schema under.
+    pub subject: String,
+    /// Row type, registry and auth options, as for decoding (`schema` is the writer schema).
+    #[serde(flatten)]
+    pub decoder: AvroDecoderConfig,
+}
+
+impl AvroEncoderConfig {
+    /// Parses the JSON text passed from Java.
+    pub fn from_json(text: &str) -> Result<Self, NativeError> {
+        serde_json::from_str(text).map_err(|e| NativeError::Config(format!("{e}")))
+    }
+}

@@ -21,6 +21,7 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, TimeUnit};
+use karrow_codecs::avro::encoders::minimal_be;
 use karrow_codecs::types::{FlinkKind, FlinkType};
 
 use crate::error::NativeError;
@@ -173,21 +174,6 @@ fn write_bytes(
     out.extend_from_slice(bytes);
     pad8(out);
     set_offset_and_size(out, base, slot, start, bytes.len())
-}
-
-/// Minimal big-endian two's complement, as Java's `BigInteger.toByteArray()`.
-fn minimal_be(v: i128) -> Vec<u8> {
-    let bytes = v.to_be_bytes();
-    let mut skip = 0;
-    while skip < 15 {
-        let (b, next) = (bytes[skip], bytes[skip + 1]);
-        let redundant = (b == 0x00 && next & 0x80 == 0) || (b == 0xff && next & 0x80 != 0);
-        if !redundant {
-            break;
-        }
-        skip += 1;
-    }
-    bytes[skip..].to_vec()
 }
 
 fn write_value(
@@ -430,14 +416,6 @@ mod tests {
     use super::*;
     use arrow_array::{Int64Array, StringArray};
     use std::sync::Arc;
-
-    #[test]
-    fn minimal_twos_complement_like_java() {
-        assert_eq!(minimal_be(0), vec![0x00]);
-        assert_eq!(minimal_be(-1), vec![0xff]);
-        assert_eq!(minimal_be(128), vec![0x00, 0x80]);
-        assert_eq!(minimal_be(-129), vec![0xff, 0x7f]);
-    }
 
     #[test]
     fn writes_header_slots_inline_and_variable_strings() {

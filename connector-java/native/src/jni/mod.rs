@@ -3,19 +3,19 @@
 //! Each shim converts its arguments, calls one plain Rust function returning `Result`,
 //! and converts the result back. [`guard`] catches panics and turns every error into a
 //! `KarrowNativeException` carrying the record index and schema id, so nothing unwinds
-//! into the JVM.
+//! into the JVM. Helpers shared by the shims (byte-array copies, direct-memory batches)
+//! live here.
 
+mod avro_decode;
+mod avro_encode;
 mod exceptions;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use jni::objects::{JByteArray, JClass, JIntArray, JString};
-use jni::sys::{jbyteArray, jint, jlong};
+use jni::objects::{JByteArray, JIntArray};
 use jni::JNIEnv;
 
-use crate::avro::AvroSession;
 use crate::error::NativeError;
-use crate::handles::{borrow_handle, drop_handle, into_handle};
 
 /// Runs `f`, mapping an error or a panic to a pending Java exception and `fallback`.
 fn guard<'local, T>(
@@ -44,99 +44,77 @@ fn jni_error(e: jni::errors::Error) -> NativeError {
     NativeError::InvalidCall(format!("JNI: {e}"))
 }
 
-/// `long avroDecoderOpen(String configJson)`.
-#[no_mangle]
-pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_avroDecoderOpen<'local>(
-    mut env: JNIEnv<'local>,
-    _class: JClass<'local>,
-    config: JString<'local>,
-) -> jlong {
-    guard(&mut env, 0, |env| {
-        let text: String = env.get_string(&config).map_err(jni_error)?.into();
-        let session = AvroSession::open(&text)?;
-        Ok(into_handle(session))
-    })
+/// Copies a Java `byte[]` into `buf` (reused across calls, so no allocation per record).
+fn copy_byte_array(
+    env: &mut JNIEnv<'_>,
+    array: &JByteArray<'_>,
+    buf: &mut Vec<u8>,
+) -> Result<(), NativeError> {
+    if array.is_null() {
+        return Err(NativeError::InvalidCall("byte[] argument is null".into()));
+    }
+    let len = env.get_array_length(array).map_err(jni_error)? as usize;
+    buf.resize(len, 0);
+    // SAFETY: `u8` and `i8` have the same size and alignment; the slice covers exactly the
+    // vector's initialised bytes and nothing else uses the vector during the call.
+    let as_jbytes = unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<i8>(), len) };
+    env.get_byte_array_region(array, 0, as_jbytes)
+        .map_err(jni_error)
 }
 
-/// `byte[] avroDecodeOne(long handle, byte[] message)`.
-#[no_mangle]
-pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_avroDecodeOne<'local>(
-    mut env: JNIEnv<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    message: JByteArray<'local>,
-) -> jbyteArray {
-    guard(&mut env, std::ptr::null_mut(), |env| {
-        // SAFETY: the handle comes from `avroDecoderOpen` and is owned by one Java object
-        // that calls it from one thread at a time (see `handles`).
-        let session = unsafe { borrow_handle::<AvroSession>(handle)? };
-        if message.is_null() {
-            return Err(NativeError::InvalidCall("message is null".into()));
-        }
-        let len = env.get_array_length(&message).map_err(jni_error)? as usize;
-        session.message.resize(len, 0);
-        // SAFETY: `u8` and `i8` have the same size and alignment; the slice covers exactly
-        // the vector's initialised bytes and is not used elsewhere during the call.
-        let as_jbytes = unsafe {
-            std::slice::from_raw_parts_mut(session.message.as_mut_ptr().cast::<i8>(), len)
-        };
-        env.get_byte_array_region(&message, 0, as_jbytes)
-            .map_err(jni_error)?;
-        let image = session.decode_held_message()?;
-        let out = env.byte_array_from_slice(image).map_err(jni_error)?;
-        Ok(out.into_raw())
-    })
+/// Checks that a Java `int[]` can take `needed` entries.
+fn check_int_array(
+    env: &mut JNIEnv<'_>,
+    array: &JIntArray<'_>,
+    needed: usize,
+) -> Result<(), NativeError> {
+    let len = env.get_array_length(array).map_err(jni_error)? as usize;
+    if len < needed {
+        return Err(NativeError::InvalidCall(format!(
+            "int[] has {len} entries, needs {needed}"
+        )));
+    }
+    Ok(())
 }
 
-/// `byte[] avroDecodeBatch(long handle, long dataAddress, long lengthsAddress, int count, int[] rowOffsets)`.
-#[no_mangle]
-pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_avroDecodeBatch<'local>(
-    mut env: JNIEnv<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-    data_address: jlong,
-    lengths_address: jlong,
-    count: jint,
-    row_offsets: JIntArray<'local>,
-) -> jbyteArray {
-    guard(&mut env, std::ptr::null_mut(), |env| {
-        // SAFETY: as in `avroDecodeOne`.
-        let session = unsafe { borrow_handle::<AvroSession>(handle)? };
-        let count = usize::try_from(count)
-            .map_err(|_| NativeError::InvalidCall(format!("negative count {count}")))?;
-        if count > 0 && (data_address == 0 || lengths_address == 0) {
-            return Err(NativeError::InvalidCall(
-                "null data or lengths address".into(),
-            ));
-        }
-        let offsets_len = env.get_array_length(&row_offsets).map_err(jni_error)? as usize;
-        if offsets_len < count + 1 {
-            return Err(NativeError::InvalidCall(format!(
-                "rowOffsets has {offsets_len} entries, needs {}",
-                count + 1
-            )));
-        }
-        let lengths: &[i32] = if count == 0 {
-            &[]
-        } else {
-            // SAFETY: Java passes the address of a direct buffer holding `count` int32
-            // lengths, alive and unmodified for the duration of this call.
-            unsafe { std::slice::from_raw_parts(lengths_address as *const i32, count) }
-        };
-        let total: usize = lengths
-            .iter()
-            .filter(|l| **l > 0)
-            .map(|l| *l as usize)
-            .sum();
-        let data: &[u8] = if total == 0 {
-            &[]
-        } else {
-            // SAFETY: Java passes the address of a direct buffer holding the values back to
-            // back, `total` bytes in all, alive and unmodified for the duration of this call.
-            unsafe { std::slice::from_raw_parts(data_address as *const u8, total) }
-        };
-        let mut at = 0usize;
-        let values = lengths.iter().map(|&len| {
+/// The values of a batch in direct memory: `count` int32 lengths at `lengths_address`
+/// (`-1` = null), the values back to back at `data_address`.
+///
+/// # Safety
+/// Both addresses must point to direct buffers holding that layout, alive and unmodified
+/// for the lifetime `'a` (the duration of the native call).
+unsafe fn direct_values<'a>(
+    data_address: i64,
+    lengths_address: i64,
+    count: i32,
+) -> Result<Vec<Option<&'a [u8]>>, NativeError> {
+    let count = usize::try_from(count)
+        .map_err(|_| NativeError::InvalidCall(format!("negative count {count}")))?;
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    if data_address == 0 || lengths_address == 0 {
+        return Err(NativeError::InvalidCall(
+            "null data or lengths address".into(),
+        ));
+    }
+    // SAFETY: the caller guarantees `count` int32 lengths at this address.
+    let lengths = unsafe { std::slice::from_raw_parts(lengths_address as *const i32, count) };
+    let total: usize = lengths
+        .iter()
+        .filter(|l| **l > 0)
+        .map(|l| *l as usize)
+        .sum();
+    let data: &[u8] = if total == 0 {
+        &[]
+    } else {
+        // SAFETY: the caller guarantees the values, `total` bytes in all, at this address.
+        unsafe { std::slice::from_raw_parts(data_address as *const u8, total) }
+    };
+    let mut at = 0usize;
+    Ok(lengths
+        .iter()
+        .map(|&len| {
             if len < 0 {
                 None
             } else {
@@ -144,24 +122,6 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_avroDecode
                 at += len as usize;
                 Some(v)
             }
-        });
-        let (images, starts) = session.decode_batch(values)?;
-        env.set_int_array_region(&row_offsets, 0, &starts)
-            .map_err(jni_error)?;
-        let out = env.byte_array_from_slice(images).map_err(jni_error)?;
-        Ok(out.into_raw())
-    })
-}
-
-/// `void avroDecoderClose(long handle)`.
-#[no_mangle]
-pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_avroDecoderClose<'local>(
-    mut env: JNIEnv<'local>,
-    _class: JClass<'local>,
-    handle: jlong,
-) {
-    guard(&mut env, (), |_| {
-        // SAFETY: the single owner closes the handle exactly once (see `handles`).
-        unsafe { drop_handle::<AvroSession>(handle) }
-    })
+        })
+        .collect())
 }

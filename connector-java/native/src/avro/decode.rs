@@ -14,7 +14,7 @@ use crate::handles::HandleType;
 use crate::registry_source::RegistrySchemaSource;
 
 /// One decoder per parallel Flink reader.
-pub struct AvroSession {
+pub struct AvroDecodeSession {
     row_type: FlinkType,
     decoder: AvroConfluentDecoder,
     images: RowImages,
@@ -22,11 +22,11 @@ pub struct AvroSession {
     pub message: Vec<u8>,
 }
 
-impl HandleType for AvroSession {
+impl HandleType for AvroDecodeSession {
     const TAG: u64 = 0x6b61_7272_6f77_0001;
 }
 
-impl AvroSession {
+impl AvroDecodeSession {
     /// Builds a session from the JSON configuration the format factory passes.
     pub fn open(config_json: &str) -> Result<Self, NativeError> {
         let config = AvroDecoderConfig::from_json(config_json)?;
@@ -34,7 +34,7 @@ impl AvroSession {
         let client = Arc::new(RegistryClient::new(config.registry_config())?);
         let source = Arc::new(RegistrySchemaSource::new(client));
         let decoder = AvroConfluentDecoder::new(&row_type, config.schema.as_deref(), source)?;
-        Ok(AvroSession {
+        Ok(AvroDecodeSession {
             row_type,
             decoder,
             images: RowImages::default(),

@@ -1,0 +1,144 @@
+//! The Confluent Avro encode session behind a Java handle: the writer schema is
+//! registered once at open, then Flink binary rows are read into Arrow and encoded.
+
+use karrow_codecs::avro::model::AvroNode;
+use karrow_codecs::avro::{AvroConfluentEncoder, EncodedBatch};
+use karrow_codecs::FlinkType;
+use karrow_registry::{RegistryClient, SchemaDefinition};
+
+use crate::config::AvroEncoderConfig;
+use crate::error::NativeError;
+use crate::flink_rows::read_batch_rows;
+use crate::handles::HandleType;
+
+/// One encoder per parallel Flink writer.
+pub struct AvroEncodeSession {
+    row_type: FlinkType,
+    encoder: AvroConfluentEncoder,
+    out: EncodedBatch,
+    /// Reused copy of the row image of the per-record path.
+    pub image: Vec<u8>,
+}
+
+impl HandleType for AvroEncodeSession {
+    const TAG: u64 = 0x6b61_7272_6f77_0002;
+}
+
+impl AvroEncodeSession {
+    /// Registers the writer schema under the configured subject and builds the encoder.
+    /// A registry that is down fails here, with the subject and URL in the message.
+    pub fn open(config_json: &str) -> Result<Self, NativeError> {
+        let config = AvroEncoderConfig::from_json(config_json)?;
+        let row_type = FlinkType::from_json(&config.decoder.row_type)?;
+        let derived = AvroConfluentEncoder::derived_schema(&row_type)?;
+        let schema = match &config.decoder.schema {
+            None => derived,
+            Some(explicit) => {
+                check_same_shape(explicit, &derived)?;
+                explicit.clone()
+            }
+        };
+        let client = RegistryClient::new(config.decoder.registry_config())?;
+        let id = client.register(&config.subject, &SchemaDefinition::avro(schema))?;
+        let encoder = AvroConfluentEncoder::new(row_type.clone(), id)?;
+        Ok(AvroEncodeSession {
+            row_type,
+            encoder,
+            out: EncodedBatch::default(),
+            image: Vec::new(),
+        })
+    }
+
+    /// The registered writer schema id.
+    pub fn schema_id(&self) -> i32 {
+        self.encoder.schema_id()
+    }
+
+    /// Encodes the row image held in `self.image` into one Kafka value.
+    pub fn encode_held_image(&mut self) -> Result<&[u8], NativeError> {
+        let batch = read_batch_rows([self.image.as_slice()], &self.row_type)?;
+        self.out.bytes.clear();
+        self.out.offsets.clear();
+        self.encoder.encode_batch(&batch, &mut self.out)?;
+        Ok(&self.out.bytes)
+    }
+
+    /// Encodes row images into Kafka values; returns all values and `count + 1` offsets.
+    pub fn encode_batch<'a>(
+        &mut self,
+        images: impl IntoIterator<Item = &'a [u8]>,
+    ) -> Result<(&[u8], &[i32]), NativeError> {
+        let batch = read_batch_rows(images, &self.row_type)?;
+        self.out.bytes.clear();
+        self.out.offsets.clear();
+        self.encoder.encode_batch(&batch, &mut self.out)?;
+        Ok((&self.out.bytes, &self.out.offsets))
+    }
+}
+
+/// The native encoder writes the shapes Flink derives; an explicit `schema` is accepted
+/// when it has the same structure (names and namespaces may differ).
+fn check_same_shape(explicit: &str, derived: &str) -> Result<(), NativeError> {
+    let a = AvroNode::parse(explicit)?;
+    let b = AvroNode::parse(derived)?;
+    if same_shape(&a, &b) {
+        Ok(())
+    } else {
+        Err(NativeError::Config(format!(
+            "the 'schema' option describes a different Avro structure than the table ({derived}); \
+             the native encoder supports only the structure Flink derives from the table (enums, fixed \
+             and reordered unions are not supported yet)"
+        )))
+    }
+}
+
+fn same_shape(a: &AvroNode, b: &AvroNode) -> bool {
+    use AvroNode as N;
+    match (a, b) {
+        (N::Array(x), N::Array(y)) | (N::Map(x), N::Map(y)) => same_shape(x, y),
+        (N::Union(x), N::Union(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same_shape(p, q))
+        }
+        (N::Record(x), N::Record(y)) => {
+            x.fields.len() == y.fields.len()
+                && x.fields
+                    .iter()
+                    .zip(&y.fields)
+                    .all(|(p, q)| p.name == q.name && same_shape(&p.schema, &q.schema))
+        }
+        (N::Enum(_), _) | (N::Fixed(_), _) | (N::Recursive(_), _) => false,
+        (x, y) => std::mem::discriminant(x) == std::mem::discriminant(y),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_schema_must_match_the_derived_structure() {
+        let derived = r#"{"type":"record","name":"record","fields":[{"name":"a","type":["null","long"],"default":null}]}"#;
+        let renamed = r#"{"type":"record","name":"Bid","namespace":"x","fields":[{"name":"a","type":["null","long"]}]}"#;
+        let other = r#"{"type":"record","name":"Bid","fields":[{"name":"a","type":"long"}]}"#;
+        assert!(check_same_shape(renamed, derived).is_ok());
+        assert!(check_same_shape(other, derived).is_err());
+    }
+
+    #[test]
+    fn open_fails_clearly_when_the_registry_is_down() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let config = format!(
+            r#"{{"row_type":{{"type":"ROW","nullable":false,"fields":[{{"name":"a","type":{{"type":"BIGINT"}}}}]}},
+               "url":"http://127.0.0.1:{port}","subject":"t-value","properties":{{}}}}"#
+        );
+        let err = match AvroEncodeSession::open(&config) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("opened without a registry"),
+        };
+        assert!(err.contains(&port.to_string()), "{err}");
+    }
+}
