@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# JMH decode benchmark: 8,192 Confluent Avro Nexmark bids -> Flink rows, oracle vs native.
+#
+#   benches/run-jmh.sh                 build (cargo + maven), run, print msgs/s and ratios
+#   benches/run-jmh.sh -f 1 -wi 5 -i 10 -w 2s -r 5s   JMH options instead of the short defaults
+#   KARROW_SKIP_BUILD=1 benches/run-jmh.sh   reuse the current build
+#
+# The benchmark starts its own dev registry (target/release/karrow registry serve, free port).
+# Raw JMH results: benches/jvm/target/jmh-result.json.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+# shellcheck source=benches/jvm-env.sh
+source "$ROOT/benches/jvm-env.sh"
+
+if [[ "${KARROW_SKIP_BUILD:-0}" != 1 ]]; then
+  build_all
+fi
+require_build
+
+RESULT="$ROOT/benches/jvm/target/jmh-result.json"
+# Short settings that fit a 2-core machine (about 25 s per benchmark); arguments replace them.
+JMH_OPTS=(-f 1 -wi 3 -i 5 -w 2s -r 3s)
+[[ $# -eq 0 ]] || JMH_OPTS=("$@")
+"$JAVA" "${KARROW_JVM_OPTS[@]}" -cp "$KARROW_CLASSPATH" org.openjdk.jmh.Main \
+  'io\.karrow\.bench\.AvroConfluentDecodeBenchmark\..*' \
+  -t 1 -rf json -rff "$RESULT" "${JMH_OPTS[@]}"
+
+python3 - "$RESULT" <<'EOF'
+import json, sys
+results = {r["benchmark"].rsplit(".", 1)[1]: r["primaryMetric"] for r in json.load(open(sys.argv[1]))}
+print()
+print("AvroConfluentDecodeBenchmark: 8,192 Nexmark bids per invocation, messages/s")
+for name in ("oracle", "nativePerRecord", "nativeBatch"):
+    if name in results:
+        m = results[name]
+        err = m["scoreError"]
+        err = f"+- {err:,.0f}" if isinstance(err, (int, float)) else "single iteration"
+        print(f"  {name:16s} {m['score']:>14,.0f} msgs/s  ({err})")
+oracle = results.get("oracle")
+if oracle:
+    for name in ("nativePerRecord", "nativeBatch"):
+        if name in results:
+            print(f"  {name} / oracle: {results[name]['score'] / oracle['score']:.2f}x")
+EOF
