@@ -48,6 +48,9 @@ pub enum CodecError {
         "Schema provided for 'avro-confluent-native' format does not match the table schema: {0}"
     )]
     SchemaMismatch(String),
+    /// A Flink binary row could not be written or read.
+    #[error("Flink binary row: {0}")]
+    Rows(String),
     /// The message does not start with the Confluent magic byte.
     #[error("Unknown data format. Magic number does not match{context}")]
     BadMagic {

@@ -7,6 +7,7 @@
 
 pub mod avro;
 pub mod error;
+pub mod flink_binary;
 pub mod framing;
 pub mod types;
 

@@ -18,9 +18,6 @@ pub enum NativeError {
     /// The arguments of a call are invalid (null handle, bad lengths).
     #[error("invalid call: {0}")]
     InvalidCall(String),
-    /// Writing Flink rows from an Arrow batch failed.
-    #[error("writing Flink rows: {0}")]
-    Rows(String),
     /// A panic was caught at the JNI boundary.
     #[error("internal error in karrow native code (please report): {0}")]
     Panic(String),

@@ -4,13 +4,12 @@
 //! and error mapping) and [`handles`] all ownership of objects handed to Java as
 //! `long`s. Everything else is plain Rust returning `Result`: [`avro`] (the Confluent
 //! Avro session behind a handle), [`config`] (the JSON the Java side passes),
-//! [`registry_source`] (writer schemas from the registry) and [`flink_rows`] (Arrow
-//! batches written as Flink `BinaryRowData` images).
+//! and [`registry_source`] (writer schemas from the registry).
+//! Flink binary rows are written and read by `karrow_codecs::flink_binary`.
 
 pub mod avro;
 pub mod config;
 pub mod error;
-pub mod flink_rows;
 pub mod handles;
 pub mod jni;
 pub mod registry_source;

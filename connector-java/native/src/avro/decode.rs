@@ -9,9 +9,9 @@ use karrow_registry::RegistryClient;
 
 use crate::config::AvroDecoderConfig;
 use crate::error::NativeError;
-use crate::flink_rows::{write_batch_rows, RowImages};
 use crate::handles::HandleType;
 use crate::registry_source::RegistrySchemaSource;
+use karrow_codecs::flink_binary::{write_batch_rows, RowImages};
 
 /// One decoder per parallel Flink reader.
 pub struct AvroDecodeSession {

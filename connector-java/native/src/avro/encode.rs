@@ -8,8 +8,8 @@ use karrow_registry::{RegistryClient, SchemaDefinition};
 
 use crate::config::AvroEncoderConfig;
 use crate::error::NativeError;
-use crate::flink_rows::read_batch_rows;
 use crate::handles::HandleType;
+use karrow_codecs::flink_binary::read_batch_rows;
 
 /// One encoder per parallel Flink writer.
 pub struct AvroEncodeSession {

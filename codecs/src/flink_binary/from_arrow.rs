@@ -1,18 +1,10 @@
-//! Flink `BinaryRowData` / `BinaryArrayData` / `BinaryMapData` images written from Arrow.
-//!
-//! Layouts (little-endian, as Flink's `MemorySegment` uses native order on x86-64):
-//! - row: a null-bit header of `((arity + 63 + 8) / 64) * 8` bytes whose first byte is
-//!   the RowKind and whose bit `i + 8` marks field `i` NULL; then one 8-byte slot per
-//!   field; then the variable part, every piece padded to 8 bytes.
-//! - fixed-width values sit in their slot; strings and binaries of at most 7 bytes sit
-//!   in the slot too, with `0x80 | len` in its last byte; longer ones, nested rows,
-//!   arrays, maps, non-compact decimals (p > 18) and timestamps (p > 3) go to the
-//!   variable part and the slot holds `offset << 32 | size` (offset from the row start;
-//!   for a non-compact timestamp the low word is the nano-of-millisecond instead).
-//! - array: 4-byte element count, null bits in 4-byte words, elements of 1/2/4/8 bytes
-//!   by type (8 for variable-length ones), padded to 8, then the variable part.
-//! - map: 4-byte size of the key array, the key array, then the value array.
+//! Arrow batches written as Flink binary row images (layouts in [`super`]).
 
+use super::layout::{
+    array_header_bytes, element_size, pad8, put, round8, row_null_bytes, set_bit,
+    set_offset_and_size, write_big_decimal, write_big_timestamp, write_var_bytes,
+};
+use crate::types::{FlinkKind, FlinkType};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
     Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
@@ -21,10 +13,8 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, TimeUnit};
-use karrow_codecs::avro::encoders::minimal_be;
-use karrow_codecs::types::{FlinkKind, FlinkType};
 
-use crate::error::NativeError;
+use crate::error::CodecError;
 
 /// Row images of a batch: all rows back to back, row `i` spanning
 /// `bytes[offsets[i]..offsets[i + 1]]`.
@@ -42,10 +32,10 @@ pub fn write_batch_rows(
     batch: &RecordBatch,
     row_type: &FlinkType,
     out: &mut RowImages,
-) -> Result<(), NativeError> {
+) -> Result<(), CodecError> {
     let fields = row_type.row_fields()?;
     if fields.len() != batch.num_columns() {
-        return Err(NativeError::Rows(format!(
+        return Err(CodecError::Rows(format!(
             "batch has {} columns, the row type {}",
             batch.num_columns(),
             fields.len()
@@ -62,39 +52,8 @@ pub fn write_batch_rows(
     Ok(())
 }
 
-fn i32_offset(n: usize) -> Result<i32, NativeError> {
-    i32::try_from(n).map_err(|_| NativeError::Rows("row images exceed 2 GiB in one batch".into()))
-}
-
-fn round8(n: usize) -> usize {
-    (n + 7) & !7
-}
-
-fn pad8(out: &mut Vec<u8>) {
-    let len = round8(out.len());
-    out.resize(len, 0);
-}
-
-fn put(out: &mut [u8], at: usize, bytes: &[u8]) {
-    out[at..at + bytes.len()].copy_from_slice(bytes);
-}
-
-fn set_bit(out: &mut [u8], base: usize, index: usize) {
-    out[base + (index >> 3)] |= 1 << (index & 7);
-}
-
-/// Bytes one element of this type takes inside a binary array.
-fn element_size(ty: &FlinkType) -> usize {
-    match ty.kind {
-        FlinkKind::Boolean | FlinkKind::TinyInt => 1,
-        FlinkKind::SmallInt => 2,
-        FlinkKind::Int
-        | FlinkKind::Float
-        | FlinkKind::Date
-        | FlinkKind::Time(_)
-        | FlinkKind::IntervalYearMonth => 4,
-        _ => 8,
-    }
+fn i32_offset(n: usize) -> Result<i32, CodecError> {
+    i32::try_from(n).map_err(|_| CodecError::Rows("row images exceed 2 GiB in one batch".into()))
 }
 
 /// Writes one row of `columns` at the end of `out`.
@@ -103,10 +62,10 @@ fn write_row(
     columns: &[ArrayRef],
     types: &[&FlinkType],
     row: usize,
-) -> Result<(), NativeError> {
+) -> Result<(), CodecError> {
     let arity = types.len();
     let base = out.len();
-    let null_bytes = (arity + 63 + 8) / 64 * 8;
+    let null_bytes = row_null_bytes(arity);
     out.resize(base + null_bytes + 8 * arity, 0);
     for (i, (column, ty)) in columns.iter().zip(types).enumerate() {
         if column.is_null(row) || ty.kind == FlinkKind::Null {
@@ -125,13 +84,13 @@ fn write_array(
     start: usize,
     len: usize,
     ty: &FlinkType,
-) -> Result<(), NativeError> {
+) -> Result<(), CodecError> {
     let base = out.len();
-    let header = 4 + len.div_ceil(32) * 4;
+    let header = array_header_bytes(len);
     let size = element_size(ty);
     out.resize(base + round8(header + size * len), 0);
     let count =
-        i32::try_from(len).map_err(|_| NativeError::Rows("array longer than 2^31".into()))?;
+        i32::try_from(len).map_err(|_| CodecError::Rows("array longer than 2^31".into()))?;
     put(out, base, &count.to_le_bytes());
     for i in 0..len {
         if values.is_null(start + i) || ty.kind == FlinkKind::Null {
@@ -143,39 +102,6 @@ fn write_array(
     Ok(())
 }
 
-/// Puts `offset << 32 | size` (offset relative to `base`) into the slot.
-fn set_offset_and_size(
-    out: &mut [u8],
-    base: usize,
-    slot: usize,
-    start: usize,
-    size: usize,
-) -> Result<(), NativeError> {
-    let offset =
-        u64::try_from(start - base).map_err(|_| NativeError::Rows("offset overflow".into()))?;
-    let size =
-        u32::try_from(size).map_err(|_| NativeError::Rows("value larger than 4 GiB".into()))?;
-    put(out, slot, &((offset << 32) | size as u64).to_le_bytes());
-    Ok(())
-}
-
-fn write_bytes(
-    out: &mut Vec<u8>,
-    base: usize,
-    slot: usize,
-    bytes: &[u8],
-) -> Result<(), NativeError> {
-    if bytes.len() <= 7 {
-        put(out, slot, bytes);
-        out[slot + 7] = 0x80 | bytes.len() as u8;
-        return Ok(());
-    }
-    let start = out.len();
-    out.extend_from_slice(bytes);
-    pad8(out);
-    set_offset_and_size(out, base, slot, start, bytes.len())
-}
-
 fn write_value(
     out: &mut Vec<u8>,
     base: usize,
@@ -183,9 +109,9 @@ fn write_value(
     array: &ArrayRef,
     i: usize,
     ty: &FlinkType,
-) -> Result<(), NativeError> {
+) -> Result<(), CodecError> {
     let mismatch = || {
-        NativeError::Rows(format!(
+        CodecError::Rows(format!(
             "column of Arrow type {} does not hold {:?}",
             array.data_type(),
             ty.kind
@@ -291,11 +217,11 @@ fn write_value(
         }
         FlinkKind::Char(_) | FlinkKind::VarChar(_) => {
             let v = array.as_string_opt::<i32>().ok_or_else(mismatch)?.value(i);
-            write_bytes(out, base, slot, v.as_bytes())
+            write_var_bytes(out, base, slot, v.as_bytes())
         }
         FlinkKind::Binary(_) | FlinkKind::VarBinary(_) => {
             let v = array.as_binary_opt::<i32>().ok_or_else(mismatch)?.value(i);
-            write_bytes(out, base, slot, v)
+            write_var_bytes(out, base, slot, v)
         }
         FlinkKind::Decimal { precision, .. } => {
             let v = array
@@ -306,11 +232,7 @@ fn write_value(
                 put(out, slot, &(v as i64).to_le_bytes());
                 return Ok(());
             }
-            let start = out.len();
-            out.resize(start + 16, 0);
-            let bytes = minimal_be(v);
-            put(out, start, &bytes);
-            set_offset_and_size(out, base, slot, start, bytes.len())
+            write_big_decimal(out, base, slot, v)
         }
         FlinkKind::Timestamp(p) | FlinkKind::TimestampLtz(p) => {
             let (millis, nanos) = timestamp_parts(array, i).ok_or_else(mismatch)?;
@@ -318,10 +240,7 @@ fn write_value(
                 put(out, slot, &millis.to_le_bytes());
                 return Ok(());
             }
-            let start = out.len();
-            out.extend_from_slice(&millis.to_le_bytes());
-            let offset = (start - base) as u64;
-            put(out, slot, &((offset << 32) | nanos as u64).to_le_bytes());
+            write_big_timestamp(out, base, slot, millis, nanos);
             Ok(())
         }
         FlinkKind::Row(fields) => {
@@ -360,9 +279,9 @@ fn write_map(
     i: usize,
     key: &FlinkType,
     value: &FlinkType,
-) -> Result<(), NativeError> {
+) -> Result<(), CodecError> {
     let map = array.as_map_opt().ok_or_else(|| {
-        NativeError::Rows(format!(
+        CodecError::Rows(format!(
             "column of Arrow type {} is not a map",
             array.data_type()
         ))

@@ -1,9 +1,10 @@
 //! Flink `BinaryRowData` images read into an Arrow batch: the inverse of
-//! [`super::binary_row`] (see there for the layouts), used on the encode path where
+//! [`super::from_arrow`] (see there for the layouts), used on the encode path where
 //! Java hands over the binary rows Flink already holds.
 
 use std::sync::Arc;
 
+use crate::types::{row_arrow_fields, FlinkField, FlinkKind, FlinkType};
 use arrow_array::builder::{
     BinaryBuilder, BooleanBuilder, Decimal128Builder, PrimitiveBuilder, StringBuilder,
 };
@@ -17,12 +18,12 @@ use arrow_array::{
 };
 use arrow_buffer::{NullBufferBuilder, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, FieldRef, Fields, Schema, TimeUnit};
-use karrow_codecs::types::{row_arrow_fields, FlinkField, FlinkKind, FlinkType};
 
-use crate::error::NativeError;
+use super::layout::{array_header_bytes, element_size, row_null_bytes};
+use crate::error::CodecError;
 
-fn bad(what: impl Into<String>) -> NativeError {
-    NativeError::Rows(format!("malformed binary row: {}", what.into()))
+fn bad(what: impl Into<String>) -> CodecError {
+    CodecError::Rows(format!("malformed binary row: {}", what.into()))
 }
 
 /// A view of the slots of one binary row or array inside a buffer.
@@ -39,8 +40,8 @@ struct Slots<'a> {
 }
 
 impl<'a> Slots<'a> {
-    fn row(buf: &'a [u8], base: usize, arity: usize) -> Result<Self, NativeError> {
-        let null_bytes = (arity + 63 + 8) / 64 * 8;
+    fn row(buf: &'a [u8], base: usize, arity: usize) -> Result<Self, CodecError> {
+        let null_bytes = row_null_bytes(arity);
         if base + null_bytes + 8 * arity > buf.len() {
             return Err(bad(format!(
                 "a row of {arity} fields needs more than {} bytes",
@@ -57,11 +58,11 @@ impl<'a> Slots<'a> {
         })
     }
 
-    fn array(buf: &'a [u8], base: usize, element_size: usize) -> Result<Self, NativeError> {
+    fn array(buf: &'a [u8], base: usize, element_size: usize) -> Result<Self, CodecError> {
         let count = read_i32(buf, base)?;
         let count =
             usize::try_from(count).map_err(|_| bad(format!("negative array length {count}")))?;
-        let header = 4 + count.div_ceil(32) * 4;
+        let header = array_header_bytes(count);
         if base + header + element_size * count > buf.len() {
             return Err(bad(format!(
                 "an array of {count} elements overruns its buffer"
@@ -90,7 +91,7 @@ impl<'a> Slots<'a> {
     }
 
     /// The bytes of a variable-length value (inline for at most 7 bytes).
-    fn var(&self, i: usize, size: usize) -> Result<&'a [u8], NativeError> {
+    fn var(&self, i: usize, size: usize) -> Result<&'a [u8], CodecError> {
         let at = self.first + i * size;
         let word = u64::from_le_bytes(self.fixed::<8>(i, size));
         if word & (1 << 63) != 0 {
@@ -116,31 +117,17 @@ impl<'a> Slots<'a> {
     }
 }
 
-fn read_i32(buf: &[u8], at: usize) -> Result<i32, NativeError> {
+fn read_i32(buf: &[u8], at: usize) -> Result<i32, CodecError> {
     buf.get(at..at + 4)
         .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .ok_or_else(|| bad("truncated length word"))
 }
 
-/// Bytes one element of this type takes inside a binary array.
-fn element_size(ty: &FlinkType) -> usize {
-    match ty.kind {
-        FlinkKind::Boolean | FlinkKind::TinyInt => 1,
-        FlinkKind::SmallInt => 2,
-        FlinkKind::Int
-        | FlinkKind::Float
-        | FlinkKind::Date
-        | FlinkKind::Time(_)
-        | FlinkKind::IntervalYearMonth => 4,
-        _ => 8,
-    }
-}
-
 /// Appends values of one Arrow type read from binary slots.
 trait Column {
-    fn append(&mut self, slots: &Slots<'_>, i: usize, size: usize) -> Result<(), NativeError>;
+    fn append(&mut self, slots: &Slots<'_>, i: usize, size: usize) -> Result<(), CodecError>;
     fn append_null(&mut self);
-    fn finish(&mut self) -> Result<ArrayRef, NativeError>;
+    fn finish(&mut self) -> Result<ArrayRef, CodecError>;
 }
 
 fn column_for(ty: &FlinkType) -> Box<dyn Column> {
@@ -198,7 +185,7 @@ fn column_for(ty: &FlinkType) -> Box<dyn Column> {
 fn timestamp_column(precision: u8, dt: DataType) -> Box<dyn Column> {
     // Compact (p <= 3): epoch millis in the slot. Otherwise: millis in the variable part
     // and nano-of-millisecond in the slot's low word.
-    fn parts(s: &Slots<'_>, i: usize, z: usize, compact: bool) -> Result<(i64, i64), NativeError> {
+    fn parts(s: &Slots<'_>, i: usize, z: usize, compact: bool) -> Result<(i64, i64), CodecError> {
         if compact {
             return Ok((i64::from_le_bytes(s.fixed::<8>(i, z)), 0));
         }
@@ -232,7 +219,7 @@ fn timestamp_column(precision: u8, dt: DataType) -> Box<dyn Column> {
     }
 }
 
-type ReadFn<N> = fn(&Slots<'_>, usize, usize) -> Result<N, NativeError>;
+type ReadFn<N> = fn(&Slots<'_>, usize, usize) -> Result<N, CodecError>;
 
 struct Prim<T: ArrowPrimitiveType> {
     builder: PrimitiveBuilder<T>,
@@ -251,7 +238,7 @@ impl<T: ArrowPrimitiveType> Prim<T> {
 }
 
 impl<T: ArrowPrimitiveType> Column for Prim<T> {
-    fn append(&mut self, slots: &Slots<'_>, i: usize, size: usize) -> Result<(), NativeError> {
+    fn append(&mut self, slots: &Slots<'_>, i: usize, size: usize) -> Result<(), CodecError> {
         let v = (self.read)(slots, i, size)?;
         self.builder.append_value(v);
         Ok(())
@@ -259,7 +246,7 @@ impl<T: ArrowPrimitiveType> Column for Prim<T> {
     fn append_null(&mut self) {
         self.builder.append_null();
     }
-    fn finish(&mut self) -> Result<ArrayRef, NativeError> {
+    fn finish(&mut self) -> Result<ArrayRef, CodecError> {
         let a = self.builder.finish();
         self.builder = PrimitiveBuilder::<T>::new().with_data_type(self.dt.clone());
         Ok(Arc::new(a))
@@ -269,14 +256,14 @@ impl<T: ArrowPrimitiveType> Column for Prim<T> {
 struct NullColumn(usize);
 
 impl Column for NullColumn {
-    fn append(&mut self, _: &Slots<'_>, _: usize, _: usize) -> Result<(), NativeError> {
+    fn append(&mut self, _: &Slots<'_>, _: usize, _: usize) -> Result<(), CodecError> {
         self.0 += 1;
         Ok(())
     }
     fn append_null(&mut self) {
         self.0 += 1;
     }
-    fn finish(&mut self) -> Result<ArrayRef, NativeError> {
+    fn finish(&mut self) -> Result<ArrayRef, CodecError> {
         Ok(Arc::new(NullArray::new(std::mem::take(&mut self.0))))
     }
 }
@@ -284,14 +271,14 @@ impl Column for NullColumn {
 struct BoolColumn(BooleanBuilder);
 
 impl Column for BoolColumn {
-    fn append(&mut self, s: &Slots<'_>, i: usize, z: usize) -> Result<(), NativeError> {
+    fn append(&mut self, s: &Slots<'_>, i: usize, z: usize) -> Result<(), CodecError> {
         self.0.append_value(s.fixed::<1>(i, z)[0] != 0);
         Ok(())
     }
     fn append_null(&mut self) {
         self.0.append_null();
     }
-    fn finish(&mut self) -> Result<ArrayRef, NativeError> {
+    fn finish(&mut self) -> Result<ArrayRef, CodecError> {
         Ok(Arc::new(self.0.finish()))
     }
 }
@@ -299,7 +286,7 @@ impl Column for BoolColumn {
 struct TextColumn(StringBuilder);
 
 impl Column for TextColumn {
-    fn append(&mut self, s: &Slots<'_>, i: usize, z: usize) -> Result<(), NativeError> {
+    fn append(&mut self, s: &Slots<'_>, i: usize, z: usize) -> Result<(), CodecError> {
         let bytes = s.var(i, z)?;
         let text =
             std::str::from_utf8(bytes).map_err(|e| bad(format!("string is not UTF-8: {e}")))?;
@@ -309,7 +296,7 @@ impl Column for TextColumn {
     fn append_null(&mut self) {
         self.0.append_null();
     }
-    fn finish(&mut self) -> Result<ArrayRef, NativeError> {
+    fn finish(&mut self) -> Result<ArrayRef, CodecError> {
         Ok(Arc::new(self.0.finish()))
     }
 }
@@ -317,14 +304,14 @@ impl Column for TextColumn {
 struct BytesColumn(BinaryBuilder);
 
 impl Column for BytesColumn {
-    fn append(&mut self, s: &Slots<'_>, i: usize, z: usize) -> Result<(), NativeError> {
+    fn append(&mut self, s: &Slots<'_>, i: usize, z: usize) -> Result<(), CodecError> {
         self.0.append_value(s.var(i, z)?);
         Ok(())
     }
     fn append_null(&mut self) {
         self.0.append_null();
     }
-    fn finish(&mut self) -> Result<ArrayRef, NativeError> {
+    fn finish(&mut self) -> Result<ArrayRef, CodecError> {
         Ok(Arc::new(self.0.finish()))
     }
 }
@@ -351,7 +338,7 @@ impl DecimalColumn {
 }
 
 impl Column for DecimalColumn {
-    fn append(&mut self, s: &Slots<'_>, i: usize, z: usize) -> Result<(), NativeError> {
+    fn append(&mut self, s: &Slots<'_>, i: usize, z: usize) -> Result<(), CodecError> {
         let v = if self.precision <= 18 {
             i64::from_le_bytes(s.fixed::<8>(i, z)) as i128
         } else {
@@ -370,7 +357,7 @@ impl Column for DecimalColumn {
     fn append_null(&mut self) {
         self.builder.append_null();
     }
-    fn finish(&mut self) -> Result<ArrayRef, NativeError> {
+    fn finish(&mut self) -> Result<ArrayRef, CodecError> {
         let a = self.builder.finish();
         self.builder = Self::builder(self.precision, self.scale);
         Ok(Arc::new(a))
@@ -397,7 +384,7 @@ impl RowColumn {
     }
 
     /// Appends the row whose image starts at `base`.
-    fn append_row(&mut self, buf: &[u8], base: usize) -> Result<(), NativeError> {
+    fn append_row(&mut self, buf: &[u8], base: usize) -> Result<(), CodecError> {
         let slots = Slots::row(buf, base, self.types.len())?;
         for (i, child) in self.children.iter_mut().enumerate() {
             if slots.is_null(i) {
@@ -410,7 +397,7 @@ impl RowColumn {
         Ok(())
     }
 
-    fn finish_struct(&mut self) -> Result<StructArray, NativeError> {
+    fn finish_struct(&mut self) -> Result<StructArray, CodecError> {
         let children = self
             .children
             .iter_mut()
@@ -427,7 +414,7 @@ impl RowColumn {
 }
 
 impl Column for RowColumn {
-    fn append(&mut self, s: &Slots<'_>, i: usize, z: usize) -> Result<(), NativeError> {
+    fn append(&mut self, s: &Slots<'_>, i: usize, z: usize) -> Result<(), CodecError> {
         let (at, _) = s.reference(i, z);
         self.append_row(s.buf, at)
     }
@@ -437,7 +424,7 @@ impl Column for RowColumn {
         }
         self.nulls.append_null();
     }
-    fn finish(&mut self) -> Result<ArrayRef, NativeError> {
+    fn finish(&mut self) -> Result<ArrayRef, CodecError> {
         Ok(Arc::new(self.finish_struct()?))
     }
 }
@@ -448,7 +435,7 @@ fn append_elements(
     base: usize,
     ty: &FlinkType,
     items: &mut dyn Column,
-) -> Result<usize, NativeError> {
+) -> Result<usize, CodecError> {
     let size = element_size(ty);
     let slots = Slots::array(buf, base, size)?;
     for i in 0..slots.arity {
@@ -483,13 +470,13 @@ impl ListColumn {
     }
 }
 
-fn push_offset(offsets: &mut Vec<i32>, len: usize) -> Result<(), NativeError> {
+fn push_offset(offsets: &mut Vec<i32>, len: usize) -> Result<(), CodecError> {
     offsets.push(i32::try_from(len).map_err(|_| bad("more than 2^31 elements"))?);
     Ok(())
 }
 
 impl Column for ListColumn {
-    fn append(&mut self, s: &Slots<'_>, i: usize, z: usize) -> Result<(), NativeError> {
+    fn append(&mut self, s: &Slots<'_>, i: usize, z: usize) -> Result<(), CodecError> {
         let (at, _) = s.reference(i, z);
         self.len += append_elements(s.buf, at, &self.element, self.items.as_mut())?;
         push_offset(&mut self.offsets, self.len)?;
@@ -500,7 +487,7 @@ impl Column for ListColumn {
         self.offsets.push(*self.offsets.last().unwrap_or(&0));
         self.nulls.append_null();
     }
-    fn finish(&mut self) -> Result<ArrayRef, NativeError> {
+    fn finish(&mut self) -> Result<ArrayRef, CodecError> {
         let values = self.items.finish()?;
         let offsets = OffsetBuffer::new(ScalarBuffer::from(std::mem::replace(
             &mut self.offsets,
@@ -543,13 +530,13 @@ impl MapColumn {
 }
 
 impl Column for MapColumn {
-    fn append(&mut self, s: &Slots<'_>, i: usize, z: usize) -> Result<(), NativeError> {
+    fn append(&mut self, s: &Slots<'_>, i: usize, z: usize) -> Result<(), CodecError> {
         let (at, _) = s.reference(i, z);
         let key_size = read_i32(s.buf, at)?;
         let key_size = usize::try_from(key_size).map_err(|_| bad("negative map key size"))?;
         let key_slots = Slots::array(s.buf, at + 4, element_size(&self.key))?;
         if (0..key_slots.arity).any(|k| key_slots.is_null(k)) {
-            return Err(NativeError::Rows(
+            return Err(CodecError::Rows(
                 "Avro maps cannot hold a NULL key (a MAP value has one)".into(),
             ));
         }
@@ -567,7 +554,7 @@ impl Column for MapColumn {
         self.offsets.push(*self.offsets.last().unwrap_or(&0));
         self.nulls.append_null();
     }
-    fn finish(&mut self) -> Result<ArrayRef, NativeError> {
+    fn finish(&mut self) -> Result<ArrayRef, CodecError> {
         let keys = self.keys.finish()?;
         let values = self.values.finish()?;
         let DataType::Struct(fields) = self.entries.data_type() else {
@@ -596,7 +583,7 @@ impl Column for MapColumn {
 pub fn read_batch_rows<'a>(
     images: impl IntoIterator<Item = &'a [u8]>,
     row_type: &FlinkType,
-) -> Result<RecordBatch, NativeError> {
+) -> Result<RecordBatch, CodecError> {
     let fields = row_type.row_fields()?;
     let mut root = RowColumn::new(fields, false);
     let mut rows = 0usize;
@@ -616,9 +603,9 @@ pub fn read_batch_rows<'a>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::binary_row::{write_batch_rows, RowImages};
+    use super::super::{write_batch_rows, RowImages};
     use super::*;
-    use karrow_codecs::avro::{AvroConfluentDecoder, WriterSchemaSource};
+    use crate::avro::{AvroConfluentDecoder, WriterSchemaSource};
 
     struct One(Arc<str>);
     impl WriterSchemaSource for One {
@@ -652,14 +639,14 @@ mod tests {
         )
         .unwrap();
         // Build an Arrow batch by decoding Avro written with the derived schema.
-        let schema = karrow_codecs::avro::derive::derive_schema_json(&row_type).unwrap();
+        let schema = crate::avro::derive::derive_schema_json(&row_type).unwrap();
         let mut decoder =
             AvroConfluentDecoder::new(&row_type, None, Arc::new(One(Arc::from(schema.as_str()))))
                 .unwrap();
         let mut messages = Vec::new();
         for k in 0..3i64 {
             let mut b = vec![0, 0, 0, 0, 1];
-            let w = karrow_codecs::avro::encoders::write_long;
+            let w = crate::avro::encoders::write_long;
             let value = |b: &mut Vec<u8>| b.push(2);
             let null = |b: &mut Vec<u8>| b.push(0);
             if k == 1 {
