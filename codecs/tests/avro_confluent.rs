@@ -218,3 +218,48 @@ fn missing_required_field_fails_when_reached() {
     let err = d.decode_one(&framed(1, &[2])).unwrap_err().to_string();
     assert!(err.contains("missing required field must"), "{err}");
 }
+
+#[test]
+fn binary_rows_match_the_arrow_path_and_errors_match() {
+    let mut arrow = decoder();
+    let mut direct = decoder();
+    let m1 = framed(
+        7,
+        &record(
+            Some(b"caf\xc3\xa9 and a long name"),
+            42,
+            300,
+            Some(&[0x30, 0x39]),
+            1,
+        ),
+    );
+    let m2 = framed(7, &record(None, -1, -1, Some(&[0x01, 0x86, 0xa0]), 0));
+    let m3 = framed(7, &record(Some(b"bad \xff utf8"), 7, 7, None, 1));
+    let values = [
+        Some(m1.as_slice()),
+        None,
+        Some(m2.as_slice()),
+        Some(m3.as_slice()),
+    ];
+    let decoded = arrow.decode_batch(values).unwrap();
+    let mut images = karrow_codecs::flink_binary::RowImages::default();
+    let row = FlinkType::from_json_str(ROW).unwrap();
+    karrow_codecs::flink_binary::write_batch_rows(&decoded.batch, &row, &mut images).unwrap();
+    let mut out = Vec::new();
+    let starts = direct.decode_batch_binary(values, &mut out).unwrap();
+    assert_eq!(out, images.bytes);
+    let o = &images.offsets;
+    assert_eq!(starts, vec![o[0], o[1], o[1], o[2], o[3]]);
+
+    let bad = framed(7, &record(Some(b"a"), 1, 1, None, 2));
+    let err = direct
+        .decode_batch_binary([Some(m1.as_slice()), Some(bad.as_slice())], &mut Vec::new())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("Found string, expecting union")
+            && err.contains("record 1")
+            && err.contains("score"),
+        "{err}"
+    );
+}

@@ -7,19 +7,29 @@ use std::sync::Arc;
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{Schema, SchemaRef};
 
+use super::binary_rows::{supports_binary, write_record};
 use super::cursor::{Cursor, ReadError};
 use super::decoders::StructDecoder;
 use super::derive::derive_reader_schema;
 use super::model::AvroNode;
-use super::resolve::{resolve, Read, ValueRead};
+use super::resolve::{resolve, Read, RecordRead, ValueRead};
 use crate::error::{CodecError, ErrorContext};
+use crate::flink_binary::{write_batch_rows, RowImages};
 use crate::framing::split_confluent;
-use crate::types::{row_arrow_fields, FlinkType};
+use crate::types::{row_arrow_fields, FlinkField, FlinkKind, FlinkType};
 
 /// Where the decoder gets writer schemas by Confluent id (the registry, in production).
 pub trait WriterSchemaSource: Send + Sync {
     /// The Avro schema JSON text registered under `id`, or a message naming the id.
     fn writer_schema(&self, id: i32) -> Result<Arc<str>, String>;
+}
+
+/// The resolved read plan of one writer schema id.
+#[derive(Clone)]
+struct Plan {
+    read: Arc<ValueRead>,
+    /// Whether the plan can be decoded straight into Flink binary rows.
+    binary: bool,
 }
 
 /// The result of decoding a batch of Kafka values.
@@ -36,8 +46,9 @@ pub struct DecodedBatch {
 pub struct AvroConfluentDecoder {
     schema: SchemaRef,
     reader: AvroNode,
+    fields: Vec<FlinkField>,
     root: StructDecoder,
-    plans: HashMap<i32, Arc<ValueRead>>,
+    plans: HashMap<i32, Plan>,
     source: Arc<dyn WriterSchemaSource>,
 }
 
@@ -47,6 +58,16 @@ impl std::fmt::Debug for AvroConfluentDecoder {
             .field("schema", &self.schema)
             .field("cached_plans", &self.plans.len())
             .finish()
+    }
+}
+
+fn malformed(id: i32, e: ReadError) -> CodecError {
+    CodecError::Malformed {
+        message: e.0,
+        context: ErrorContext {
+            schema_id: Some(id),
+            ..ErrorContext::default()
+        },
     }
 }
 
@@ -72,6 +93,7 @@ impl AvroConfluentDecoder {
         Ok(AvroConfluentDecoder {
             schema: Arc::new(Schema::new(row_arrow_fields(fields))),
             reader,
+            fields: fields.to_vec(),
             root: StructDecoder::new(fields, false),
             plans: HashMap::new(),
             source,
@@ -83,7 +105,7 @@ impl AvroConfluentDecoder {
         self.schema.clone()
     }
 
-    fn plan(&mut self, id: i32) -> Result<Arc<ValueRead>, CodecError> {
+    fn plan(&mut self, id: i32) -> Result<Plan, CodecError> {
         if let Some(plan) = self.plans.get(&id) {
             return Ok(plan.clone());
         }
@@ -102,45 +124,127 @@ impl AvroConfluentDecoder {
             message: format!("writer schema {id} from the registry is not valid Avro: {e}"),
             context,
         })?;
-        let plan = Arc::new(resolve(&writer, &self.reader));
+        let read = resolve(&writer, &self.reader);
+        let plan = Plan {
+            binary: supports_binary(&read),
+            read: Arc::new(read),
+        };
         self.plans.insert(id, plan.clone());
         Ok(plan)
     }
 
-    fn decode_into_builders(&mut self, message: &[u8]) -> Result<(), CodecError> {
+    /// Reads the header, finds the plan and picks the top-level record read.
+    fn top_level<'m>(
+        &mut self,
+        message: &'m [u8],
+    ) -> Result<(i32, Plan, Cursor<'m>, Arc<RecordRead>), CodecError> {
         let (id, payload) = split_confluent(message)?;
         let plan = self.plan(id)?;
         let mut cur = Cursor::new(payload);
-        let malformed = |e: ReadError| CodecError::Malformed {
-            message: e.0,
-            context: ErrorContext {
-                schema_id: Some(id),
-                ..ErrorContext::default()
-            },
-        };
-        let read = match plan.as_ref() {
+        let read = match plan.read.as_ref() {
             ValueRead::Direct(read) => read,
             ValueRead::Union(branches) => {
-                let index = cur.read_int().map_err(malformed)?;
+                let index = cur.read_int().map_err(|e| malformed(id, e))?;
                 usize::try_from(index)
                     .ok()
                     .and_then(|i| branches.get(i))
                     .ok_or_else(|| {
-                        malformed(ReadError(format!(
-                            "union branch index {index} out of range"
-                        )))
+                        malformed(
+                            id,
+                            ReadError(format!("union branch index {index} out of range")),
+                        )
                     })?
             }
         };
-        match read {
-            Read::Record(rec) => self.root.decode_record(rec, &mut cur).map_err(malformed),
-            Read::Error(m) => Err(malformed(ReadError(m.to_string()))),
-            Read::Null => Err(malformed(ReadError("the top-level value is null".into()))),
-            other => Err(malformed(ReadError(format!(
-                "the writer's top-level type {other:?} is not a record"
-            )))),
-        }
+        let rec = match read {
+            Read::Record(rec) => rec.clone(),
+            Read::Error(m) => return Err(malformed(id, ReadError(m.to_string()))),
+            Read::Null => {
+                return Err(malformed(
+                    id,
+                    ReadError("the top-level value is null".into()),
+                ))
+            }
+            other => {
+                return Err(malformed(
+                    id,
+                    ReadError(format!(
+                        "the writer's top-level type {other:?} is not a record"
+                    )),
+                ))
+            }
+        };
+        Ok((id, plan, cur, rec))
+    }
+
+    fn decode_into_builders(&mut self, message: &[u8]) -> Result<(), CodecError> {
+        let (id, _, mut cur, rec) = self.top_level(message)?;
         // Bytes after the datum are ignored, as in Flink.
+        self.root
+            .decode_record(&rec, &mut cur)
+            .map_err(|e| malformed(id, e))
+    }
+
+    /// Decodes one non-null Kafka value into a Flink binary row image (RowKind INSERT)
+    /// appended to `out`; on error `out` is left as it was.
+    pub fn decode_one_binary(
+        &mut self,
+        message: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), CodecError> {
+        let start = out.len();
+        let (id, plan, mut cur, rec) = self.top_level(message)?;
+        let outcome = if plan.binary {
+            write_record(&rec, &self.fields, &mut cur, out).map_err(|e| malformed(id, e))
+        } else {
+            self.decode_one(message).and_then(|batch| {
+                let mut images = RowImages::default();
+                write_batch_rows(&batch, &self.row_type(), &mut images)?;
+                out.extend_from_slice(&images.bytes);
+                Ok(())
+            })
+        };
+        if outcome.is_err() {
+            out.truncate(start);
+        }
+        outcome
+    }
+
+    /// Decodes a batch of Kafka values (`None` = null value, no row) into binary row
+    /// images appended to `out`; returns, per value, the start offset of its image in
+    /// `out` plus a final end offset (an empty span means no row). The first bad value
+    /// fails the batch with its index in the context.
+    pub fn decode_batch_binary<'a, I>(
+        &mut self,
+        messages: I,
+        out: &mut Vec<u8>,
+    ) -> Result<Vec<i32>, CodecError>
+    where
+        I: IntoIterator<Item = Option<&'a [u8]>>,
+    {
+        let offset = |n: usize| {
+            i32::try_from(n)
+                .map_err(|_| CodecError::Rows("row images exceed 2 GiB in one batch".into()))
+        };
+        let mut starts = Vec::new();
+        for (index, message) in messages.into_iter().enumerate() {
+            starts.push(offset(out.len())?);
+            if let Some(bytes) = message {
+                self.decode_one_binary(bytes, out).map_err(|e| {
+                    let id = split_confluent(bytes).ok().map(|(id, _)| id);
+                    e.at(index, id)
+                })?;
+            }
+        }
+        starts.push(offset(out.len())?);
+        Ok(starts)
+    }
+
+    fn row_type(&self) -> FlinkType {
+        FlinkType {
+            nullable: false,
+            kind: FlinkKind::Row(self.fields.clone()),
+        }
     }
 
     fn finish(&mut self) -> Result<RecordBatch, CodecError> {

@@ -27,6 +27,24 @@ pub(crate) fn element_size(ty: &FlinkType) -> usize {
     }
 }
 
+/// Whether values of this type live entirely in their slot (else the slot points into
+/// the variable part, or holds a string/binary of at most 7 bytes inline).
+pub(crate) fn is_fixed_length(ty: &FlinkType) -> bool {
+    match ty.kind {
+        FlinkKind::Char(_)
+        | FlinkKind::VarChar(_)
+        | FlinkKind::Binary(_)
+        | FlinkKind::VarBinary(_)
+        | FlinkKind::Row(_)
+        | FlinkKind::Array(_)
+        | FlinkKind::Map(..)
+        | FlinkKind::Multiset(_) => false,
+        FlinkKind::Decimal { precision, .. } => precision <= 18,
+        FlinkKind::Timestamp(p) | FlinkKind::TimestampLtz(p) => p <= 3,
+        _ => true,
+    }
+}
+
 /// `n` rounded up to a multiple of 8.
 pub(crate) fn round8(n: usize) -> usize {
     (n + 7) & !7

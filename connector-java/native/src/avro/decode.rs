@@ -1,5 +1,5 @@
 //! The Confluent Avro decode session behind a Java handle: decoder, registry client and
-//! reusable buffers, with plain-Rust entry points the JNI shims call.
+//! reusable buffers. Values are decoded straight into Flink binary row images.
 
 use std::sync::Arc;
 
@@ -11,13 +11,12 @@ use crate::config::AvroDecoderConfig;
 use crate::error::NativeError;
 use crate::handles::HandleType;
 use crate::registry_source::RegistrySchemaSource;
-use karrow_codecs::flink_binary::{write_batch_rows, RowImages};
 
 /// One decoder per parallel Flink reader.
 pub struct AvroDecodeSession {
-    row_type: FlinkType,
     decoder: AvroConfluentDecoder,
-    images: RowImages,
+    /// Reused buffer of the row images of the last call.
+    images: Vec<u8>,
     /// Reused copy of the message of the per-record path.
     pub message: Vec<u8>,
 }
@@ -35,20 +34,18 @@ impl AvroDecodeSession {
         let source = Arc::new(RegistrySchemaSource::new(client));
         let decoder = AvroConfluentDecoder::new(&row_type, config.schema.as_deref(), source)?;
         Ok(AvroDecodeSession {
-            row_type,
             decoder,
-            images: RowImages::default(),
+            images: Vec::new(),
             message: Vec::new(),
         })
     }
 
     /// Decodes the message held in `self.message` into one binary row image.
     pub fn decode_held_message(&mut self) -> Result<&[u8], NativeError> {
-        let batch = self.decoder.decode_one(&self.message)?;
-        self.images.bytes.clear();
-        self.images.offsets.clear();
-        write_batch_rows(&batch, &self.row_type, &mut self.images)?;
-        Ok(&self.images.bytes)
+        self.images.clear();
+        self.decoder
+            .decode_one_binary(&self.message, &mut self.images)?;
+        Ok(&self.images)
     }
 
     /// Decodes a batch of values (`None` = tombstone) into row images; returns the images
@@ -58,19 +55,8 @@ impl AvroDecodeSession {
         &mut self,
         values: impl IntoIterator<Item = Option<&'a [u8]>>,
     ) -> Result<(&[u8], Vec<i32>), NativeError> {
-        let decoded = self.decoder.decode_batch(values)?;
-        self.images.bytes.clear();
-        self.images.offsets.clear();
-        write_batch_rows(&decoded.batch, &self.row_type, &mut self.images)?;
-        let mut starts = Vec::with_capacity(decoded.rows.len() + 1);
-        let mut cursor = 0i32;
-        for row in &decoded.rows {
-            starts.push(cursor);
-            if let Some(r) = row {
-                cursor = self.images.offsets[*r as usize + 1];
-            }
-        }
-        starts.push(cursor);
-        Ok((&self.images.bytes, starts))
+        self.images.clear();
+        let starts = self.decoder.decode_batch_binary(values, &mut self.images)?;
+        Ok((&self.images, starts))
     }
 }
