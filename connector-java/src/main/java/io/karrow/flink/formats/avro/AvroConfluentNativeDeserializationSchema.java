@@ -1,5 +1,7 @@
 package io.karrow.flink.formats.avro;
 
+import io.karrow.flink.formats.BatchDeserializationSchema;
+import io.karrow.flink.formats.ValueBatchDecoder;
 import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.NativeHandle;
 import io.karrow.flink.rows.BinaryToGenericRows;
@@ -27,7 +29,8 @@ import java.util.Objects;
  * a {@link java.lang.ref.Cleaner} when this instance becomes unreachable, or explicitly through
  * {@link #close()}. An instance is not thread-safe; Flink uses one per parallel reader.
  */
-public class AvroConfluentNativeDeserializationSchema implements DeserializationSchema<RowData>, AutoCloseable {
+public class AvroConfluentNativeDeserializationSchema
+        implements DeserializationSchema<RowData>, BatchDeserializationSchema, AutoCloseable {
 
     private static final long serialVersionUID = 1L;
 
@@ -84,6 +87,15 @@ public class AvroConfluentNativeDeserializationSchema implements Deserialization
         BinaryRowData row = new BinaryRowData(rowType.getFieldCount());
         row.pointTo(MemorySegmentFactory.wrap(image), 0, image.length);
         return toGeneric == null ? row : toGeneric.toGeneric(row);
+    }
+
+    /**
+     * Opens a separate native decoder for batches (used by the {@code kafka-native} source); its rows
+     * are always {@link BinaryRowData}. The caller owns and closes it.
+     */
+    @Override
+    public ValueBatchDecoder createBatchDecoder() throws IOException {
+        return new AvroConfluentNativeBatchDecoder(NativeHandle.openAvroDecoder(config.toConfigJson(rowType)), rowType);
     }
 
     /** Frees the native decoder now; the next {@code open} or {@code deserialize} opens a new one. */

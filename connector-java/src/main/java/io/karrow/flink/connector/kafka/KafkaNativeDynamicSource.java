@@ -1,0 +1,178 @@
+package io.karrow.flink.connector.kafka;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSource;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.connectors.kafka.config.BoundedMode;
+import org.apache.flink.streaming.connectors.kafka.config.StartupMode;
+import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSource;
+import org.apache.flink.streaming.connectors.kafka.table.TableDataTypeUtils;
+import org.apache.flink.table.connector.ProviderContext;
+import org.apache.flink.table.connector.Projection;
+import org.apache.flink.table.connector.format.DecodingFormat;
+import org.apache.flink.table.connector.source.DataStreamScanProvider;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.kafka.common.TopicPartition;
+
+import javax.annotation.Nullable;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.regex.Pattern;
+import java.util.stream.IntStream;
+
+/**
+ * The {@code kafka-native} table source: Flink's {@link KafkaDynamicSource} (options, metadata,
+ * watermark push-down, changelog mode, planning: all inherited) whose runtime is a {@link
+ * KafkaNativeSource} instead of the stock {@code KafkaSource}.
+ *
+ * <p>The stock {@code KafkaSource} is still built by the inherited {@code createKafkaSource} (so
+ * starting and stopping offsets, subscription and consumer properties are configured by Flink's own
+ * code) and wrapped. The operator keeps the stock uid ({@code kafka}) and name, so savepoints move
+ * between {@code kafka} and {@code kafka-native} tables.
+ */
+public class KafkaNativeDynamicSource extends KafkaDynamicSource {
+
+    /** The transformation uid suffix the stock source uses; kept for savepoint compatibility. */
+    private static final String KAFKA_TRANSFORMATION = "kafka";
+
+    /** Creates the source; arguments as for {@link KafkaDynamicSource} (never upsert mode). */
+    public KafkaNativeDynamicSource(
+            DataType physicalDataType,
+            @Nullable DecodingFormat<DeserializationSchema<RowData>> keyDecodingFormat,
+            DecodingFormat<DeserializationSchema<RowData>> valueDecodingFormat,
+            int[] keyProjection,
+            int[] valueProjection,
+            @Nullable String keyPrefix,
+            @Nullable List<String> topics,
+            @Nullable Pattern topicPattern,
+            Properties properties,
+            StartupMode startupMode,
+            Map<TopicPartition, Long> specificStartupOffsets,
+            long startupTimestampMillis,
+            BoundedMode boundedMode,
+            Map<TopicPartition, Long> specificBoundedOffsets,
+            long boundedTimestampMillis,
+            String tableIdentifier,
+            @Nullable Integer parallelism) {
+        super(physicalDataType, keyDecodingFormat, valueDecodingFormat, keyProjection, valueProjection, keyPrefix,
+                topics, topicPattern, properties, startupMode, specificStartupOffsets, startupTimestampMillis,
+                boundedMode, specificBoundedOffsets, boundedTimestampMillis, false, tableIdentifier, parallelism);
+    }
+
+    @Override
+    public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+        final DeserializationSchema<RowData> keyDeserialization =
+                createDeserialization(context, keyDecodingFormat, keyProjection, keyPrefix);
+        final DeserializationSchema<RowData> valueDeserialization =
+                createDeserialization(context, valueDecodingFormat, valueProjection, null);
+        final TypeInformation<RowData> producedTypeInfo = context.createTypeInformation(producedDataType);
+
+        final KafkaSource<RowData> stockSource =
+                createKafkaSource(keyDeserialization, valueDeserialization, producedTypeInfo);
+        final KafkaNativeSource source = new KafkaNativeSource(
+                stockSource, decoderSpec(keyDeserialization, valueDeserialization), producedTypeInfo);
+
+        return new DataStreamScanProvider() {
+            @Override
+            public DataStream<RowData> produceDataStream(
+                    ProviderContext providerContext, StreamExecutionEnvironment execEnv) {
+                if (watermarkStrategy == null) {
+                    watermarkStrategy = WatermarkStrategy.noWatermarks();
+                }
+                DataStreamSource<RowData> sourceStream =
+                        execEnv.fromSource(source, watermarkStrategy, "KafkaSource-" + tableIdentifier);
+                providerContext.generateUid(KAFKA_TRANSFORMATION).ifPresent(sourceStream::uid);
+                return sourceStream;
+            }
+
+            @Override
+            public boolean isBounded() {
+                return source.getBoundedness() == Boundedness.BOUNDED;
+            }
+
+            @Override
+            public Optional<Integer> getParallelism() {
+                return Optional.ofNullable(parallelism);
+            }
+        };
+    }
+
+    /** Key/value schemas plus the output projection, computed as the stock source's deserializer is. */
+    private KafkaRecordDecoderSpec decoderSpec(
+            @Nullable DeserializationSchema<RowData> keyDeserialization,
+            DeserializationSchema<RowData> valueDeserialization) {
+        KafkaReadableMetadata[] metadata =
+                metadataKeys.stream().map(KafkaReadableMetadata::of).toArray(KafkaReadableMetadata[]::new);
+        int adjustedPhysicalArity = DataType.getFieldDataTypes(producedDataType).size() - metadataKeys.size();
+        // Value-format metadata columns (value.*) follow the physical columns and belong to the value row.
+        int[] adjustedValueProjection = IntStream.concat(
+                        IntStream.of(valueProjection),
+                        IntStream.range(keyProjection.length + valueProjection.length, adjustedPhysicalArity))
+                .toArray();
+        KafkaRowAssembler assembler = new KafkaRowAssembler(
+                adjustedPhysicalArity,
+                keyProjection,
+                adjustedValueProjection,
+                metadata,
+                (RowType) producedDataType.getLogicalType());
+        return new KafkaRecordDecoderSpec(keyDeserialization, valueDeserialization, assembler);
+    }
+
+    private @Nullable DeserializationSchema<RowData> createDeserialization(
+            DynamicTableSource.Context context,
+            @Nullable DecodingFormat<DeserializationSchema<RowData>> format,
+            int[] projection,
+            @Nullable String prefix) {
+        if (format == null) {
+            return null;
+        }
+        DataType physicalFormatDataType = Projection.of(projection).project(this.physicalDataType);
+        if (prefix != null) {
+            physicalFormatDataType = TableDataTypeUtils.stripRowPrefix(physicalFormatDataType, prefix);
+        }
+        return format.createRuntimeDecoder(context, physicalFormatDataType);
+    }
+
+    @Override
+    public DynamicTableSource copy() {
+        final KafkaNativeDynamicSource copy = new KafkaNativeDynamicSource(
+                physicalDataType,
+                keyDecodingFormat,
+                valueDecodingFormat,
+                keyProjection,
+                valueProjection,
+                keyPrefix,
+                topics,
+                topicPattern,
+                properties,
+                startupMode,
+                specificStartupOffsets,
+                startupTimestampMillis,
+                boundedMode,
+                specificBoundedOffsets,
+                boundedTimestampMillis,
+                tableIdentifier,
+                parallelism);
+        copy.producedDataType = producedDataType;
+        copy.metadataKeys = metadataKeys;
+        copy.watermarkStrategy = watermarkStrategy;
+        return copy;
+    }
+
+    @Override
+    public String asSummaryString() {
+        return "Kafka native table source";
+    }
+}

@@ -1,0 +1,78 @@
+package io.karrow.flink.connector.kafka;
+
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.streaming.connectors.kafka.config.BoundedMode;
+import org.apache.flink.streaming.connectors.kafka.config.StartupMode;
+import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSource;
+import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicTableFactory;
+import org.apache.flink.table.connector.format.DecodingFormat;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.DataType;
+
+import org.apache.kafka.common.TopicPartition;
+
+import javax.annotation.Nullable;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.regex.Pattern;
+
+/**
+ * Factory of the {@code 'connector' = 'kafka-native'} tables.
+ *
+ * <p>It is Flink's {@link KafkaDynamicTableFactory} under another identifier: the same required and
+ * optional options, format discovery ({@code format} / {@code value.format} / {@code key.format}
+ * with their prefixed options), validation (unknown options, key fields, startup and bounded modes,
+ * primary keys) and error messages. Only the source's runtime differs ({@link
+ * KafkaNativeDynamicSource}). Used as a sink, a {@code kafka-native} table is the stock Kafka sink.
+ */
+public class KafkaNativeDynamicTableFactory extends KafkaDynamicTableFactory {
+
+    /** The connector identifier. */
+    public static final String IDENTIFIER = "kafka-native";
+
+    @Override
+    public String factoryIdentifier() {
+        return IDENTIFIER;
+    }
+
+    @Override
+    protected KafkaDynamicSource createKafkaTableSource(
+            DataType physicalDataType,
+            @Nullable DecodingFormat<DeserializationSchema<RowData>> keyDecodingFormat,
+            DecodingFormat<DeserializationSchema<RowData>> valueDecodingFormat,
+            int[] keyProjection,
+            int[] valueProjection,
+            @Nullable String keyPrefix,
+            @Nullable List<String> topics,
+            @Nullable Pattern topicPattern,
+            Properties properties,
+            StartupMode startupMode,
+            Map<TopicPartition, Long> specificStartupOffsets,
+            long startupTimestampMillis,
+            BoundedMode boundedMode,
+            Map<TopicPartition, Long> specificEndOffsets,
+            long endTimestampMillis,
+            String tableIdentifier,
+            Integer parallelism) {
+        return new KafkaNativeDynamicSource(
+                physicalDataType,
+                keyDecodingFormat,
+                valueDecodingFormat,
+                keyProjection,
+                valueProjection,
+                keyPrefix,
+                topics,
+                topicPattern,
+                properties,
+                startupMode,
+                specificStartupOffsets,
+                startupTimestampMillis,
+                boundedMode,
+                specificEndOffsets,
+                endTimestampMillis,
+                tableIdentifier,
+                parallelism);
+    }
+}

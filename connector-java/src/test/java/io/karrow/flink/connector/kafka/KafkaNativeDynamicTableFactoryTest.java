@@ -1,0 +1,133 @@
+package io.karrow.flink.connector.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.apache.flink.api.common.serialization.SimpleStringSchema;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSource;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.catalog.CatalogTable;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ObjectIdentifier;
+import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.connector.source.DataStreamScanProvider;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.factories.DynamicTableSourceFactory;
+import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.runtime.connector.source.ScanRuntimeProviderContext;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/** Options, validation and planning of {@code 'connector' = 'kafka-native'} (no broker needed). */
+class KafkaNativeDynamicTableFactoryTest {
+
+    private static final ResolvedSchema SCHEMA = ResolvedSchema.of(
+            Column.physical("k", DataTypes.STRING()),
+            Column.physical("v", DataTypes.STRING()),
+            Column.metadata("off", DataTypes.BIGINT(), "offset", true));
+
+    private static Map<String, String> options(String connector) {
+        Map<String, String> options = new HashMap<>();
+        options.put("connector", connector);
+        options.put("topic", "t");
+        options.put("properties.bootstrap.servers", "127.0.0.1:1");
+        options.put("properties.group.id", "g");
+        options.put("scan.startup.mode", "earliest-offset");
+        options.put("scan.bounded.mode", "latest-offset");
+        options.put("key.format", "raw");
+        options.put("key.fields", "k");
+        options.put("value.format", "raw");
+        options.put("value.fields-include", "EXCEPT_KEY");
+        return options;
+    }
+
+    private static DynamicTableSource source(Map<String, String> options) {
+        CatalogTable table = CatalogTable.newBuilder()
+                .schema(Schema.newBuilder().fromResolvedSchema(SCHEMA).build())
+                .options(options)
+                .build();
+        return FactoryUtil.createDynamicTableSource(
+                null, ObjectIdentifier.of("c", "d", "t"), new ResolvedCatalogTable(table, SCHEMA), Map.of(),
+                new Configuration(), Thread.currentThread().getContextClassLoader(), false);
+    }
+
+    @Test
+    void discoveredThroughServiceLoader() {
+        assertThat(FactoryUtil.discoverFactory(getClass().getClassLoader(), DynamicTableSourceFactory.class, "kafka-native"))
+                .isInstanceOf(KafkaNativeDynamicTableFactory.class);
+    }
+
+    @Test
+    void acceptsEveryOptionOfTheStockKafkaSource() {
+        assertThat(new KafkaNativeDynamicTableFactory().requiredOptions())
+                .isEqualTo(new org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicTableFactory().requiredOptions());
+        assertThat(new KafkaNativeDynamicTableFactory().optionalOptions())
+                .isEqualTo(new org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicTableFactory().optionalOptions());
+        DynamicTableSource source = source(options("kafka-native"));
+        assertThat(source).isInstanceOf(KafkaNativeDynamicSource.class);
+        // Same planning-time view as the stock source (minus the class).
+        KafkaDynamicSource stock = (KafkaDynamicSource) source(options("kafka"));
+        assertThat(((KafkaDynamicSource) source).listReadableMetadata()).isEqualTo(stock.listReadableMetadata());
+        assertThat(source.copy()).isInstanceOf(KafkaNativeDynamicSource.class).isEqualTo(source);
+    }
+
+    @Test
+    void unknownOptionsFailLikeTheStockConnector() {
+        Map<String, String> options = options("kafka-native");
+        options.put("scan.no-such-option", "1");
+        assertThatThrownBy(() -> source(options))
+                .hasStackTraceContaining("Unsupported options found for 'kafka-native'")
+                .hasStackTraceContaining("scan.no-such-option");
+    }
+
+    @Test
+    void keyFieldsWithoutKeyFormatFailLikeTheStockConnector() {
+        Map<String, String> options = options("kafka-native");
+        options.remove("key.format");
+        assertThatThrownBy(() -> source(options))
+                .hasStackTraceContaining("The option 'key.fields' can only be declared if a key format is defined using 'key.format'.");
+    }
+
+    @Test
+    void runtimeIsTheBatchDecodingSourceWithStockBoundedness() {
+        DynamicTableSource source = source(options("kafka-native"));
+        ((KafkaDynamicSource) source).applyReadableMetadata(List.of("offset"),
+                DataTypes.ROW(DataTypes.FIELD("k", DataTypes.STRING()), DataTypes.FIELD("v", DataTypes.STRING()),
+                        DataTypes.FIELD("off", DataTypes.BIGINT())).notNull());
+        DataStreamScanProvider provider = (DataStreamScanProvider)
+                ((KafkaDynamicSource) source).getScanRuntimeProvider(ScanRuntimeProviderContext.INSTANCE);
+        assertThat(provider.isBounded()).isTrue();
+    }
+
+    @Test
+    void readsTheStockSourcesCompletedConsumerProperties() {
+        Properties props = new Properties();
+        props.setProperty(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1");
+        props.setProperty(ConsumerConfig.GROUP_ID_CONFIG, "g");
+        KafkaSource<String> source = KafkaSource.<String>builder()
+                .setTopics("t")
+                .setProperties(props)
+                .setStartingOffsets(OffsetsInitializer.earliest())
+                .setDeserializer(KafkaRecordDeserializationSchema.valueOnly(new SimpleStringSchema()))
+                .build();
+        Properties completed = KafkaSourceInternals.properties(source);
+        assertThat(completed.getProperty(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG))
+                .isEqualTo(ByteArrayDeserializer.class.getName());
+        assertThat(completed.getProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG)).isEqualTo("false");
+        assertThat(completed.getProperty("client.id.prefix")).isEqualTo("g");
+        assertThat(KafkaSourceInternals.rackIdSupplier(source)).isNull();
+    }
+}

@@ -1,0 +1,191 @@
+package io.karrow.flink.connector.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.karrow.flink.formats.avro.corpus.AvroCorpora;
+import io.karrow.flink.formats.avro.corpus.AvroCorpus;
+import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
+import io.karrow.flink.testutils.DevRegistry;
+
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Properties;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * Savepoint compatibility over a real broker: an unbounded {@code kafka} source job is stopped with a
+ * savepoint, the same query restarts from it with {@code kafka-native}, is stopped with a savepoint
+ * again and restarts with {@code kafka}. Each job writes {@code partition:offset} of every record it
+ * reads to an output topic; the union must be every input record exactly once (the jobs start from
+ * {@code earliest-offset}, so a restore that lost the offsets would duplicate).
+ */
+class KafkaNativeSavepointITCase {
+
+    private static final int PER_STEP = 600;
+    private static final String BOOTSTRAP = System.getProperty("karrow.kafka.bootstrap", "127.0.0.1:9092");
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .build());
+
+    private static DevRegistry registry;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        registry = DevRegistry.start();
+    }
+
+    @AfterAll
+    static void tearDown() {
+        if (registry != null) {
+            registry.close();
+        }
+    }
+
+    private static Properties common() {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
+        return p;
+    }
+
+    private static String createTopic(String prefix, int partitions) throws Exception {
+        String topic = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        try (Admin admin = Admin.create(common())) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        return topic;
+    }
+
+    private static void produce(String topic, int schemaId, AvroCorpus corpus, int from, int count) {
+        Properties p = common();
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        Random random = new Random(from);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            for (int i = from; i < from + count; i++) {
+                var record = AvroCorpora.bid(random, i, corpus.writers().get(0));
+                producer.send(new ProducerRecord<>(topic, i % 3, null,
+                        ConfluentAvroEncoder.encode(schemaId, corpus.writers().get(0), record)));
+            }
+            producer.flush();
+        }
+    }
+
+    private static List<String> readAll(String topic, int expected) {
+        Properties p = common();
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        List<String> values = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                    .map(info -> new TopicPartition(topic, info.partition())).collect(Collectors.toList());
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (values.size() < expected && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                    values.add(new String(r.value(), StandardCharsets.UTF_8));
+                }
+            }
+            // Anything extra (a duplicate) would arrive shortly after.
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofSeconds(2))) {
+                values.add(new String(r.value(), StandardCharsets.UTF_8));
+            }
+        }
+        return values;
+    }
+
+    private static JobClient start(String connector, String format, String in, String out, String savepoint) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        if (savepoint != null) {
+            tEnv.getConfig().set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+        }
+        tEnv.executeSql("CREATE TABLE src (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,"
+                + " date_time TIMESTAMP(3), extra STRING, `partition` INT METADATA VIRTUAL, `offset` BIGINT METADATA VIRTUAL)"
+                + " WITH ('connector' = '" + connector + "', 'topic' = '" + in + "',"
+                + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "', 'properties.group.id' = 'karrow-savepoint-it',"
+                + "'scan.startup.mode' = 'earliest-offset',"
+                + "'value.format' = '" + format + "', 'value." + format + ".url' = '" + registry.url() + "')");
+        tEnv.executeSql("CREATE TABLE snk (id STRING) WITH ('connector' = 'kafka', 'topic' = '" + out + "',"
+                + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "', 'value.format' = 'raw')");
+        TableResult result = tEnv.executeSql("INSERT INTO snk SELECT CONCAT(CAST(`partition` AS STRING), ':',"
+                + " CAST(`offset` AS STRING)) FROM src WHERE price >= 0 OR price < 0 OR price IS NULL");
+        return result.getJobClient().orElseThrow();
+    }
+
+    private static String stopWithSavepoint(JobClient job, Path dir) throws Exception {
+        return job.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL).get(120, TimeUnit.SECONDS);
+    }
+
+    private static Set<String> expectedIds(int total) {
+        // Record i went to partition i % 3 at offset i / 3.
+        return IntStream.range(0, total).mapToObj(i -> (i % 3) + ":" + (i / 3)).collect(Collectors.toSet());
+    }
+
+    @Test
+    void savepointsMoveFromKafkaToKafkaNativeAndBack(@TempDir Path savepoints) throws Exception {
+        String in = createTopic("savepoint-in", 3);
+        String out = createTopic("savepoint-out", 1);
+        AvroCorpus corpus = AvroCorpora.bids();
+        int id = registry.register(in + "-value", corpus.writers().get(0).toString());
+
+        produce(in, id, corpus, 0, PER_STEP);
+        JobClient stock = start("kafka", "avro-confluent-reference", in, out, null);
+        assertThat(readAll(out, PER_STEP)).hasSize(PER_STEP);
+        String first = stopWithSavepoint(stock, savepoints);
+
+        produce(in, id, corpus, PER_STEP, PER_STEP);
+        JobClient batched = start("kafka-native", "avro-confluent-native", in, out, first);
+        List<String> afterNative = readAll(out, 2 * PER_STEP);
+        assertThat(afterNative).hasSize(2 * PER_STEP);
+        assertThat(new HashSet<>(afterNative)).isEqualTo(expectedIds(2 * PER_STEP));
+        String second = stopWithSavepoint(batched, savepoints);
+
+        produce(in, id, corpus, 2 * PER_STEP, PER_STEP);
+        JobClient back = start("kafka", "avro-confluent-reference", in, out, second);
+        List<String> all = readAll(out, 3 * PER_STEP);
+        back.cancel().get(60, TimeUnit.SECONDS);
+        assertThat(all).hasSize(3 * PER_STEP).doesNotHaveDuplicates();
+        assertThat(new HashSet<>(all)).isEqualTo(expectedIds(3 * PER_STEP));
+    }
+}

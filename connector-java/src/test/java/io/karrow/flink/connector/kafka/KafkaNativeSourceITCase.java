@@ -1,0 +1,239 @@
+package io.karrow.flink.connector.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.karrow.flink.formats.avro.corpus.AvroCorpora;
+import io.karrow.flink.formats.avro.corpus.AvroCorpus;
+import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
+import io.karrow.flink.testutils.DevRegistry;
+
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Parity of {@code 'connector' = 'kafka-native'} with the stock {@code kafka} connector through Flink
+ * SQL, over a real broker ({@code -Dkarrow.kafka.bootstrap}, started by {@code
+ * tests/services/kafka.sh start}), the dev registry, 3 partitions and parallelism 2: the same bounded
+ * query, {@code kafka} + the oracle {@code avro-confluent-reference} vs {@code kafka-native} +
+ * {@code avro-confluent-native} (one native call per fetched batch) and vs {@code kafka-native} +
+ * the oracle format (the per-record fallback), compared as exact multisets.
+ */
+class KafkaNativeSourceITCase {
+
+    private static final int BIDS = 20_000;
+    private static final String BOOTSTRAP = System.getProperty("karrow.kafka.bootstrap", "127.0.0.1:9092");
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .build());
+
+    private static DevRegistry registry;
+    private static String bidsTopic;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        try (Admin admin = admin()) {
+            // Fail (not skip) when the broker is absent: CI must start it.
+            admin.describeCluster().nodes().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("No Kafka broker at " + BOOTSTRAP
+                    + " (start it with tests/services/kafka.sh start, or set -Dkarrow.kafka.bootstrap)", e);
+        }
+        registry = DevRegistry.start();
+        bidsTopic = bidsTopic();
+    }
+
+    @AfterAll
+    static void tearDown() {
+        if (registry != null) {
+            registry.close();
+        }
+    }
+
+    private static Admin admin() {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+        return Admin.create(p);
+    }
+
+    private static String createTopic(String prefix, int partitions) throws Exception {
+        String topic = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        return topic;
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer() {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        return new KafkaProducer<>(p);
+    }
+
+    /**
+     * {@link #BIDS} Confluent-Avro bids over 3 partitions: keys are the bidder id as text (every 97th
+     * key null), every 50th value a tombstone, every 7th record with headers (a duplicated key and a
+     * null value).
+     */
+    private static String bidsTopic() throws Exception {
+        String topic = createTopic("native-src", 3);
+        AvroCorpus corpus = AvroCorpora.bids();
+        int id = registry.register(topic + "-value", corpus.writers().get(0).toString());
+        Random random = new Random(corpus.seed());
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (int i = 0; i < BIDS; i++) {
+                var record = AvroCorpora.bid(random, i, corpus.writers().get(0));
+                byte[] key = i % 97 == 0 ? null : String.valueOf(record.get("bidder")).getBytes(StandardCharsets.UTF_8);
+                byte[] value = i % 50 == 0 ? null : ConfluentAvroEncoder.encode(id, corpus.writers().get(0), record);
+                RecordHeaders headers = new RecordHeaders();
+                if (i % 7 == 0) {
+                    headers.add("h", new byte[] {1});
+                    headers.add("h", new byte[] {(byte) i});
+                    headers.add("n", null);
+                }
+                producer.send(new ProducerRecord<>(topic, i % 3, key, value, headers));
+            }
+            producer.flush();
+        }
+        return topic;
+    }
+
+    private static StreamTableEnvironment tableEnv() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        return StreamTableEnvironment.create(env);
+    }
+
+    private static String with(String connector, String topic, String format) {
+        return " WITH ('connector' = '" + connector + "', 'topic' = '" + topic + "',"
+                + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "',"
+                + "'properties.group.id' = 'karrow-native-it',"
+                + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',"
+                + "'value.format' = '" + format + "',"
+                + "'value." + format + ".url' = '" + registry.url() + "'";
+    }
+
+    private static String valueOnlyDdl(String table, String connector, String topic, String format) {
+        return "CREATE TABLE " + table + " (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,"
+                + " date_time TIMESTAMP(3), extra STRING)" + with(connector, topic, format) + ")";
+    }
+
+    private static String keyedDdl(String table, String connector, String topic, String format) {
+        return "CREATE TABLE " + table + " (k STRING, auction BIGINT, bidder BIGINT, price BIGINT, channel STRING,"
+                + " url STRING, date_time TIMESTAMP(3), extra STRING,"
+                + " `topic` STRING METADATA VIRTUAL, `partition` INT METADATA VIRTUAL,"
+                + " `offset` BIGINT METADATA VIRTUAL, ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL,"
+                + " `timestamp-type` STRING METADATA VIRTUAL, `leader-epoch` INT METADATA VIRTUAL,"
+                + " headers MAP<STRING, BYTES> METADATA VIRTUAL)"
+                + with(connector, topic, format)
+                + ", 'key.format' = 'raw', 'key.fields' = 'k', 'value.fields-include' = 'EXCEPT_KEY')";
+    }
+
+    private static Map<Row, Integer> collect(StreamTableEnvironment tEnv, String query) throws Exception {
+        Map<Row, Integer> multiset = new HashMap<>();
+        try (CloseableIterator<Row> rows = tEnv.executeSql(query).collect()) {
+            while (rows.hasNext()) {
+                multiset.merge(rows.next(), 1, Integer::sum);
+            }
+        }
+        return multiset;
+    }
+
+    private static int size(Map<Row, Integer> multiset) {
+        return multiset.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    private static final String KEYED_QUERY = "SELECT k, auction, bidder, price, channel, url, date_time, extra, `topic`,"
+            + " `partition`, `offset`, ts, `timestamp-type`, `leader-epoch`, CARDINALITY(headers),"
+            + " CAST(headers['h'] AS STRING), headers['n'] IS NULL FROM ";
+
+    @Test
+    void valueOnlyTableGivesTheStockConnectorsRows() throws Exception {
+        StreamTableEnvironment tEnv = tableEnv();
+        tEnv.executeSql(valueOnlyDdl("stock", "kafka", bidsTopic, "avro-confluent-reference"));
+        tEnv.executeSql(valueOnlyDdl("batched", "kafka-native", bidsTopic, "avro-confluent-native"));
+        tEnv.executeSql(valueOnlyDdl("fallback", "kafka-native", bidsTopic, "avro-confluent-reference"));
+        Map<Row, Integer> expected = collect(tEnv, "SELECT * FROM stock");
+        assertThat(size(expected)).isEqualTo(BIDS - BIDS / 50);
+        assertThat(collect(tEnv, "SELECT * FROM batched")).isEqualTo(expected);
+        assertThat(collect(tEnv, "SELECT * FROM fallback")).isEqualTo(expected);
+    }
+
+    @Test
+    void keyAndEveryMetadataColumnGiveTheStockConnectorsRows() throws Exception {
+        StreamTableEnvironment tEnv = tableEnv();
+        tEnv.executeSql(keyedDdl("stock_keyed", "kafka", bidsTopic, "avro-confluent-reference"));
+        tEnv.executeSql(keyedDdl("batched_keyed", "kafka-native", bidsTopic, "avro-confluent-native"));
+        tEnv.executeSql(keyedDdl("fallback_keyed", "kafka-native", bidsTopic, "avro-confluent-reference"));
+        Map<Row, Integer> expected = collect(tEnv, KEYED_QUERY + "stock_keyed");
+        assertThat(size(expected)).isGreaterThan(BIDS * 9 / 10).isLessThan(BIDS);
+        assertThat(collect(tEnv, KEYED_QUERY + "batched_keyed")).isEqualTo(expected);
+        assertThat(collect(tEnv, KEYED_QUERY + "fallback_keyed")).isEqualTo(expected);
+    }
+
+    @Test
+    void badRecordFailsTheJobWithTopicPartitionOffsetAndTheReason() throws Exception {
+        String topic = createTopic("native-src-bad", 1);
+        AvroCorpus corpus = AvroCorpora.bids();
+        int id = registry.register(topic + "-value", corpus.writers().get(0).toString());
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (int i = 0; i < 5; i++) {
+                byte[] value = ConfluentAvroEncoder.encode(id, corpus.writers().get(0),
+                        AvroCorpora.bid(new Random(i), i, corpus.writers().get(0)));
+                if (i == 3) {
+                    value[0] = 7;
+                }
+                producer.send(new ProducerRecord<>(topic, 0, null, value));
+            }
+            producer.flush();
+        }
+        StreamTableEnvironment tEnv = tableEnv();
+        tEnv.executeSql(valueOnlyDdl("bad_native", "kafka-native", topic, "avro-confluent-native"));
+        assertThatThrownBy(() -> collect(tEnv, "SELECT * FROM bad_native"))
+                .satisfies(t -> assertThat(messages(t))
+                        .contains("topic '" + topic + "', partition 0, offset 3")
+                        .containsIgnoringCase("magic"));
+    }
+
+    static String messages(Throwable t) {
+        StringBuilder s = new StringBuilder();
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            s.append(c.getMessage()).append(" | ");
+        }
+        return s.toString();
+    }
+}
