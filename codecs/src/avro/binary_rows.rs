@@ -39,30 +39,6 @@ fn read_supports_binary(read: &Read) -> bool {
     }
 }
 
-/// Picks the read of one value (resolving a writer union); `None` means NULL.
-fn pick<'p>(value: &'p ValueRead, cur: &mut Cursor<'_>) -> ReadResult<Option<&'p Read>> {
-    let read = match value {
-        ValueRead::Direct(read) => read,
-        ValueRead::Union(branches) => {
-            let index = cur.read_int()?;
-            usize::try_from(index)
-                .ok()
-                .and_then(|i| branches.get(i))
-                .ok_or_else(|| {
-                    ReadError(format!(
-                        "union branch index {index} out of range ({} branches)",
-                        branches.len()
-                    ))
-                })?
-        }
-    };
-    match read {
-        Read::Null => Ok(None),
-        Read::Error(message) => Err(ReadError(message.to_string())),
-        read => Ok(Some(read)),
-    }
-}
-
 fn rows_error(e: crate::CodecError) -> ReadError {
     ReadError(e.to_string())
 }
@@ -93,7 +69,7 @@ pub(crate) fn write_record(
             Step::Field { index, read } => {
                 let field = &fields[*index];
                 let slot = base + null_bytes + 8 * index;
-                let written = match pick(read, cur).map_err(|e| in_field(field, e))? {
+                let written = match read.select(cur).map_err(|e| in_field(field, e))? {
                     None => false,
                     Some(r) => write_value(&field.ty, r, cur, out, base, slot)
                         .map_err(|e| in_field(field, e))?,
@@ -348,7 +324,7 @@ struct Elements {
 
 impl Elements {
     fn push(&mut self, ty: &FlinkType, value: &ValueRead, cur: &mut Cursor<'_>) -> ReadResult<()> {
-        match pick(value, cur)? {
+        match value.select(cur)? {
             None => self.slots.push(None),
             Some(read) => {
                 let slot = self.scratch.len();

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::cursor::{Cursor, ReadError, ReadResult};
 use super::model::{AvroNode, EnumSchema, RecordSchema};
 use super::skip::Skip;
 
@@ -50,6 +51,33 @@ pub enum ValueRead {
     Direct(Read),
     /// The writer has a union: one read per writer branch.
     Union(Arc<[Read]>),
+}
+
+impl ValueRead {
+    /// Reads the writer's union branch index where there is one and returns the read of
+    /// the value; `None` means the value is NULL. A resolution error reached here fails.
+    pub fn select<'p>(&'p self, cur: &mut Cursor<'_>) -> ReadResult<Option<&'p Read>> {
+        let read = match self {
+            ValueRead::Direct(read) => read,
+            ValueRead::Union(branches) => {
+                let index = cur.read_int()?;
+                usize::try_from(index)
+                    .ok()
+                    .and_then(|i| branches.get(i))
+                    .ok_or_else(|| {
+                        ReadError(format!(
+                            "union branch index {index} out of range ({} branches)",
+                            branches.len()
+                        ))
+                    })?
+            }
+        };
+        match read {
+            Read::Null => Ok(None),
+            Read::Error(message) => Err(ReadError(message.to_string())),
+            read => Ok(Some(read)),
+        }
+    }
 }
 
 /// The mapping of writer enum indexes to reader symbols.

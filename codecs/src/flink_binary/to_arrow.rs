@@ -448,6 +448,22 @@ fn append_elements(
     Ok(slots.arity)
 }
 
+/// Like [`append_elements`], but NULL keys are read the way Flink reads them from a
+/// binary map: as an empty string (or zero for non-string keys).
+fn append_map_keys(
+    buf: &[u8],
+    base: usize,
+    ty: &FlinkType,
+    keys: &mut dyn Column,
+) -> Result<usize, CodecError> {
+    let size = element_size(ty);
+    let slots = Slots::array(buf, base, size)?;
+    for i in 0..slots.arity {
+        keys.append(&slots, i, size)?;
+    }
+    Ok(slots.arity)
+}
+
 struct ListColumn {
     field: FieldRef,
     element: FlinkType,
@@ -534,13 +550,9 @@ impl Column for MapColumn {
         let (at, _) = s.reference(i, z);
         let key_size = read_i32(s.buf, at)?;
         let key_size = usize::try_from(key_size).map_err(|_| bad("negative map key size"))?;
-        let key_slots = Slots::array(s.buf, at + 4, element_size(&self.key))?;
-        if (0..key_slots.arity).any(|k| key_slots.is_null(k)) {
-            return Err(CodecError::Rows(
-                "Avro maps cannot hold a NULL key (a MAP value has one)".into(),
-            ));
-        }
-        let n = append_elements(s.buf, at + 4, &self.key, self.keys.as_mut())?;
+        // A NULL key slot of a binary map reads as the empty string, as Flink's
+        // `BinaryArrayData.getString` does; Flink's Avro writer then writes key "".
+        let n = append_map_keys(s.buf, at + 4, &self.key, self.keys.as_mut())?;
         let m = append_elements(s.buf, at + 4 + key_size, &self.value, self.values.as_mut())?;
         if n != m {
             return Err(bad(format!("map with {n} keys and {m} values")));

@@ -118,28 +118,12 @@ pub(crate) fn decode_value(
     value: &ValueRead,
     cur: &mut Cursor<'_>,
 ) -> ReadResult<()> {
-    let read = match value {
-        ValueRead::Direct(read) => read,
-        ValueRead::Union(branches) => {
-            let index = cur.read_int()?;
-            usize::try_from(index)
-                .ok()
-                .and_then(|i| branches.get(i))
-                .ok_or_else(|| {
-                    ReadError(format!(
-                        "union branch index {index} out of range ({} branches)",
-                        branches.len()
-                    ))
-                })?
-        }
-    };
-    match read {
-        Read::Null => {
+    match value.select(cur)? {
+        None => {
             dec.append_null();
             Ok(())
         }
-        Read::Error(message) => Err(ReadError(message.to_string())),
-        read => dec.decode(read, cur),
+        Some(read) => dec.decode(read, cur),
     }
 }
 

@@ -325,7 +325,9 @@ impl Encoder for List<'_> {
     }
 }
 
-/// Maps are one block of entries (key string, value) in the row's entry order.
+/// Maps are one block of entries (key string, value), in the iteration order of the
+/// `java.util.HashMap` that Flink's converter copies every map into (duplicate keys
+/// collapse, the last value wins).
 struct Map<'a> {
     map: &'a arrow_array::MapArray,
     keys: &'a arrow_array::StringArray,
@@ -337,22 +339,79 @@ impl Encoder for Map<'_> {
     fn encode(&self, i: usize, out: &mut Vec<u8>) -> Result<(), CodecError> {
         let offsets = self.map.value_offsets();
         let (from, to) = (offsets[i] as usize, offsets[i + 1] as usize);
-        if to > from {
-            write_long((to - from) as i64, out);
-            for j in from..to {
-                if self.keys.is_null(j) {
-                    return Err(failure(format!(
-                        "field '{}': Avro maps cannot hold a NULL key",
-                        self.path
-                    )));
-                }
-                write_bytes(self.keys.value(j).as_bytes(), out);
-                self.values.encode(j, out)?;
+        let mut keys = Vec::with_capacity(to - from);
+        for j in from..to {
+            if self.keys.is_null(j) {
+                return Err(failure(format!(
+                    "field '{}': Avro maps cannot hold a NULL key",
+                    self.path
+                )));
+            }
+            keys.push(self.keys.value(j));
+        }
+        let order = java_hash_map_order(&keys);
+        if !order.is_empty() {
+            write_long(order.len() as i64, out);
+            for k in order {
+                write_bytes(keys[k].as_bytes(), out);
+                self.values.encode(from + k, out)?;
             }
         }
         out.push(0);
         Ok(())
     }
+}
+
+/// Java's `String.hashCode()`: over UTF-16 code units.
+fn java_string_hash(s: &str) -> i32 {
+    s.encode_utf16()
+        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(c as i32))
+}
+
+/// The capacity Flink's `CollectionUtil.newHashMapWithExpectedSize(n)` asks for.
+fn flink_required_capacity(n: usize) -> usize {
+    if n <= 2 {
+        n + 1
+    } else if n < (1 << 30) {
+        (n as f32 / 0.75f32).ceil() as usize
+    } else {
+        i32::MAX as usize
+    }
+}
+
+/// For keys put in this order into such a `HashMap`, the index of the entry that holds
+/// each distinct key's final value, in the map's iteration order (bucket index, then
+/// insertion order within a bucket). Tree bins (8+ colliding keys in a bucket of a
+/// table of 64+) are not modelled.
+pub(crate) fn java_hash_map_order(keys: &[&str]) -> Vec<usize> {
+    let mut cap = flink_required_capacity(keys.len())
+        .next_power_of_two()
+        .max(1);
+    let threshold = |cap: usize| (cap as f32 * 0.75f32) as usize;
+    // (spread hash, last index holding the key), in first-insertion order.
+    let mut entries: Vec<(u32, usize)> = Vec::with_capacity(keys.len());
+    let mut seen: std::collections::HashMap<&str, usize> =
+        std::collections::HashMap::with_capacity(keys.len());
+    for (index, key) in keys.iter().enumerate() {
+        if let Some(&slot) = seen.get(key) {
+            entries[slot].1 = index;
+            continue;
+        }
+        seen.insert(key, entries.len());
+        let h = java_string_hash(key);
+        entries.push(((h ^ ((h as u32) >> 16) as i32) as u32, index));
+        if entries.len() > threshold(cap) {
+            cap *= 2;
+        }
+    }
+    let mask = (cap - 1) as u32;
+    let mut order: Vec<(u32, usize, usize)> = entries
+        .iter()
+        .enumerate()
+        .map(|(seq, (hash, last))| (hash & mask, seq, *last))
+        .collect();
+    order.sort_unstable();
+    order.into_iter().map(|(_, _, last)| last).collect()
 }
 
 struct Record<'a> {
@@ -377,6 +436,21 @@ mod tests {
         assert_eq!(minimal_be(128), vec![0x00, 0x80]);
         assert_eq!(minimal_be(-128), vec![0x80]);
         assert_eq!(minimal_be(-129), vec![0xff, 0x7f]);
+    }
+
+    #[test]
+    fn java_hash_map_iteration_order() {
+        // HashMap<String,_> sized for 4 entries (capacity 8): "b"=98 -> bucket 2,
+        // "a"=97 -> 1, "c"=99 -> 3, "aa"=3104 -> 0 (3104 & 7), so aa, a, b, c.
+        assert_eq!(
+            java_hash_map_order(&["b", "a", "c", "aa"]),
+            vec![3, 1, 0, 2]
+        );
+        // A duplicate keeps its first position and takes the last value.
+        assert_eq!(java_hash_map_order(&["x", "y", "x"]), vec![2, 1]);
+        assert_eq!(java_hash_map_order(&[]), Vec::<usize>::new());
+        assert_eq!(java_string_hash("hello"), 99162322);
+        assert_eq!(java_string_hash("\u{1F600}"), 1772899); // 0xD83D * 31 + 0xDE00
     }
 
     #[test]

@@ -38,4 +38,37 @@ public final class KarrowNative {
 
     /** Frees a decoder; the handle must not be used again. Closing {@code 0} is a no-op. */
     public static native void avroDecoderClose(long handle);
+
+    /**
+     * Builds a Confluent Avro encoder from the JSON configuration of the contract (the decoder's
+     * object plus {@code "subject"}) and registers its writer schema under that subject, once.
+     *
+     * @return an opaque, non-zero handle that the caller owns and must close with {@link
+     *     #avroEncoderClose(long)}
+     * @throws KarrowNativeException if the configuration is invalid or the registry is unreachable or
+     *     rejects the schema
+     */
+    public static native long avroEncoderOpen(String configJson) throws KarrowNativeException;
+
+    /** The registered writer schema id that the encoder writes in every header. */
+    public static native int avroEncoderSchemaId(long handle) throws KarrowNativeException;
+
+    /**
+     * Encodes the image of one Flink {@code BinaryRowData} of the physical row type (one contiguous
+     * segment, the whole array) into one Kafka value: {@code 0x00}, the schema id, the Avro datum.
+     */
+    public static native byte[] avroEncodeOne(long handle, byte[] rowImage) throws KarrowNativeException;
+
+    /**
+     * Encodes {@code count} row images laid out back to back at {@code dataAddress} (direct memory),
+     * with one int32 length per image at {@code lengthsAddress} (no nulls). Returns all values
+     * concatenated; {@code messageOffsets} (length {@code count + 1}) receives where value {@code i}
+     * starts.
+     */
+    public static native byte[] avroEncodeBatch(
+            long handle, long dataAddress, long lengthsAddress, int count, int[] messageOffsets)
+            throws KarrowNativeException;
+
+    /** Frees an encoder; the handle must not be used again. Closing {@code 0} is a no-op. */
+    public static native void avroEncoderClose(long handle);
 }

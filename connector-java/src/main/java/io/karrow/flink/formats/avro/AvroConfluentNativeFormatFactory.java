@@ -14,29 +14,32 @@ import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SUBJ
 import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.URL;
 
 import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
 import org.apache.flink.table.connector.format.DecodingFormat;
+import org.apache.flink.table.connector.format.EncodingFormat;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.DeserializationFormatFactory;
 import org.apache.flink.table.factories.DynamicTableFactory;
 import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.factories.SerializationFormatFactory;
 
 import java.util.Map;
 import java.util.Set;
 
 /**
  * Factory of the {@code avro-confluent-native} format: a drop-in replacement for Flink's {@code
- * avro-confluent} on the read side, with the same options, whose decoding runs in Rust.
+ * avro-confluent}, with the same options, whose decoding and encoding run in Rust.
  *
  * <p>The factory decides the row class: Flink's Kafka connector casts value rows to {@code
  * GenericRowData} as soon as the table declares a key format or metadata columns, so for such tables
  * the rows are converted; value-only tables get {@code BinaryRowData} without per-field objects.
  */
-public class AvroConfluentNativeFormatFactory implements DeserializationFormatFactory {
+public class AvroConfluentNativeFormatFactory implements DeserializationFormatFactory, SerializationFormatFactory {
 
     /** The format identifier used in DDL. */
     public static final String IDENTIFIER = "avro-confluent-native";
@@ -47,6 +50,33 @@ public class AvroConfluentNativeFormatFactory implements DeserializationFormatFa
     @Override
     public DecodingFormat<DeserializationSchema<RowData>> createDecodingFormat(
             DynamicTableFactory.Context context, ReadableConfig formatOptions) {
+        RegistryDecoderConfig config = registryConfig(formatOptions);
+        return new AvroConfluentNativeDecodingFormat(config, needsGenericRows(context));
+    }
+
+    /**
+     * Creates the sink side. Like Flink's {@code avro-confluent}, serialization needs a {@code
+     * subject}; when it is not set, the subject is auto-completed as {@code <topic>-value} or {@code
+     * <topic>-key} following {@link SubjectAutoCompletion} (Flink's Kafka connector does this only
+     * for the identifier {@code avro-confluent}), otherwise planning fails.
+     */
+    @Override
+    public EncodingFormat<SerializationSchema<RowData>> createEncodingFormat(
+            DynamicTableFactory.Context context, ReadableConfig formatOptions) {
+        RegistryDecoderConfig registry = registryConfig(formatOptions);
+        String subject = formatOptions.getOptional(SUBJECT)
+                .or(() -> SubjectAutoCompletion.defaultSubject(
+                        IDENTIFIER, context.getCatalogTable().getOptions(), formatOptions))
+                .orElseThrow(() -> new ValidationException(String.format(
+                        "Option %s.%s is required for serialization (it is auto-completed as '<topic>-value' or "
+                                + "'<topic>-key' only for a Kafka table with a single literal 'topic' whose key or "
+                                + "value format is unambiguously '%s')",
+                        IDENTIFIER, SUBJECT.key(), IDENTIFIER)));
+        return new AvroConfluentNativeEncodingFormat(new RegistryEncoderConfig(registry, subject));
+    }
+
+    /** Validates the format options and builds the registry settings shared by both sides. */
+    private RegistryDecoderConfig registryConfig(ReadableConfig formatOptions) {
         FactoryUtil.validateFactoryOptions(this, formatOptions);
         if (formatOptions.getOptional(SSL_KEYSTORE_LOCATION).isPresent()) {
             throw new ValidationException(
@@ -54,18 +84,16 @@ public class AvroConfluentNativeFormatFactory implements DeserializationFormatFa
                             + IDENTIFIER + "' yet; use 'avro-confluent' for registries that require client "
                             + "certificates.");
         }
-        RegistryDecoderConfig config =
-                new RegistryDecoderConfig(
-                        formatOptions.get(URL),
-                        formatOptions.getOptional(SCHEMA).orElse(null),
-                        formatOptions.getOptional(BASIC_AUTH_CREDENTIALS_SOURCE).orElse(null),
-                        formatOptions.getOptional(BASIC_AUTH_USER_INFO).orElse(null),
-                        formatOptions.getOptional(BEARER_AUTH_CREDENTIALS_SOURCE).orElse(null),
-                        formatOptions.getOptional(BEARER_AUTH_TOKEN).orElse(null),
-                        formatOptions.getOptional(SSL_TRUSTSTORE_LOCATION).orElse(null),
-                        formatOptions.getOptional(SSL_TRUSTSTORE_PASSWORD).orElse(null),
-                        formatOptions.getOptional(PROPERTIES).orElse(Map.of()));
-        return new AvroConfluentNativeDecodingFormat(config, needsGenericRows(context));
+        return new RegistryDecoderConfig(
+                formatOptions.get(URL),
+                formatOptions.getOptional(SCHEMA).orElse(null),
+                formatOptions.getOptional(BASIC_AUTH_CREDENTIALS_SOURCE).orElse(null),
+                formatOptions.getOptional(BASIC_AUTH_USER_INFO).orElse(null),
+                formatOptions.getOptional(BEARER_AUTH_CREDENTIALS_SOURCE).orElse(null),
+                formatOptions.getOptional(BEARER_AUTH_TOKEN).orElse(null),
+                formatOptions.getOptional(SSL_TRUSTSTORE_LOCATION).orElse(null),
+                formatOptions.getOptional(SSL_TRUSTSTORE_PASSWORD).orElse(null),
+                formatOptions.getOptional(PROPERTIES).orElse(Map.of()));
     }
 
     /**

@@ -12,7 +12,10 @@ import java.io.OutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
+import java.net.URLEncoder;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -20,8 +23,10 @@ import java.util.Map;
 /**
  * Test-scope stand-in for Confluent's client inside Flink's {@code ConfluentSchemaRegistryCoder}:
  * reads the Confluent header (magic byte 0, 4-byte big-endian id) and fetches the writer schema from
- * {@code GET {url}/schemas/ids/{id}} over HTTP, caching per id. Errors use the messages of Flink's
- * coder.
+ * {@code GET {url}/schemas/ids/{id}} over HTTP, caching per id. On the write side it registers the
+ * writer schema under the subject with {@code POST {url}/subjects/{subject}/versions} (cached per
+ * schema, like Confluent's {@code CachedSchemaRegistryClient}) and writes {@code 0x00} and the id.
+ * Errors use the messages of Flink's coder.
  */
 public final class ConfluentHttpSchemaCoder implements SchemaCoder {
 
@@ -30,10 +35,18 @@ public final class ConfluentHttpSchemaCoder implements SchemaCoder {
     private final String url;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
     private final Map<Integer, Schema> cache = new HashMap<>();
+    private final Map<Schema, Integer> registered = new HashMap<>();
+    private final String subject;
 
-    /** Creates a coder for the registry at {@code url} (the first of a comma-separated list). */
+    /** Creates a reading coder for the registry at {@code url} (the first of a comma-separated list). */
     public ConfluentHttpSchemaCoder(String url) {
+        this(url, null);
+    }
+
+    /** Creates a coder that also registers writer schemas under {@code subject} (null: read only). */
+    public ConfluentHttpSchemaCoder(String url, String subject) {
         this.url = url.split(",")[0].trim().replaceAll("/+$", "");
+        this.subject = subject;
     }
 
     @Override
@@ -71,8 +84,41 @@ public final class ConfluentHttpSchemaCoder implements SchemaCoder {
         return new Schema.Parser().parse(body.get("schema").asText());
     }
 
+    /** Registers {@code schema} under the subject (once per schema) and writes the 5-byte header. */
     @Override
-    public void writeSchema(Schema schema, OutputStream out) {
-        throw new UnsupportedOperationException("The reference coder only reads");
+    public void writeSchema(Schema schema, OutputStream out) throws IOException {
+        if (subject == null) {
+            throw new IllegalStateException("This reference coder has no subject to register under");
+        }
+        Integer id = registered.get(schema);
+        if (id == null) {
+            id = register(schema);
+            registered.put(schema, id);
+        }
+        out.write(0);
+        out.write(ByteBuffer.allocate(4).putInt(id).array());
+    }
+
+    private int register(Schema schema) throws IOException {
+        String body = JSON.writeValueAsString(JSON.createObjectNode().put("schema", schema.toString()));
+        HttpRequest request = HttpRequest.newBuilder(URI.create(
+                        url + "/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8) + "/versions"))
+                .header("Content-Type", "application/vnd.schemaregistry.v1+json")
+                .timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build();
+        HttpResponse<String> response;
+        try {
+            response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("Interrupted while registering a schema under " + subject, e);
+        }
+        if (response.statusCode() != 200) {
+            // Flink wraps Confluent's RestClientException the same way.
+            throw new IOException("Could not register schema in registry",
+                    new IOException("HTTP " + response.statusCode() + ": " + response.body()));
+        }
+        return JSON.readTree(response.body()).get("id").asInt();
     }
 }

@@ -35,7 +35,8 @@ public final class ReferenceDeserializers {
                 producedType);
     }
 
-    private static Schema explicitSchema(String schemaString, RowType rowType) {
+    /** Parses an explicit schema after Flink's check that it matches {@code rowType}. */
+    static Schema explicitSchema(String schemaString, RowType rowType) {
         LogicalType converted = AvroSchemaConverter.convertToDataType(schemaString).getLogicalType();
         if (converted.isNullable()) {
             converted = converted.copy(false);

@@ -1,0 +1,33 @@
+package io.karrow.flink.formats;
+
+import io.karrow.flink.nativebridge.DirectValueBuffer;
+
+import org.apache.flink.table.types.logical.RowType;
+
+import java.io.IOException;
+
+/**
+ * Encodes a batch of Flink {@code BinaryRowData} images, laid out in a {@link DirectValueBuffer}
+ * (no nulls), into Kafka message bytes in one call. Not thread-safe; the owner closes it.
+ */
+public interface ValueBatchEncoder extends AutoCloseable {
+
+    /** The row type whose {@code BinaryRowData} images this encoder takes. */
+    RowType rowType();
+
+    /**
+     * Encodes the first {@code count} row images of {@code rowImages}.
+     *
+     * @param offsets receives, at {@code [0, count]}, where message {@code i} starts in the returned
+     *     array; message {@code i} spans {@code [offsets[i], offsets[i + 1])}; length at least {@code
+     *     count + 1}
+     * @return all messages concatenated
+     * @throws io.karrow.flink.nativebridge.KarrowNativeException when a row cannot be encoded; its
+     *     record index names the failing row when known
+     */
+    byte[] encode(DirectValueBuffer rowImages, int count, int[] offsets) throws IOException;
+
+    /** Frees the encoder's resources; later calls fail. */
+    @Override
+    void close();
+}

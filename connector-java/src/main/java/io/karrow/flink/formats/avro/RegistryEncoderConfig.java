@@ -1,0 +1,73 @@
+package io.karrow.flink.formats.avro;
+
+import io.karrow.flink.nativebridge.JsonText;
+
+import org.apache.flink.table.types.logical.RowType;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.util.Objects;
+
+/**
+ * The settings of one {@code avro-confluent-native} sink: the registry settings shared with the
+ * decoder plus the subject the writer schema is registered under, rendered as the encoder's {@code
+ * configJson} of {@code docs/jni-contract.md} (the decoder's object plus {@code "subject"}).
+ */
+public final class RegistryEncoderConfig implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final RegistryDecoderConfig registry;
+    private final String subject;
+
+    /** Creates the settings; {@code subject} is the resolved subject (never null). */
+    public RegistryEncoderConfig(RegistryDecoderConfig registry, String subject) {
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.subject = Objects.requireNonNull(subject, "subject");
+    }
+
+    /** The registry settings. */
+    public RegistryDecoderConfig getRegistry() {
+        return registry;
+    }
+
+    /** The subject the writer schema is registered under. */
+    public String getSubject() {
+        return subject;
+    }
+
+    /**
+     * Renders the contract's encoder {@code configJson} for rows of {@code rowType}.
+     *
+     * @throws IOException if the configured truststore cannot be read
+     */
+    public String toConfigJson(RowType rowType) throws IOException {
+        String decoderJson = registry.toConfigJson(rowType);
+        StringBuilder out = new StringBuilder(decoderJson.length() + subject.length() + 16);
+        out.append(decoderJson, 0, decoderJson.length() - 1).append(",\"subject\":");
+        JsonText.appendString(out, subject);
+        return out.append('}').toString();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof RegistryEncoderConfig)) {
+            return false;
+        }
+        RegistryEncoderConfig that = (RegistryEncoderConfig) o;
+        return registry.equals(that.registry) && subject.equals(that.subject);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(registry, subject);
+    }
+
+    @Override
+    public String toString() {
+        return "RegistryEncoderConfig{url=" + registry.getUrl() + ", subject=" + subject + "}";
+    }
+}

@@ -1,0 +1,243 @@
+package io.karrow.flink.formats.avro;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.karrow.flink.formats.avro.corpus.AvroCorpora;
+import io.karrow.flink.formats.avro.corpus.AvroCorpus;
+import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
+import io.karrow.flink.testutils.DevRegistry;
+
+import org.apache.avro.generic.GenericRecord;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.StatementSet;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Properties;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The format swap on the sink side, end to end: a Kafka-to-Kafka {@code INSERT} reads Confluent Avro
+ * bids and writes them through the stock {@code kafka} connector once with {@code
+ * avro-confluent-native} and once with the oracle {@code avro-confluent-reference}; the two output
+ * topics must hold the same value bytes, record by record. Parallelism 1 and one-partition topics
+ * keep the order deterministic. Needs a real broker ({@code -Dkarrow.kafka.bootstrap}) and the dev
+ * registry.
+ */
+class AvroConfluentNativeSinkITCase {
+
+    private static final int BIDS = 20_000;
+    private static final String BOOTSTRAP = System.getProperty("karrow.kafka.bootstrap", "127.0.0.1:9092");
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .build());
+
+    private static DevRegistry registry;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        try (Admin admin = admin()) {
+            // Fail (not skip) when the broker is absent: CI must start it.
+            admin.describeCluster().nodes().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("No Kafka broker at " + BOOTSTRAP
+                    + " (start it with tests/services/kafka.sh start, or set -Dkarrow.kafka.bootstrap)", e);
+        }
+        registry = DevRegistry.start();
+    }
+
+    @AfterAll
+    static void tearDown() {
+        if (registry != null) {
+            registry.close();
+        }
+    }
+
+    private static Admin admin() {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+        return Admin.create(p);
+    }
+
+    private static String createTopic(String prefix) throws Exception {
+        String topic = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        return topic;
+    }
+
+    /** Writes {@link #BIDS} Confluent-Avro bids to a new one-partition topic; returns how many have price > 1000. */
+    private static int produceBids(String topic) throws Exception {
+        AvroCorpus corpus = AvroCorpora.bids();
+        int id = registry.register(topic + "-value", corpus.writers().get(0).toString());
+        Random random = new Random(corpus.seed());
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        int selected = 0;
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            for (int i = 0; i < BIDS; i++) {
+                GenericRecord bid = AvroCorpora.bid(random, i, corpus.writers().get(0));
+                if ((Long) bid.get("price") > 1000) {
+                    selected++;
+                }
+                producer.send(new ProducerRecord<>(topic, null, ConfluentAvroEncoder.encode(id, corpus.writers().get(0), bid)));
+            }
+            producer.flush();
+        }
+        return selected;
+    }
+
+    private static String sourceDdl(String topic) {
+        return "CREATE TABLE src (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,"
+                + " date_time TIMESTAMP(3), extra STRING) WITH ("
+                + "'connector' = 'kafka', 'topic' = '" + topic + "',"
+                + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "',"
+                + "'properties.group.id' = 'karrow-sink-it',"
+                + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',"
+                + "'value.format' = 'avro-confluent-reference',"
+                + "'value.avro-confluent-reference.url' = '" + registry.url() + "')";
+    }
+
+    private static String sinkDdl(String table, String topic, String format, String guaranteeOptions, boolean keyed) {
+        String key = keyed
+                ? "'key.format' = '" + format + "', 'key." + format + ".url' = '" + registry.url() + "',"
+                        + "'key.fields' = 'auction;bidder', 'value.fields-include' = 'EXCEPT_KEY',"
+                : "";
+        return "CREATE TABLE " + table + " (auction BIGINT, bidder BIGINT, price_cents BIGINT, channel STRING,"
+                + " date_time TIMESTAMP(3), extra STRING) WITH ("
+                + "'connector' = 'kafka', 'topic' = '" + topic + "',"
+                + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "',"
+                + guaranteeOptions + key
+                + "'value.format' = '" + format + "',"
+                + "'value." + format + ".url' = '" + registry.url() + "')";
+    }
+
+    private static final String QUERY =
+            " SELECT auction, bidder, price * 100 AS price_cents, channel, date_time, extra FROM src WHERE price > 1000";
+
+    /** Runs the query into both sinks and asserts the two output topics hold the same key and value bytes. */
+    private static void runAndCompare(String guaranteeOptions, boolean readCommitted, long checkpointMillis, boolean keyed)
+            throws Exception {
+        String in = createTopic("bids-in");
+        int expected = produceBids(in);
+        String outNative = createTopic("bids-out-native");
+        String outReference = createTopic("bids-out-reference");
+
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        if (checkpointMillis > 0) {
+            env.enableCheckpointing(checkpointMillis);
+        }
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        tEnv.executeSql(sourceDdl(in));
+        tEnv.executeSql(sinkDdl("out_native", outNative, "avro-confluent-native", guaranteeOptions.replace("%s", "n"), keyed));
+        tEnv.executeSql(sinkDdl("out_reference", outReference, "avro-confluent-reference", guaranteeOptions.replace("%s", "r"), keyed));
+        StatementSet statements = tEnv.createStatementSet();
+        statements.addInsertSql("INSERT INTO out_native" + QUERY);
+        statements.addInsertSql("INSERT INTO out_reference" + QUERY);
+        statements.execute().await(5, TimeUnit.MINUTES);
+
+        List<ConsumerRecord<byte[], byte[]>> reference = readRecords(outReference, readCommitted);
+        List<ConsumerRecord<byte[], byte[]>> actual = readRecords(outNative, readCommitted);
+        assertThat(reference).hasSize(expected);
+        assertThat(actual).hasSize(expected);
+        for (int i = 0; i < expected; i++) {
+            assertSameBytes("value of record " + i, reference.get(i).value(), actual.get(i).value());
+            assertSameBytes("key of record " + i, reference.get(i).key(), actual.get(i).key());
+        }
+        if (keyed) {
+            assertThat(reference.get(0).key()).isNotNull();
+        } else {
+            assertThat(reference.get(0).key()).isNull();
+        }
+    }
+
+    private static void assertSameBytes(String what, byte[] expected, byte[] actual) {
+        if (!java.util.Arrays.equals(expected, actual)) {
+            throw new AssertionError(what + " differs: reference " + hex(expected) + " / native " + hex(actual));
+        }
+    }
+
+    private static String hex(byte[] bytes) {
+        return bytes == null ? "null" : HexFormat.of().formatHex(bytes);
+    }
+
+    /** All records of partition 0 of {@code topic}, in offset order, up to its end offset. */
+    private static List<ConsumerRecord<byte[], byte[]>> readRecords(String topic, boolean readCommitted) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted");
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+            TopicPartition partition = new TopicPartition(topic, 0);
+            consumer.assign(List.of(partition));
+            consumer.seekToBeginning(List.of(partition));
+            long end = consumer.endOffsets(List.of(partition)).get(partition);
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+            while (consumer.position(partition) < end) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("timed out reading " + topic + " at " + consumer.position(partition) + " of " + end);
+                }
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+                    records.add(record);
+                }
+            }
+        }
+        return records;
+    }
+
+    @Test
+    void atLeastOnceWritesTheOraclesBytes() throws Exception {
+        runAndCompare("'sink.delivery-guarantee' = 'at-least-once',", false, 0, false);
+    }
+
+    /** Key and value both native: subjects {@code <topic>-key} and {@code <topic>-value}, projected generic rows. */
+    @Test
+    void keyedAtLeastOnceWritesTheOraclesBytes() throws Exception {
+        runAndCompare("'sink.delivery-guarantee' = 'at-least-once',", false, 0, true);
+    }
+
+    @Test
+    void exactlyOnceWritesTheOraclesBytes() throws Exception {
+        String prefix = "karrow-it-" + UUID.randomUUID().toString().substring(0, 8) + "-%s";
+        runAndCompare("'sink.delivery-guarantee' = 'exactly-once',"
+                + "'sink.transactional-id-prefix' = '" + prefix + "',"
+                + "'properties.transaction.timeout.ms' = '600000',", true, 1000, false);
+    }
+}
