@@ -6,6 +6,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// Counts allocations for `karrow bench` (inert unless a measurement switches it on).
+#[global_allocator]
+static ALLOCATOR: commands::bench::alloc::CountingAllocator =
+    commands::bench::alloc::CountingAllocator;
+
 /// karrow: native Kafka serde for Apache Flink.
 #[derive(Debug, Parser)]
 #[command(name = "karrow", version)]
@@ -14,9 +19,11 @@ struct Cli {
     command: Command,
 }
 
-/// Top-level subcommands (`bench`, `corpus` and `pipe` will join `registry`).
+/// Top-level subcommands (`corpus` and `pipe` will join these).
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Benchmark a format on your schema and data: native against stock Flink, verified.
+    Bench(Box<commands::bench::BenchArgs>),
     /// Schema registry tools.
     Registry(commands::registry::RegistryArgs),
 }
@@ -27,6 +34,15 @@ fn main() -> ExitCode {
         Err(e) => return usage_error(e),
     };
     let result = match cli.command {
+        Command::Bench(args) => {
+            return match commands::bench::run(*args) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("karrow: {e}");
+                    ExitCode::from(e.exit_code())
+                }
+            }
+        }
         Command::Registry(args) => commands::registry::run(args),
     };
     match result {
@@ -55,12 +71,16 @@ fn usage_error(e: clap::Error) -> ExitCode {
         }
         _ => {
             let rendered = e.to_string();
-            let line = rendered
-                .lines()
-                .map(str::trim)
-                .find(|l| !l.is_empty())
-                .unwrap_or("invalid arguments");
-            let line = line.strip_prefix("error: ").unwrap_or(line);
+            let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+            let first = lines.next().unwrap_or("invalid arguments");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            // "the following required arguments were not provided:" names them on the next line.
+            let line = match lines.next() {
+                Some(next) if first.ends_with(':') && !next.starts_with("Usage:") => {
+                    format!("{first} {next}")
+                }
+                _ => first.to_string(),
+            };
             eprintln!("karrow: {line} (try 'karrow --help')");
             ExitCode::from(2)
         }

@@ -1,3 +1,4 @@
 //! One module per `karrow` subcommand.
 
+pub mod bench;
 pub mod registry;

@@ -1,0 +1,102 @@
+//! The formats `karrow bench` measures. Each format implements [`Format`] (one per process,
+//! shared by the threads) and hands out one [`Session`] per thread; adding JSON or Protobuf
+//! means one more [`FormatKind`] variant and one more file implementing these two traits.
+
+use arrow_array::RecordBatch;
+use clap::ValueEnum;
+use karrow_codecs::types::FlinkType;
+
+use super::error::BenchError;
+
+/// The formats that can be benchmarked (those whose native codec has landed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatKind {
+    /// Confluent-framed Avro (`avro-confluent` / `avro-confluent-native`).
+    AvroConfluent,
+}
+
+impl FormatKind {
+    /// The stock Flink format name.
+    pub fn stock_name(self) -> &'static str {
+        match self {
+            FormatKind::AvroConfluent => "avro-confluent",
+        }
+    }
+}
+
+/// Messages produced by an encode: message `i` is `bytes[offsets[i]..offsets[i + 1]]`.
+#[derive(Debug, Default)]
+pub struct Encoded {
+    /// All messages back to back.
+    pub bytes: Vec<u8>,
+    /// `messages + 1` offsets (empty before the first encode).
+    pub offsets: Vec<i32>,
+}
+
+impl Encoded {
+    /// Empties the buffers, keeping their capacity.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.offsets.clear();
+    }
+
+    /// The messages, one slice each.
+    pub fn messages(&self) -> impl Iterator<Item = &[u8]> {
+        self.offsets
+            .windows(2)
+            .map(|w| &self.bytes[w[0] as usize..w[1] as usize])
+    }
+}
+
+/// Flink binary row images: row `i` is `bytes[offsets[i]..offsets[i + 1]]`, and an empty
+/// span is a null value (no row).
+#[derive(Debug, Default)]
+pub struct Rows {
+    /// All images back to back.
+    pub bytes: Vec<u8>,
+    /// `messages + 1` offsets.
+    pub offsets: Vec<i32>,
+}
+
+impl Rows {
+    /// The non-empty images (the rows), in order.
+    pub fn images(&self) -> impl Iterator<Item = &[u8]> {
+        self.offsets
+            .windows(2)
+            .filter(|w| w[1] > w[0])
+            .map(|w| &self.bytes[w[0] as usize..w[1] as usize])
+    }
+
+    /// Per message: its image, or `None` for a null value.
+    pub fn per_message(&self) -> impl Iterator<Item = Option<&[u8]>> {
+        self.offsets
+            .windows(2)
+            .map(|w| (w[1] > w[0]).then(|| &self.bytes[w[0] as usize..w[1] as usize]))
+    }
+}
+
+/// One format, configured for one schema.
+pub trait Format: Send + Sync {
+    /// The kind, for names and the stock harness.
+    fn kind(&self) -> FormatKind;
+    /// The Flink row type the messages are read into.
+    fn row_type(&self) -> &FlinkType;
+    /// A codec for one thread.
+    fn session(&self) -> Result<Box<dyn Session>, BenchError>;
+}
+
+/// The per-thread codec of a [`Format`]. Batch entry points; `None` is a null value.
+pub trait Session: Send {
+    /// Decodes messages into Flink binary row images (the path the Flink format runs).
+    fn decode_binary(
+        &mut self,
+        messages: &[Option<&[u8]>],
+        out: &mut Rows,
+    ) -> Result<(), BenchError>;
+    /// Decodes messages into one Arrow batch (one row per non-null message).
+    fn decode_arrow(&mut self, messages: &[Option<&[u8]>]) -> Result<RecordBatch, BenchError>;
+    /// Encodes every row of `batch`, appending to `out`.
+    fn encode_arrow(&mut self, batch: &RecordBatch, out: &mut Encoded) -> Result<(), BenchError>;
+    /// Encodes Flink binary row images (the sink path: images read into Arrow, then encoded).
+    fn encode_binary(&mut self, rows: &Rows, out: &mut Encoded) -> Result<(), BenchError>;
+}

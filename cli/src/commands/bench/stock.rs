@@ -1,0 +1,181 @@
+//! Stock Flink in the same run: the JVM harness `io.karrow.bench.StockSerdeHarness`
+//! (benches/jvm) decodes and encodes the same message file with Flink's own format, writes
+//! its rows for verification and prints its timings as one JSON object.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use super::progress::Progress;
+
+/// The harness class.
+pub const HARNESS_CLASS: &str = "io.karrow.bench.StockSerdeHarness";
+
+/// Where the JVM harness is, when it is.
+#[derive(Debug, Clone)]
+pub struct Jvm {
+    /// The `java` executable.
+    pub java: PathBuf,
+    /// The classpath.
+    pub classpath: String,
+}
+
+/// Why stock Flink was not run.
+pub type NotRun = String;
+
+/// Finds `java` and the harness classpath: `--jvm-classpath`, else
+/// `benches/jvm/target/classes` + `benches/jvm/target/classpath.txt` in the current
+/// directory, one of its parents, or the repository the binary was built in.
+pub fn locate(java: Option<&Path>, classpath: Option<&str>) -> Result<Jvm, NotRun> {
+    let java = match java {
+        Some(j) => j.to_path_buf(),
+        None => match std::env::var_os("JAVA_HOME").map(|h| PathBuf::from(h).join("bin/java")) {
+            Some(j) if j.is_file() => j,
+            _ => find_on_path("java").ok_or("no `java` on PATH (set JAVA_HOME or pass --java)")?,
+        },
+    };
+    if let Some(cp) = classpath {
+        return Ok(Jvm {
+            java,
+            classpath: cp.to_string(),
+        });
+    }
+    let mut roots: Vec<PathBuf> = Vec::new();
+    if let Ok(cwd) = std::env::current_dir() {
+        roots.extend(cwd.ancestors().map(Path::to_path_buf));
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        roots.extend(exe.ancestors().skip(1).map(Path::to_path_buf));
+    }
+    for root in roots {
+        let list = root.join("benches/jvm/target/classpath.txt");
+        let classes = root.join("benches/jvm/target/classes");
+        let class_file = classes.join("io/karrow/bench/StockSerdeHarness.class");
+        if list.is_file() && class_file.is_file() {
+            let deps =
+                std::fs::read_to_string(&list).map_err(|e| format!("{}: {e}", list.display()))?;
+            return Ok(Jvm {
+                java,
+                classpath: format!("{}:{}", classes.display(), deps.trim()),
+            });
+        }
+    }
+    Err("the JVM harness is not built (run `mvn -q -f pom.xml -DskipTests package` in the repository, or pass --jvm-classpath)".into())
+}
+
+fn find_on_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// What the harness is asked to do.
+#[derive(Debug)]
+pub struct Request<'a> {
+    /// Length-prefixed message file.
+    pub messages: &'a Path,
+    /// Flink serializable row type string.
+    pub row_type: &'a str,
+    /// Registry holding the messages' writer schemas.
+    pub registry: &'a str,
+    /// Explicit reader schema file (the format's `schema` option), if any.
+    pub reader_schema_file: Option<&'a Path>,
+    /// Schema id for encode (the derived schema, registered).
+    pub encode_schema_id: i32,
+    /// Threads, trials, warm-up, minimum trial time, sample size.
+    pub threads: usize,
+    /// Timed trials.
+    pub trials: usize,
+    /// Warm-up time (the JIT needs it).
+    pub warmup_ms: u64,
+    /// Minimum trial time.
+    pub min_trial_ms: u64,
+    /// Messages whose rows are written for verification.
+    pub sample: usize,
+    /// Where the sample rows go.
+    pub sample_out: &'a Path,
+    /// Where the re-encoded sample goes.
+    pub encoded_out: &'a Path,
+    /// JVM heap.
+    pub heap: &'a str,
+}
+
+/// Runs the harness; `Ok(json)` is its result object (which may say `"ok": false`).
+pub fn run(jvm: &Jvm, req: &Request<'_>, progress: &Progress) -> Result<Value, String> {
+    let mut cmd = Command::new(&jvm.java);
+    cmd.arg(format!("-Xmx{}", req.heap))
+        .arg("--add-opens=java.base/java.util=ALL-UNNAMED")
+        .arg("--add-opens=java.base/java.lang=ALL-UNNAMED")
+        .arg("-cp")
+        .arg(&jvm.classpath)
+        .arg(HARNESS_CLASS)
+        .arg("--messages")
+        .arg(req.messages)
+        .args(["--row-type", req.row_type, "--registry", req.registry])
+        .args(["--encode-schema-id", &req.encode_schema_id.to_string()])
+        .args(["--threads", &req.threads.to_string()])
+        .args(["--trials", &req.trials.to_string()])
+        .args(["--warmup-ms", &req.warmup_ms.to_string()])
+        .args(["--min-trial-ms", &req.min_trial_ms.to_string()])
+        .args(["--sample", &req.sample.to_string()])
+        .arg("--sample-out")
+        .arg(req.sample_out)
+        .arg("--encoded-out")
+        .arg(req.encoded_out);
+    if let Some(f) = req.reader_schema_file {
+        cmd.arg("--reader-schema-file").arg(f);
+    }
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("could not start {}: {e}", jvm.java.display()))?;
+    let stdout = child.stdout.take();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(mut s) = stdout {
+            let _ = std::io::Read::read_to_string(&mut s, &mut text);
+        }
+        text
+    });
+    // Progress lines are shown; the rest is kept for an error message.
+    let mut tail: Vec<String> = Vec::new();
+    if let Some(err) = child.stderr.take() {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            match line.strip_prefix("progress: ") {
+                Some(p) => progress.update(p),
+                None => {
+                    tail.push(line);
+                    if tail.len() > 20 {
+                        tail.remove(0);
+                    }
+                }
+            }
+        }
+    }
+    let status = child
+        .wait()
+        .map_err(|e| format!("waiting for the JVM: {e}"))?;
+    let stdout = reader.join().unwrap_or_default();
+    let last = stdout
+        .lines()
+        .rev()
+        .find(|l| l.trim_start().starts_with('{'));
+    match (status.success(), last) {
+        (true, Some(line)) => serde_json::from_str(line)
+            .map_err(|e| format!("the harness printed bad JSON ({e}): {line}")),
+        _ => {
+            let why = tail
+                .iter()
+                .rev()
+                .find(|l| l.contains("Exception") || l.contains("Error"))
+                .or(tail.last())
+                .cloned()
+                .unwrap_or_else(|| "no output".into());
+            Err(format!("the JVM harness failed ({status}): {why}"))
+        }
+    }
+}

@@ -1,0 +1,486 @@
+//! `karrow bench` as a process: argument errors, bad input, deterministic generation, a
+//! run with `--json`, the HTML report, and (when the JVM harness is built) the comparison
+//! with stock Flink.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const KARROW: &str = env!("CARGO_BIN_EXE_karrow");
+const COLUMNS: &str = "id BIGINT NOT NULL, name STRING, price DECIMAL(10, 2), ts TIMESTAMP(3), \
+                       tags ARRAY<STRING>, attrs MAP<STRING, INT>, f FLOAT, nested ROW<x INT, y BYTES>";
+/// Fast settings: the figures do not matter here.
+const FAST: &[&str] = &[
+    "--trials",
+    "1",
+    "--warmup",
+    "1",
+    "--min-trial-ms",
+    "1",
+    "--quiet",
+    "--allow-debug",
+];
+
+fn bench(args: &[&str]) -> Output {
+    Command::new(KARROW)
+        .arg("bench")
+        .args(args)
+        .args(FAST)
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The error output is one `karrow: ...` line (after the debug-build warning, if any).
+fn assert_one_line_error(o: &Output, code: i32, needle: &str) {
+    assert_eq!(o.status.code(), Some(code), "stderr: {}", stderr(o));
+    let text = stderr(o);
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains("WARNING: DEBUG BUILD"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    assert!(lines[0].starts_with("karrow: "), "{text}");
+    assert!(lines[0].contains(needle), "expected {needle:?} in {text}");
+    assert!(!text.contains("panicked"), "{text}");
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("karrow-bench-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn argument_errors_exit_2_with_one_line() {
+    assert_one_line_error(&bench(&["--generate", "10"]), 2, "no schema");
+    assert_one_line_error(&bench(&["--columns", "a INT"]), 2, "no messages");
+    assert_one_line_error(
+        &bench(&[
+            "--columns",
+            "a INT",
+            "--generate",
+            "5",
+            "--null-rate",
+            "1.5",
+        ]),
+        2,
+        "between 0 and 1",
+    );
+    assert_one_line_error(
+        &bench(&[
+            "--format",
+            "thrift",
+            "--columns",
+            "a INT",
+            "--generate",
+            "5",
+        ]),
+        2,
+        "thrift",
+    );
+    assert_one_line_error(
+        &bench(&["--subject", "s", "--generate", "5"]),
+        2,
+        "--registry",
+    );
+    assert_one_line_error(
+        &bench(&["--columns", "a INT", "--generate", "5", "--threads", "0"]),
+        2,
+        "threads",
+    );
+    assert_one_line_error(
+        &bench(&["--columns", "a INT", "--generate", "5", "--input", "x"]),
+        2,
+        "cannot be used with",
+    );
+}
+
+#[test]
+fn bad_input_exits_1_with_one_line() {
+    assert_one_line_error(
+        &bench(&["--columns", "a FOO", "--generate", "5", "--no-stock"]),
+        1,
+        "unknown or unsupported type 'FOO'",
+    );
+    assert_one_line_error(
+        &bench(&["--columns", "a INT,", "--generate", "5", "--no-stock"]),
+        1,
+        "expected a column name",
+    );
+    assert_one_line_error(
+        &bench(&[
+            "--schema",
+            "/nonexistent/x.avsc",
+            "--generate",
+            "5",
+            "--no-stock",
+        ]),
+        1,
+        "/nonexistent/x.avsc",
+    );
+    let avsc = temp("union.avsc");
+    std::fs::write(
+        &avsc,
+        r#"{"type":"record","name":"r","fields":[{"name":"u","type":["int","string"]}]}"#,
+    )
+    .unwrap();
+    assert_one_line_error(
+        &bench(&[
+            "--schema",
+            avsc.to_str().unwrap(),
+            "--generate",
+            "5",
+            "--no-stock",
+        ]),
+        1,
+        "RAW",
+    );
+    std::fs::write(&avsc, "{ not json").unwrap();
+    assert_one_line_error(
+        &bench(&[
+            "--schema",
+            avsc.to_str().unwrap(),
+            "--generate",
+            "5",
+            "--no-stock",
+        ]),
+        1,
+        "not JSON",
+    );
+    assert_one_line_error(
+        &bench(&[
+            "--registry",
+            "http://127.0.0.1:1",
+            "--subject",
+            "s",
+            "--generate",
+            "5",
+            "--no-stock",
+        ]),
+        1,
+        "schema registry",
+    );
+    // TIMESTAMP(6) has no Avro schema in Flink's legacy mapping.
+    assert_one_line_error(
+        &bench(&[
+            "--columns",
+            "t TIMESTAMP(6)",
+            "--generate",
+            "5",
+            "--no-stock",
+        ]),
+        1,
+        "TIMESTAMP",
+    );
+
+    // Messages that do not decode: a truncated header, then a datum cut short.
+    let bad = temp("bad.bin");
+    let mut bytes = Vec::new();
+    for m in [&[0u8, 0, 0, 0, 1, 2][..], &[0u8, 0, 0, 0, 1]] {
+        bytes.extend_from_slice(&(m.len() as u32).to_be_bytes());
+        bytes.extend_from_slice(m);
+    }
+    std::fs::write(&bad, &bytes).unwrap();
+    assert_one_line_error(
+        &bench(&[
+            "--columns",
+            "a BIGINT NOT NULL",
+            "--input",
+            bad.to_str().unwrap(),
+            "--no-stock",
+        ]),
+        1,
+        "message 1 does not decode",
+    );
+    // Not a length-prefixed file.
+    std::fs::write(&bad, b"hello world").unwrap();
+    assert_one_line_error(
+        &bench(&[
+            "--columns",
+            "a BIGINT NOT NULL",
+            "--input",
+            bad.to_str().unwrap(),
+            "--no-stock",
+        ]),
+        1,
+        "length-prefixed",
+    );
+}
+
+fn generate(seed: &str, out: &Path) {
+    let o = bench(&[
+        "--columns",
+        COLUMNS,
+        "--generate",
+        "300",
+        "--seed",
+        seed,
+        "--save-messages",
+        out.to_str().unwrap(),
+        "--no-stock",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn generation_is_deterministic() {
+    let (a, b, c) = (temp("a.bin"), temp("b.bin"), temp("c.bin"));
+    generate("7", &a);
+    generate("7", &b);
+    generate("8", &c);
+    let (a, b, c) = (
+        std::fs::read(a).unwrap(),
+        std::fs::read(b).unwrap(),
+        std::fs::read(c).unwrap(),
+    );
+    assert!(a.len() > 300 * 10, "{}", a.len());
+    assert_eq!(a, b, "same seed, same bytes");
+    assert_ne!(a, c, "another seed, other bytes");
+}
+
+fn json_run(extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "--columns",
+        COLUMNS,
+        "--generate",
+        "400",
+        "--batch-size",
+        "64",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let o = bench(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)))
+}
+
+#[test]
+fn json_run_over_a_generated_corpus() {
+    let v = json_run(&["--no-stock", "--threads", "2"]);
+    assert_eq!(v["format"], "avro-confluent");
+    assert_eq!(v["messages"], 400);
+    assert_eq!(v["threads"], 2);
+    assert!(v["message_bytes"].as_u64().unwrap() > 400 * 5);
+    assert!(v["row_type"]
+        .as_str()
+        .unwrap()
+        .starts_with("ROW<`id` BIGINT NOT NULL"));
+    let results = v["results"].as_array().unwrap();
+    let ops: Vec<&str> = results.iter().map(|r| r["op"].as_str().unwrap()).collect();
+    assert_eq!(
+        ops,
+        [
+            "decode_binary",
+            "decode_arrow",
+            "encode_binary",
+            "encode_arrow"
+        ]
+    );
+    for r in results {
+        assert_eq!(r["side"], "native");
+        let f = &r["figures"];
+        assert!(f["records_per_s"]["median"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(f["mb_per_s"]["median"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(f["ns_per_record"]["median"].as_f64().unwrap() > 0.0, "{r}");
+        assert_eq!(f["trial_ns"].as_array().unwrap().len(), 1);
+        assert!(f["allocs_per_record"].as_f64().is_some(), "{r}");
+        assert!(f["peak_rss_kib"].as_u64().unwrap() > 0, "{r}");
+    }
+    // Without stock Flink the native paths are checked against each other.
+    let checks = v["verification"].as_array().unwrap();
+    assert_eq!(checks.len(), 2);
+    assert!(checks.iter().all(|c| c["equal"] == true), "{checks:?}");
+    assert!(v["stock_note"].as_str().unwrap().contains("--no-stock"));
+}
+
+#[test]
+fn input_files_in_both_layouts() {
+    let lp = temp("in.bin");
+    generate("3", &lp);
+    let o = bench(&[
+        "--columns",
+        COLUMNS,
+        "--input",
+        lp.to_str().unwrap(),
+        "--no-stock",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["messages"], 300);
+
+    // The same messages as base64 lines, plus a null value.
+    let data = std::fs::read(&lp).unwrap();
+    let mut text = String::new();
+    let mut at = 0;
+    while at < data.len() {
+        let len = u32::from_be_bytes(data[at..at + 4].try_into().unwrap()) as usize;
+        text.push_str(&b64(&data[at + 4..at + 4 + len]));
+        text.push('\n');
+        at += 4 + len;
+    }
+    text.push_str("-\n");
+    let lines = temp("in.b64");
+    std::fs::write(&lines, text).unwrap();
+    let o = bench(&[
+        "--columns",
+        COLUMNS,
+        "--input",
+        lines.to_str().unwrap(),
+        "--input-format",
+        "base64-lines",
+        "--no-stock",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["messages"], 301);
+}
+
+fn b64(bytes: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, b)| acc | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Checks that every tag in `text` is closed in order (enough to catch broken markup).
+fn assert_balanced(text: &str) {
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('<') {
+        rest = &rest[open + 1..];
+        let close = rest.find('>').expect("unclosed '<'");
+        let tag = &rest[..close];
+        rest = &rest[close + 1..];
+        if tag.starts_with('!') || tag.ends_with('/') {
+            continue;
+        }
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        if name == "meta" {
+            continue;
+        }
+        if tag.starts_with('/') {
+            assert_eq!(
+                stack.pop().as_deref(),
+                Some(name.as_str()),
+                "mismatched </{name}>"
+            );
+        } else {
+            stack.push(name);
+        }
+    }
+    assert!(stack.is_empty(), "unclosed tags {stack:?}");
+}
+
+#[test]
+fn report_is_written_and_well_formed() {
+    let dir = temp("report");
+    let o = bench(&[
+        "--columns",
+        COLUMNS,
+        "--generate",
+        "200",
+        "--no-stock",
+        "--report",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("decode to Flink rows") && stdout.contains("report:"),
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert_balanced(&html);
+    assert_eq!(
+        html.matches("<svg xmlns=\"http://www.w3.org/2000/svg\"")
+            .count(),
+        3
+    );
+    assert_eq!(html.matches("</svg>").count(), 3);
+    assert!(html.contains("Throughput by operation") && html.contains("Nanoseconds per record"));
+    assert!(
+        html.matches("<rect ").count() >= 8,
+        "native bars in two charts"
+    );
+    assert!(
+        !html.contains("http://") || !html.contains("<script"),
+        "no external resources"
+    );
+    assert!(!html.contains("<script") && !html.contains("<link"));
+}
+
+#[cfg(debug_assertions)]
+#[test]
+fn debug_build_refuses_without_allow_debug() {
+    let o = Command::new(KARROW)
+        .args([
+            "bench",
+            "--columns",
+            "a INT",
+            "--generate",
+            "5",
+            "--no-stock",
+        ])
+        .output()
+        .unwrap();
+    assert_one_line_error(&o, 1, "debug build");
+}
+
+/// Stock Flink in the same run, when `java` and the built JVM harness are there.
+#[test]
+fn against_stock_flink_when_the_harness_is_built() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let harness = root.join("benches/jvm/target/classes/io/karrow/bench/StockSerdeHarness.class");
+    let java = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .any(|d| d.join("java").is_file());
+    if !harness.is_file() || !java {
+        eprintln!(
+            "skipped: no java on PATH or the JVM harness is not built ({})",
+            harness.display()
+        );
+        return;
+    }
+    let v = json_run(&["--jvm-warmup-ms", "100", "--verify", "0"]);
+    assert!(v["stock_note"].is_null(), "{}", v["stock_note"]);
+    let results = v["results"].as_array().unwrap();
+    let stock: Vec<&serde_json::Value> = results.iter().filter(|r| r["side"] == "stock").collect();
+    assert_eq!(stock.len(), 2, "{results:?}");
+    for r in results {
+        assert!(
+            r["figures"]["records_per_s"]["median"].as_f64().unwrap() > 0.0,
+            "{r}"
+        );
+        if r["side"] == "native" {
+            assert!(r["ratio_vs_stock"].as_f64().unwrap() > 0.0, "{r}");
+        }
+    }
+    let checks = v["verification"].as_array().unwrap();
+    assert_eq!(checks.len(), 4);
+    for c in checks {
+        assert_eq!(c["equal"], true, "{c}");
+        assert_eq!(c["compared"], 400, "{c}");
+    }
+}
