@@ -33,6 +33,9 @@ demo:
 bench:
 	bash benches/run-jmh.sh
 
+bench-source:
+	bash benches/run-source-bench.sh
+
 clean:
 	$(CARGO) clean
 	$(MVN) -q -f connector-java/pom.xml clean

@@ -1,0 +1,311 @@
+package io.karrow.flink.connector.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.karrow.flink.formats.avro.corpus.AvroCorpora;
+import io.karrow.flink.formats.avro.corpus.AvroCorpus;
+import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
+import io.karrow.flink.testutils.DevRegistry;
+
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.annotation.ArgumentHint;
+import org.apache.flink.table.annotation.DataTypeHint;
+import org.apache.flink.table.annotation.FunctionHint;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.functions.ScalarFunction;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * Failover of a {@code kafka-native} + {@code avro-confluent-native} job over a real broker
+ * ({@code -Dkarrow.kafka.bootstrap}), the dev registry and a MiniCluster: an unbounded job with
+ * checkpoints every 500 ms and a fixed-delay restart strategy writes one line per input record
+ * ({@code partition|offset|every decoded column}) to an output topic through the stock {@code kafka}
+ * sink with {@code exactly-once} delivery. After a first batch is committed, a second batch is
+ * produced and a UDF throws exactly once in the middle of it; the job restarts from the last
+ * checkpoint. What a {@code read_committed} consumer sees must be every input record exactly once:
+ * the set of {@code partition:offset} is the input's, there are no duplicates, and every line equals
+ * the one the stock {@code kafka} + {@code avro-confluent-reference} path computes for that record.
+ * (A source that restored wrong offsets would duplicate or lose lines; one that lost the restored
+ * state would start from {@code earliest-offset} and duplicate the first batch.)
+ */
+class KafkaNativeFailoverITCase {
+
+    private static final int FIRST = 3_000;
+    private static final int SECOND = 3_000;
+    /** The injected failure hits the {@code FAIL_AFTER}-th record processed after arming (mid second batch). */
+    private static final int FAIL_AFTER = 1_000;
+    private static final String BOOTSTRAP = System.getProperty("karrow.kafka.bootstrap", "127.0.0.1:9092");
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .build());
+
+    /** Shared with {@link FailOnce} (the MiniCluster runs in this JVM and class loader). */
+    static final AtomicBoolean ARMED = new AtomicBoolean();
+    static final AtomicBoolean FAILED = new AtomicBoolean();
+    static final AtomicInteger SEEN_AFTER_ARMING = new AtomicInteger();
+
+    private static DevRegistry registry;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        try (Admin admin = Admin.create(common())) {
+            admin.describeCluster().nodes().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("No Kafka broker at " + BOOTSTRAP
+                    + " (start it with tests/services/kafka.sh start, or set -Dkarrow.kafka.bootstrap)", e);
+        }
+        registry = DevRegistry.start();
+    }
+
+    @AfterAll
+    static void tearDown() {
+        if (registry != null) {
+            registry.close();
+        }
+    }
+
+    /** Passes its argument through; throws once, on the {@link #FAIL_AFTER}-th call after {@link #ARMED}. */
+    public static class FailOnce extends ScalarFunction {
+        // Explicit argument hints: Flink otherwise reads parameter names from the class file, which it
+        // cannot find for a test class under Failsafe.
+        @FunctionHint(arguments = @ArgumentHint(name = "line", type = @DataTypeHint("STRING")),
+                output = @DataTypeHint("STRING"))
+        public String eval(String line) {
+            if (ARMED.get() && SEEN_AFTER_ARMING.incrementAndGet() == FAIL_AFTER && FAILED.compareAndSet(false, true)) {
+                throw new RuntimeException("karrow test: injected failure");
+            }
+            return line;
+        }
+
+        @Override
+        public boolean isDeterministic() {
+            return false;
+        }
+    }
+
+    private static Properties common() {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
+        return p;
+    }
+
+    private static String createTopic(String prefix, int partitions) throws Exception {
+        String topic = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        try (Admin admin = Admin.create(common())) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        return topic;
+    }
+
+    /** Bids {@code from .. from + count - 1}; bid {@code i} goes to partition {@code i % 3} at offset {@code i / 3}. */
+    private static void produce(String topic, int schemaId, AvroCorpus corpus, int from, int count) {
+        Properties p = common();
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        Random random = new Random(from);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            for (int i = from; i < from + count; i++) {
+                var record = AvroCorpora.bid(random, i, corpus.writers().get(0));
+                producer.send(new ProducerRecord<>(topic, i % 3, null,
+                        ConfluentAvroEncoder.encode(schemaId, corpus.writers().get(0), record)));
+            }
+            producer.flush();
+        }
+    }
+
+    /** A {@code read_committed} consumer of the whole output topic, accumulating every value it sees. */
+    private static final class CommittedOutput implements AutoCloseable {
+        final List<String> values = new ArrayList<>();
+        private final KafkaConsumer<byte[], byte[]> consumer;
+
+        CommittedOutput(String topic) {
+            Properties p = common();
+            p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+            p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+            p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+            consumer = new KafkaConsumer<>(p);
+            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                    .map(info -> new TopicPartition(topic, info.partition())).collect(Collectors.toList());
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+        }
+
+        void poll(Duration timeout) {
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(timeout)) {
+                values.add(new String(r.value(), StandardCharsets.UTF_8));
+            }
+        }
+
+        /** Polls until {@code done} or {@code seconds} pass; false on timeout. */
+        boolean pollUntil(BooleanSupplier done, int seconds) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+            while (!done.getAsBoolean()) {
+                if (System.nanoTime() > deadline) {
+                    return false;
+                }
+                poll(Duration.ofMillis(200));
+            }
+            return true;
+        }
+
+        @Override
+        public void close() {
+            consumer.close();
+        }
+    }
+
+    private static final String LINE = "CONCAT_WS('|', CAST(`partition` AS STRING), CAST(`offset` AS STRING),"
+            + " CAST(auction AS STRING), CAST(bidder AS STRING), CAST(price AS STRING), channel, url,"
+            + " CAST(date_time AS STRING), COALESCE(extra, '<null>'))";
+
+    private static String sourceDdl(String table, String connector, String format, String topic, boolean bounded) {
+        return "CREATE TABLE " + table + " (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,"
+                + " date_time TIMESTAMP(3), extra STRING, `partition` INT METADATA VIRTUAL,"
+                + " `offset` BIGINT METADATA VIRTUAL)"
+                + " WITH ('connector' = '" + connector + "', 'topic' = '" + topic + "',"
+                + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "', 'properties.group.id' = 'karrow-failover-it',"
+                + "'scan.startup.mode' = 'earliest-offset',"
+                + (bounded ? "'scan.bounded.mode' = 'latest-offset'," : "")
+                + "'value.format' = '" + format + "', 'value." + format + ".url' = '" + registry.url() + "')";
+    }
+
+    private static JobClient startFailoverJob(String in, String out) {
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.configure(conf);
+        env.setParallelism(2);
+        env.enableCheckpointing(500);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        tEnv.createTemporarySystemFunction("FAIL_ONCE", FailOnce.class);
+        tEnv.executeSql(sourceDdl("src", "kafka-native", "avro-confluent-native", in, false));
+        tEnv.executeSql("CREATE TABLE snk (line STRING) WITH ('connector' = 'kafka', 'topic' = '" + out + "',"
+                + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "', 'value.format' = 'raw',"
+                + "'sink.delivery-guarantee' = 'exactly-once',"
+                + "'sink.transactional-id-prefix' = 'karrow-failover-" + UUID.randomUUID() + "',"
+                + "'properties.transaction.timeout.ms' = '60000')");
+        return tEnv.executeSql("INSERT INTO snk SELECT FAIL_ONCE(" + LINE + ") FROM src").getJobClient().orElseThrow();
+    }
+
+    /** The lines the stock path computes for every input record (bounded, no failure). */
+    private static Map<String, Integer> stockLines(String in) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        tEnv.executeSql(sourceDdl("stock", "kafka", "avro-confluent-reference", in, true));
+        Map<String, Integer> lines = new HashMap<>();
+        try (CloseableIterator<Row> rows = tEnv.executeSql("SELECT " + LINE + " FROM stock").collect()) {
+            while (rows.hasNext()) {
+                lines.merge((String) rows.next().getField(0), 1, Integer::sum);
+            }
+        }
+        return lines;
+    }
+
+    private static Map<String, Integer> multiset(List<String> values) {
+        Map<String, Integer> m = new HashMap<>();
+        values.forEach(v -> m.merge(v, 1, Integer::sum));
+        return m;
+    }
+
+    private static Set<String> expectedIds(int total) {
+        return IntStream.range(0, total).mapToObj(i -> (i % 3) + ":" + (i / 3)).collect(Collectors.toSet());
+    }
+
+    @Test
+    void restartFromCheckpointAfterAnInjectedFailureLosesAndDuplicatesNothing() throws Exception {
+        ARMED.set(false);
+        FAILED.set(false);
+        SEEN_AFTER_ARMING.set(0);
+        String in = createTopic("failover-in", 3);
+        String out = createTopic("failover-out", 1);
+        AvroCorpus corpus = AvroCorpora.bids();
+        int id = registry.register(in + "-value", corpus.writers().get(0).toString());
+
+        produce(in, id, corpus, 0, FIRST);
+        JobClient job = startFailoverJob(in, out);
+        List<String> lines;
+        JobStatus status;
+        try (CommittedOutput output = new CommittedOutput(out)) {
+            // The first batch committed: at least one checkpoint completed with the source's offsets in it.
+            assertThat(output.pollUntil(() -> output.values.size() >= FIRST, 120))
+                    .as("first batch committed (%s lines)", output.values.size()).isTrue();
+
+            ARMED.set(true);
+            produce(in, id, corpus, FIRST, SECOND);
+            boolean complete = output.pollUntil(() -> output.values.size() >= FIRST + SECOND, 180);
+            // A duplicate would be committed by the next checkpoints; give them time to show.
+            long settle = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (System.nanoTime() < settle) {
+                output.poll(Duration.ofMillis(200));
+            }
+            assertThat(complete).as("all lines committed (%s of %s)", output.values.size(), FIRST + SECOND).isTrue();
+            lines = output.values;
+        } finally {
+            status = job.getJobStatus().get(30, TimeUnit.SECONDS);
+            job.cancel().get(60, TimeUnit.SECONDS);
+        }
+        assertThat(FAILED.get()).as("the failure was injected").isTrue();
+        assertThat(status).as("the job restarted and kept running").isEqualTo(JobStatus.RUNNING);
+
+        assertThat(lines).hasSize(FIRST + SECOND).doesNotHaveDuplicates();
+        Set<String> ids = lines.stream()
+                .map(line -> {
+                    String[] parts = line.split("\\|", 3);
+                    return parts[0] + ":" + parts[1];
+                })
+                .collect(Collectors.toSet());
+        assertThat(ids).isEqualTo(expectedIds(FIRST + SECOND));
+        Map<String, Integer> expected = stockLines(in);
+        assertThat(expected.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(FIRST + SECOND);
+        assertThat(multiset(lines)).isEqualTo(expected);
+        assertThat(new HashSet<>(lines)).hasSize(FIRST + SECOND);
+    }
+}

@@ -1,0 +1,275 @@
+package io.karrow.flink.connector.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.karrow.flink.formats.avro.corpus.AvroCorpora;
+import io.karrow.flink.formats.avro.corpus.AvroCorpus;
+import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
+import io.karrow.flink.testutils.DevRegistry;
+
+import org.apache.avro.generic.GenericRecord;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntUnaryOperator;
+
+/**
+ * Event-time parity of {@code kafka-native} with {@code kafka} over a real broker
+ * ({@code -Dkarrow.kafka.bootstrap}), the dev registry, 3 partitions and parallelism 2: a table with
+ * {@code WATERMARK FOR date_time AS date_time - INTERVAL '1' SECOND} and a 1-minute TUMBLE window
+ * aggregate ({@code COUNT(*)}, {@code SUM(price)}).
+ *
+ * <ul>
+ *   <li>bounded ({@code latest-offset}): both connectors give exactly the windows computed from the
+ *       produced data (the data is out of order by less than the watermark delay within each
+ *       partition, so no record is late and the result does not depend on timing);
+ *   <li>unbounded with one empty partition and {@code scan.watermark.idle-timeout}: the empty
+ *       partition goes idle, the watermark advances with the others, and every window that ends
+ *       before the last record's watermark fires, the same for both connectors (without idleness
+ *       none would fire: checked by hand, the stock connector's job then never emits a window).
+ * </ul>
+ */
+class KafkaNativeWatermarkITCase {
+
+    private static final String BOOTSTRAP = System.getProperty("karrow.kafka.bootstrap", "127.0.0.1:9092");
+    /** A whole minute (1,699,999,980,000 = 28,333,333 minutes), so window {@code k} starts at {@code BASE + k min}. */
+    private static final long BASE = 1_699_999_980_000L;
+    private static final long MINUTE = 60_000L;
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .build());
+
+    private static DevRegistry registry;
+
+    @BeforeAll
+    static void setUp() throws Exception {
+        try (Admin admin = Admin.create(common())) {
+            admin.describeCluster().nodes().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("No Kafka broker at " + BOOTSTRAP
+                    + " (start it with tests/services/kafka.sh start, or set -Dkarrow.kafka.bootstrap)", e);
+        }
+        registry = DevRegistry.start();
+    }
+
+    @AfterAll
+    static void tearDown() {
+        if (registry != null) {
+            registry.close();
+        }
+    }
+
+    private static Properties common() {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
+        return p;
+    }
+
+    private static String createTopic(String prefix) throws Exception {
+        String topic = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        try (Admin admin = Admin.create(common())) {
+            admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        return topic;
+    }
+
+    /** Window start -> {COUNT(*), SUM(price)} of the records produced, as the query computes them. */
+    private static final class Windows {
+        final Map<Long, long[]> byStart = new TreeMap<>();
+
+        void add(long dateTime, long price) {
+            long[] agg = byStart.computeIfAbsent(Math.floorDiv(dateTime, MINUTE) * MINUTE, k -> new long[2]);
+            agg[0]++;
+            agg[1] += price;
+        }
+
+        /** The expected result rows, limited to windows starting before {@code endExclusive}. */
+        Map<Row, Integer> rows(long endExclusive) {
+            Map<Row, Integer> rows = new HashMap<>();
+            byStart.forEach((start, agg) -> {
+                if (start < endExclusive) {
+                    rows.merge(Row.of(time(start), time(start + MINUTE), agg[0], agg[1]), 1, Integer::sum);
+                }
+            });
+            return rows;
+        }
+
+        private static LocalDateTime time(long millis) {
+            return LocalDateTime.ofInstant(Instant.ofEpochMilli(millis), ZoneOffset.UTC);
+        }
+    }
+
+    /**
+     * Produces {@code count} bids to {@code partitionOf(i)}, bid {@code i} at {@code BASE + i * 100 ms}
+     * plus up to 900 ms of jitter (so each partition is out of order by less than a second), and
+     * returns their windows.
+     */
+    private static Windows produce(String topic, int schemaId, AvroCorpus corpus, int count, IntUnaryOperator partitionOf,
+            KafkaProducer<byte[], byte[]> producer) {
+        Windows windows = new Windows();
+        Random random = new Random(42);
+        for (int i = 0; i < count; i++) {
+            GenericRecord bid = AvroCorpora.bid(random, i, corpus.writers().get(0));
+            long dateTime = BASE + i * 100L + random.nextInt(900);
+            bid.put("date_time", dateTime);
+            windows.add(dateTime, (Long) bid.get("price"));
+            producer.send(new ProducerRecord<>(topic, partitionOf.applyAsInt(i), null,
+                    ConfluentAvroEncoder.encode(schemaId, corpus.writers().get(0), bid)));
+        }
+        producer.flush();
+        return windows;
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer() {
+        Properties p = common();
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        return new KafkaProducer<>(p);
+    }
+
+    private static StreamTableEnvironment tableEnv() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        return StreamTableEnvironment.create(env);
+    }
+
+    private static String ddl(String table, String connector, String format, String topic, String extraOptions) {
+        return "CREATE TABLE " + table + " (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,"
+                + " date_time TIMESTAMP(3), extra STRING,"
+                + " WATERMARK FOR date_time AS date_time - INTERVAL '1' SECOND)"
+                + " WITH ('connector' = '" + connector + "', 'topic' = '" + topic + "',"
+                + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "', 'properties.group.id' = 'karrow-watermark-it',"
+                + "'scan.startup.mode' = 'earliest-offset',"
+                + "'value.format' = '" + format + "', 'value." + format + ".url' = '" + registry.url() + "'"
+                + extraOptions + ")";
+    }
+
+    private static String windowQuery(String table) {
+        return "SELECT window_start, window_end, COUNT(*), SUM(price)"
+                + " FROM TABLE(TUMBLE(TABLE " + table + ", DESCRIPTOR(date_time), INTERVAL '1' MINUTE))"
+                + " GROUP BY window_start, window_end";
+    }
+
+    /** Collects rows until the job ends, or until {@code limit} rows arrived (then cancels the job). */
+    private static Map<Row, Integer> collect(StreamTableEnvironment tEnv, String query, int limit) throws Exception {
+        Map<Row, Integer> multiset = new HashMap<>();
+        int n = 0;
+        TableResult result = tEnv.executeSql(query);
+        JobClient job = result.getJobClient().orElseThrow();
+        // An unbounded job whose windows never fire would block hasNext() forever: cancel it after a while.
+        AtomicBoolean timedOut = new AtomicBoolean();
+        Thread watchdog = new Thread(() -> {
+            try {
+                Thread.sleep(TimeUnit.SECONDS.toMillis(120));
+                timedOut.set(true);
+                job.cancel();
+            } catch (InterruptedException ignored) {
+                // finished in time
+            }
+        }, "karrow-watermark-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        try (CloseableIterator<Row> rows = result.collect()) {
+            while (n < limit && rows.hasNext()) {
+                multiset.merge(rows.next(), 1, Integer::sum);
+                n++;
+            }
+        } catch (RuntimeException e) {
+            if (timedOut.get()) {
+                throw new AssertionError("Cancelled after 120 s with " + n + " of " + limit + " rows: " + multiset, e);
+            }
+            throw e;
+        } finally {
+            watchdog.interrupt();
+        }
+        return multiset;
+    }
+
+    @Test
+    void boundedTumbleWindowsGiveTheStockConnectorsResults() throws Exception {
+        String topic = createTopic("watermark-bounded");
+        AvroCorpus corpus = AvroCorpora.bids();
+        int id = registry.register(topic + "-value", corpus.writers().get(0).toString());
+        Windows windows;
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            windows = produce(topic, id, corpus, 5_990, i -> i % 3, producer);
+        }
+        Map<Row, Integer> expected = windows.rows(Long.MAX_VALUE);
+        assertThat(expected).hasSize(10);
+
+        StreamTableEnvironment tEnv = tableEnv();
+        String bounded = ", 'scan.bounded.mode' = 'latest-offset'";
+        tEnv.executeSql(ddl("stock", "kafka", "avro-confluent-reference", topic, bounded));
+        tEnv.executeSql(ddl("batched", "kafka-native", "avro-confluent-native", topic, bounded));
+        Map<Row, Integer> stock = collect(tEnv, windowQuery("stock"), Integer.MAX_VALUE);
+        assertThat(stock).isEqualTo(expected);
+        assertThat(collect(tEnv, windowQuery("batched"), Integer.MAX_VALUE)).isEqualTo(stock);
+    }
+
+    @Test
+    void idleTimeoutLetsWindowsFireWithAnEmptyPartition() throws Exception {
+        String topic = createTopic("watermark-idle");
+        AvroCorpus corpus = AvroCorpora.bids();
+        int id = registry.register(topic + "-value", corpus.writers().get(0).toString());
+        Windows windows;
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            // Partitions 0 and 1 hold six minutes of bids; partition 2 stays empty.
+            windows = produce(topic, id, corpus, 3_590, i -> i % 2, producer);
+            // One late-enough bid per non-empty partition moves both watermarks to 7:29 (window 7 stays open).
+            GenericRecord closer = AvroCorpora.bid(new Random(7), 0, corpus.writers().get(0));
+            closer.put("date_time", BASE + 7 * MINUTE + 30_000);
+            for (int p = 0; p < 2; p++) {
+                producer.send(new ProducerRecord<>(topic, p, null,
+                        ConfluentAvroEncoder.encode(id, corpus.writers().get(0), closer)));
+            }
+            producer.flush();
+        }
+        // Windows 0..5 fire (window 6 is empty, window 7 holds the closers and never fires).
+        Map<Row, Integer> expected = windows.rows(BASE + 6 * MINUTE);
+        assertThat(expected).hasSize(6);
+
+        StreamTableEnvironment tEnv = tableEnv();
+        // Long enough that a partition with data is not declared idle while its consumer starts on a
+        // loaded machine (its records would then arrive after the windows fired, and be dropped).
+        String idle = ", 'scan.watermark.idle-timeout' = '3 s'";
+        tEnv.executeSql(ddl("stock_idle", "kafka", "avro-confluent-reference", topic, idle));
+        tEnv.executeSql(ddl("batched_idle", "kafka-native", "avro-confluent-native", topic, idle));
+        Map<Row, Integer> stock = collect(tEnv, windowQuery("stock_idle"), expected.size());
+        assertThat(stock).isEqualTo(expected);
+        assertThat(collect(tEnv, windowQuery("batched_idle"), expected.size())).isEqualTo(stock);
+    }
+}
