@@ -1,11 +1,17 @@
 package io.karrow.flink.connector.kafka;
 
 import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
+import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
 import org.apache.flink.streaming.connectors.kafka.config.BoundedMode;
 import org.apache.flink.streaming.connectors.kafka.config.StartupMode;
+import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSink;
 import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSource;
 import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicTableFactory;
 import org.apache.flink.table.connector.format.DecodingFormat;
+import org.apache.flink.table.connector.format.EncodingFormat;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.DataType;
 
@@ -24,8 +30,9 @@ import java.util.regex.Pattern;
  * <p>It is Flink's {@link KafkaDynamicTableFactory} under another identifier: the same required and
  * optional options, format discovery ({@code format} / {@code value.format} / {@code key.format}
  * with their prefixed options), validation (unknown options, key fields, startup and bounded modes,
- * primary keys) and error messages. Only the source's runtime differs ({@link
- * KafkaNativeDynamicSource}). Used as a sink, a {@code kafka-native} table is the stock Kafka sink.
+ * primary keys) and error messages. Only the runtimes differ: the source's ({@link
+ * KafkaNativeDynamicSource}) and the sink's ({@link KafkaNativeDynamicSink}: batched native encode
+ * in front of Flink's own {@code KafkaSink}).
  */
 public class KafkaNativeDynamicTableFactory extends KafkaDynamicTableFactory {
 
@@ -74,5 +81,38 @@ public class KafkaNativeDynamicTableFactory extends KafkaDynamicTableFactory {
                 endTimestampMillis,
                 tableIdentifier,
                 parallelism);
+    }
+
+    @Override
+    protected KafkaDynamicSink createKafkaTableSink(
+            DataType physicalDataType,
+            @Nullable EncodingFormat<SerializationSchema<RowData>> keyEncodingFormat,
+            EncodingFormat<SerializationSchema<RowData>> valueEncodingFormat,
+            int[] keyProjection,
+            int[] valueProjection,
+            @Nullable String keyPrefix,
+            @Nullable List<String> topics,
+            @Nullable Pattern topicPattern,
+            Properties properties,
+            KafkaPartitioner<RowData> partitioner,
+            DeliveryGuarantee deliveryGuarantee,
+            Integer parallelism,
+            @Nullable String transactionalIdPrefix,
+            TransactionNamingStrategy transactionNamingStrategy) {
+        return new KafkaNativeDynamicSink(
+                physicalDataType,
+                keyEncodingFormat,
+                valueEncodingFormat,
+                keyProjection,
+                valueProjection,
+                keyPrefix,
+                topics,
+                topicPattern,
+                properties,
+                partitioner,
+                deliveryGuarantee,
+                parallelism,
+                transactionalIdPrefix,
+                transactionNamingStrategy);
     }
 }

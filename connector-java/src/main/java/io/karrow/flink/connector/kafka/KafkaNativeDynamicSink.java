@@ -1,0 +1,199 @@
+package io.karrow.flink.connector.kafka;
+
+import io.karrow.flink.formats.BatchSerializationSchema;
+
+import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
+import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSink;
+import org.apache.flink.streaming.connectors.kafka.table.SinkBufferFlushMode;
+import org.apache.flink.streaming.connectors.kafka.table.TableDataTypeUtils;
+import org.apache.flink.table.connector.ProviderContext;
+import org.apache.flink.table.connector.Projection;
+import org.apache.flink.table.connector.format.EncodingFormat;
+import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
+
+import org.apache.kafka.clients.producer.ProducerConfig;
+
+import javax.annotation.Nullable;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.regex.Pattern;
+
+/**
+ * The {@code kafka-native} table sink: Flink's {@link KafkaDynamicSink} (options, writable metadata,
+ * changelog mode, planning: all inherited) whose runtime encodes rows in batches.
+ *
+ * <p>When the value format is batch-capable ({@link BatchSerializationSchema}, e.g. {@code
+ * avro-confluent-native}) the sink is a {@link BatchEncodeOperator} (one native encode per buffer of
+ * rows, for values and for natively encoded keys) feeding Flink's own {@link KafkaSink}, built with
+ * the table's properties, delivery guarantee, transactional id prefix and naming strategy, so
+ * producer set-up, partitioning, batching, transactions, commit, abort and restore are the stock
+ * ones. The Kafka writer keeps the stock sink's uid ({@code sink}), so its state is interchangeable
+ * with a {@code kafka} table's. Any other value format gets the stock runtime.
+ */
+public class KafkaNativeDynamicSink extends KafkaDynamicSink {
+
+    /** The transformation uid suffix of the stock sink; kept for the Kafka writer and committer. */
+    private static final String SINK_TRANSFORMATION = "sink";
+
+    /** The uid suffix of the batch encode operator (stateless). */
+    private static final String ENCODE_TRANSFORMATION = "karrow-batch-encode";
+
+    /** Rows per native encode call. */
+    static final int DEFAULT_MAX_ROWS = 8192;
+
+    /** Buffered row-image bytes that trigger a flush before {@link #DEFAULT_MAX_ROWS} is reached. */
+    static final long DEFAULT_MAX_BYTES = 8L * 1024 * 1024;
+
+    /** Longest time a row waits in the buffer without a checkpoint or a full batch. */
+    static final long DEFAULT_FLUSH_INTERVAL_MILLIS = 100;
+
+    private final DeliveryGuarantee deliveryGuarantee;
+    private final @Nullable String transactionalIdPrefix;
+    private final TransactionNamingStrategy transactionNamingStrategy;
+
+    /** Creates the sink; arguments as for {@link KafkaDynamicSink} (never upsert mode, no flush buffer). */
+    public KafkaNativeDynamicSink(
+            DataType physicalDataType,
+            @Nullable EncodingFormat<SerializationSchema<RowData>> keyEncodingFormat,
+            EncodingFormat<SerializationSchema<RowData>> valueEncodingFormat,
+            int[] keyProjection,
+            int[] valueProjection,
+            @Nullable String keyPrefix,
+            @Nullable List<String> topics,
+            @Nullable Pattern topicPattern,
+            Properties properties,
+            @Nullable KafkaPartitioner<RowData> partitioner,
+            DeliveryGuarantee deliveryGuarantee,
+            @Nullable Integer parallelism,
+            @Nullable String transactionalIdPrefix,
+            TransactionNamingStrategy transactionNamingStrategy) {
+        super(physicalDataType, physicalDataType, keyEncodingFormat, valueEncodingFormat, keyProjection,
+                valueProjection, keyPrefix, topics, topicPattern, properties, partitioner, deliveryGuarantee,
+                false, SinkBufferFlushMode.DISABLED, parallelism, transactionalIdPrefix,
+                transactionNamingStrategy);
+        this.deliveryGuarantee = deliveryGuarantee;
+        this.transactionalIdPrefix = transactionalIdPrefix;
+        this.transactionNamingStrategy = transactionNamingStrategy;
+    }
+
+    @Override
+    public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
+        final SerializationSchema<RowData> valueSerialization =
+                createSerialization(context, valueEncodingFormat, valueProjection, null);
+        if (!(valueSerialization instanceof BatchSerializationSchema) || flushMode.isEnabled()) {
+            return super.getSinkRuntimeProvider(context);
+        }
+        final SerializationSchema<RowData> keySerialization =
+                createSerialization(context, keyEncodingFormat, keyProjection, keyPrefix);
+
+        final KafkaRecordEncoderSpec spec = new KafkaRecordEncoderSpec(
+                keySerialization,
+                (BatchSerializationSchema) valueSerialization,
+                keyProjection,
+                valueProjection,
+                physicalDataType.getLogicalType().getChildren(),
+                (RowType) consumedDataType.getLogicalType(),
+                metadataKeys,
+                upsertMode,
+                partitioner != null);
+        final KafkaSink<PreEncodedRecord> kafkaSink = createKafkaSink(
+                new PreEncodedRecordSerializationSchema(
+                        topics, topicPattern, partitioner, DataType.getFieldDataTypes(consumedDataType).size()));
+        final BatchEncodeOperator operator = new BatchEncodeOperator(
+                spec, DEFAULT_MAX_ROWS, DEFAULT_MAX_BYTES, DEFAULT_FLUSH_INTERVAL_MILLIS);
+
+        return new DataStreamSinkProvider() {
+            @Override
+            public DataStreamSink<?> consumeDataStream(ProviderContext providerContext, DataStream<RowData> dataStream) {
+                // Without 'sink.parallelism' the stock sink runs at the input's parallelism.
+                final int sinkParallelism = parallelism != null ? parallelism : dataStream.getParallelism();
+                final boolean configured = parallelism != null;
+                final SingleOutputStreamOperator<PreEncodedRecord> encoded = dataStream.transform(
+                        "KafkaNativeBatchEncode", PreEncodedRecordTypeInfo.INSTANCE, operator);
+                encoded.getTransformation().setParallelism(sinkParallelism, configured);
+                providerContext.generateUid(ENCODE_TRANSFORMATION).ifPresent(encoded::uid);
+
+                final DataStreamSink<PreEncodedRecord> end = encoded.sinkTo(kafkaSink);
+                end.getTransformation().setParallelism(sinkParallelism, configured);
+                providerContext.generateUid(SINK_TRANSFORMATION).ifPresent(end::uid);
+                end.name("KafkaSink");
+                return end;
+            }
+
+            @Override
+            public Optional<Integer> getParallelism() {
+                return Optional.ofNullable(parallelism);
+            }
+        };
+    }
+
+    /** Flink's {@code KafkaSink}, configured as the stock table sink configures it. */
+    private KafkaSink<PreEncodedRecord> createKafkaSink(PreEncodedRecordSerializationSchema recordSerializer) {
+        final KafkaSinkBuilder<PreEncodedRecord> builder = KafkaSink.builder();
+        if (transactionalIdPrefix != null) {
+            builder.setTransactionalIdPrefix(transactionalIdPrefix);
+        }
+        return builder.setDeliveryGuarantee(deliveryGuarantee)
+                .setBootstrapServers(properties.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG).toString())
+                .setKafkaProducerConfig(properties)
+                .setRecordSerializer(recordSerializer)
+                .setTransactionNamingStrategy(transactionNamingStrategy)
+                .build();
+    }
+
+    private @Nullable SerializationSchema<RowData> createSerialization(
+            DynamicTableSink.Context context,
+            @Nullable EncodingFormat<SerializationSchema<RowData>> format,
+            int[] projection,
+            @Nullable String prefix) {
+        if (format == null) {
+            return null;
+        }
+        DataType physicalFormatDataType = Projection.of(projection).project(this.physicalDataType);
+        if (prefix != null) {
+            physicalFormatDataType = TableDataTypeUtils.stripRowPrefix(physicalFormatDataType, prefix);
+        }
+        return format.createRuntimeEncoder(context, physicalFormatDataType);
+    }
+
+    @Override
+    public DynamicTableSink copy() {
+        final KafkaNativeDynamicSink copy = new KafkaNativeDynamicSink(
+                physicalDataType,
+                keyEncodingFormat,
+                valueEncodingFormat,
+                keyProjection,
+                valueProjection,
+                keyPrefix,
+                topics,
+                topicPattern,
+                properties,
+                partitioner,
+                deliveryGuarantee,
+                parallelism,
+                transactionalIdPrefix,
+                transactionNamingStrategy);
+        copy.metadataKeys = metadataKeys;
+        copy.consumedDataType = consumedDataType;
+        return copy;
+    }
+
+    @Override
+    public String asSummaryString() {
+        return "Kafka native table sink";
+    }
+}
