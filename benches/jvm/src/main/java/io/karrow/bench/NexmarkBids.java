@@ -85,6 +85,11 @@ public final class NexmarkBids {
             this.random = new Random(seed);
         }
 
+        /** The price of the bid last returned by {@link #next()}. */
+        public long lastPrice() {
+            return (Long) record.get("price");
+        }
+
         /** Returns the next framed value. */
         public byte[] next() {
             fill(record, index++);
