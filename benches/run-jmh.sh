@@ -24,23 +24,31 @@ RESULT="$ROOT/benches/jvm/target/jmh-result.json"
 JMH_OPTS=(-f 1 -wi 3 -i 5 -w 2s -r 3s)
 [[ $# -eq 0 ]] || JMH_OPTS=("$@")
 "$JAVA" "${KARROW_JVM_OPTS[@]}" -cp "$KARROW_CLASSPATH" org.openjdk.jmh.Main \
-  'io\.karrow\.bench\.AvroConfluentDecodeBenchmark\..*' \
+  'io\.karrow\.bench\.AvroConfluent(De|En)codeBenchmark\..*' \
   -t 1 -rf json -rff "$RESULT" "${JMH_OPTS[@]}"
 
 python3 - "$RESULT" <<'EOF'
 import json, sys
-results = {r["benchmark"].rsplit(".", 1)[1]: r["primaryMetric"] for r in json.load(open(sys.argv[1]))}
-print()
-print("AvroConfluentDecodeBenchmark: 8,192 Nexmark bids per invocation, messages/s")
-for name in ("oracle", "nativePerRecord", "nativeBatch"):
-    if name in results:
-        m = results[name]
-        err = m["scoreError"]
-        err = f"+- {err:,.0f}" if isinstance(err, (int, float)) else "single iteration"
-        print(f"  {name:16s} {m['score']:>14,.0f} msgs/s  ({err})")
-oracle = results.get("oracle")
-if oracle:
-    for name in ("nativePerRecord", "nativeBatch"):
-        if name in results:
-            print(f"  {name} / oracle: {results[name]['score'] / oracle['score']:.2f}x")
+results = {}
+for r in json.load(open(sys.argv[1])):
+    cls, name = r["benchmark"].rsplit(".", 2)[1:]
+    results.setdefault(cls, {})[name] = r["primaryMetric"]
+for cls, what in (("AvroConfluentDecodeBenchmark", "decode 8,192 Nexmark bids into Flink rows"),
+                  ("AvroConfluentEncodeBenchmark", "encode 8,192 Nexmark bid rows into Confluent Avro")):
+    if cls not in results:
+        continue
+    rs = results[cls]
+    print()
+    print(f"{cls}: {what}, messages/s")
+    for name in ("oracle", "nativePerRecord", "nativeBatch"):
+        if name in rs:
+            m = rs[name]
+            err = m["scoreError"]
+            err = f"+- {err:,.0f}" if isinstance(err, (int, float)) else "single iteration"
+            print(f"  {name:16s} {m['score']:>14,.0f} msgs/s  ({err})")
+    oracle = rs.get("oracle")
+    if oracle:
+        for name in ("nativePerRecord", "nativeBatch"):
+            if name in rs:
+                print(f"  {name} / oracle: {rs[name]['score'] / oracle['score']:.2f}x")
 EOF

@@ -201,7 +201,7 @@ public class AvroConfluentDecodeBenchmark {
     }
 
     /** Points {@code karrow.registry.binary} at {@code target/release/karrow} when it is not set. */
-    private static void locateRegistryBinary() {
+    static void locateRegistryBinary() {
         if (System.getProperty("karrow.registry.binary") != null) {
             return;
         }

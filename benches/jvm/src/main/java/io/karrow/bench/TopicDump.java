@@ -120,7 +120,7 @@ public final class TopicDump {
 
     private static String oneLine(Throwable e) {
         Throwable root = e;
-        while ((root instanceof ExecutionException || root.getMessage() == null) && root.getCause() != null) {
+        while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
         String m = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
@@ -133,7 +133,6 @@ public final class TopicDump {
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeoutMs);
         p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) timeoutMs);
         p.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 1000);
-        p.put(AdminClientConfig.SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS_CONFIG, 5000L);
         p.put(AdminClientConfig.CLIENT_ID_CONFIG, "karrow-bench-topic-dump");
         return p;
     }
