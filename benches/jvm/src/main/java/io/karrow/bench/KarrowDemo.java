@@ -6,18 +6,11 @@ import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,9 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The main karrow demo job, Kafka to Kafka: writes Nexmark bids as Confluent Avro to a topic, then
@@ -53,63 +44,19 @@ public final class KarrowDemo {
     private static final String PIPELINE =
             "SELECT auction, bidder, price * 100 AS price_cents, date_time FROM %s WHERE price > 1000";
 
-    /** Bids with price > 1000, counted while producing: the pipeline's expected output size. */
-    private static long expectedOutput;
-
     private KarrowDemo() {}
-
-    /** Command-line options, all with defaults. */
-    static final class Options {
-        long records = 1_000_000;
-        String bootstrap = "127.0.0.1:9092";
-        String registry = "http://127.0.0.1:8081";
-        String topic = "bids-" + System.currentTimeMillis();
-        int partitions = 2;
-        int parallelism = 2;
-        int rounds = 2;
-
-        static Options parse(String[] args) {
-            Options o = new Options();
-            for (int i = 0; i < args.length; i++) {
-                String name = args[i];
-                if (name.equals("-h") || name.equals("--help")) {
-                    System.out.println(
-                            "usage: KarrowDemo [--records N] [--bootstrap HOST:PORT] [--registry URL] [--topic NAME]"
-                                    + " [--partitions N] [--parallelism N] [--rounds N]");
-                    System.exit(0);
-                }
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException("missing value for " + name);
-                }
-                String value = args[++i];
-                switch (name) {
-                    case "--records" -> o.records = Long.parseLong(value.replace("_", "").replace(",", ""));
-                    case "--bootstrap" -> o.bootstrap = value;
-                    case "--registry" -> o.registry = value;
-                    case "--topic" -> o.topic = value;
-                    case "--partitions" -> o.partitions = Integer.parseInt(value);
-                    case "--parallelism" -> o.parallelism = Integer.parseInt(value);
-                    case "--rounds" -> o.rounds = Integer.parseInt(value);
-                    default -> throw new IllegalArgumentException("unknown option " + name);
-                }
-            }
-            if (o.records < 1 || o.partitions < 1 || o.parallelism < 1 || o.rounds < 1) {
-                throw new IllegalArgumentException("--records, --partitions, --parallelism and --rounds must be >= 1");
-            }
-            return o;
-        }
-    }
 
     /** Runs the demo; see the class comment. */
     public static void main(String[] args) throws Exception {
-        Options o = Options.parse(args);
+        JobOptions o = JobOptions.parse(args, "KarrowDemo", 1_000_000L, "bids-", 2);
         long started = System.nanoTime();
         System.out.printf(Locale.ROOT, "karrow demo: %,d Nexmark bids -> topic %s (%d partitions), Flink parallelism %d%n",
                 o.records, o.topic, o.partitions, o.parallelism);
 
-        createTopic(o);
+        BidTopics.create(o.bootstrap, o.topic, o.partitions);
         int schemaId = SchemaRegistration.register(o.registry, o.topic + "-value", NexmarkBids.WRITER_SCHEMA);
-        double produceSeconds = produce(o, schemaId);
+        BidTopics.Produced produced = BidTopics.produce(o, schemaId);
+        double produceSeconds = produced.seconds();
         System.out.printf(Locale.ROOT, "produced %,d records in %.2f s (%,.0f records/s), schema id %d%n",
                 o.records, produceSeconds, o.records / produceSeconds, schemaId);
 
@@ -125,7 +72,7 @@ public final class KarrowDemo {
             StringBuilder line = new StringBuilder("round " + round + ":");
             for (int f = 0; f < FORMATS.length; f++) {
                 String outTopic = o.topic + "-out-" + LABELS[f].trim() + "-" + round;
-                createTopic(o, outTopic);
+                BidTopics.create(o.bootstrap, outTopic, o.partitions);
                 createSinkTable(env, o, f, outTopic);
                 double seconds = timeInsert(env, f);
                 best[f] = Math.min(best[f], seconds);
@@ -138,7 +85,7 @@ public final class KarrowDemo {
             System.out.println(line);
         }
 
-        long expected = expectedOutput;
+        long expected = produced.priceAbove1000();
         List<byte[]> stock = outputs.get(0);
         List<byte[]> nativeOut = outputs.get(1);
         boolean complete = stock.size() == expected && nativeOut.size() == expected;
@@ -174,7 +121,7 @@ public final class KarrowDemo {
     }
 
     /** Every value of {@code topic} visible to a {@code read_committed} consumer. */
-    private static List<byte[]> readCommitted(Options o, String topic) {
+    private static List<byte[]> readCommitted(JobOptions o, String topic) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrap);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -202,57 +149,8 @@ public final class KarrowDemo {
         return values;
     }
 
-    private static void createTopic(Options o) throws Exception {
-        createTopic(o, o.topic);
-    }
 
-    private static void createTopic(Options o, String topic) throws Exception {
-        Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrap);
-        try (Admin admin = Admin.create(props)) {
-            if (!admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic)) {
-                admin.createTopics(Set.of(new NewTopic(topic, o.partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            }
-        }
-    }
-
-    /** Writes the bids, partition {@code i % partitions} for bid {@code i}; returns the seconds taken. */
-    private static double produce(Options o, int schemaId) throws Exception {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrap);
-        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        props.put(ProducerConfig.ACKS_CONFIG, "1");
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
-        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
-        props.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-        props.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(512 * 1024));
-        props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(128L * 1024 * 1024));
-        AtomicReference<Exception> failure = new AtomicReference<>();
-        NexmarkBids.Generator bids = new NexmarkBids.Generator(schemaId, 7L);
-        long start = System.nanoTime();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
-            for (long i = 0; i < o.records && failure.get() == null; i++) {
-                byte[] value = bids.next();
-                if (bids.lastPrice() > 1000) {
-                    expectedOutput++;
-                }
-                producer.send(new ProducerRecord<>(o.topic, (int) (i % o.partitions), null, value),
-                        (metadata, e) -> {
-                            if (e != null) {
-                                failure.compareAndSet(null, e);
-                            }
-                        });
-            }
-            producer.flush();
-        }
-        if (failure.get() != null) {
-            throw new IllegalStateException("producing bids failed", failure.get());
-        }
-        return (System.nanoTime() - start) / 1e9;
-    }
-
-    private static TableEnvironment tableEnvironment(Options o) {
+    private static TableEnvironment tableEnvironment(JobOptions o) {
         Configuration conf = new Configuration();
         conf.set(CoreOptions.DEFAULT_PARALLELISM, o.parallelism);
         // Exactly-once commits its Kafka transactions on checkpoints (the last one at end of input).
@@ -263,7 +161,7 @@ public final class KarrowDemo {
     }
 
     /** The issue-2 table, bounded at the offsets of job start, read with pipeline {@code f}. */
-    private static void createSourceTable(TableEnvironment env, Options o, int f) {
+    private static void createSourceTable(TableEnvironment env, JobOptions o, int f) {
         String format = FORMATS[f];
         env.executeSql("CREATE TEMPORARY TABLE " + table(f) + " (" + NexmarkBids.COLUMNS_DDL + ") WITH ("
                 + "'connector' = '" + CONNECTORS[f] + "', "
@@ -277,7 +175,7 @@ public final class KarrowDemo {
     }
 
     /** The output table of pipeline {@code f}, exactly-once into {@code topic}. */
-    private static void createSinkTable(TableEnvironment env, Options o, int f, String topic) {
+    private static void createSinkTable(TableEnvironment env, JobOptions o, int f, String topic) {
         String format = FORMATS[f];
         env.executeSql("DROP TEMPORARY TABLE IF EXISTS " + outTable(f));
         env.executeSql("CREATE TEMPORARY TABLE " + outTable(f)

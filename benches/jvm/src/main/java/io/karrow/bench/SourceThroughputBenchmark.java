@@ -8,20 +8,10 @@ import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import java.util.Arrays;
 import java.util.Locale;
-import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Source throughput of the {@code kafka-native} connector against the stock path, over a real broker
@@ -53,58 +43,18 @@ public final class SourceThroughputBenchmark {
 
     private SourceThroughputBenchmark() {}
 
-    /** Command-line options, all with defaults. */
-    static final class Options {
-        long records = 2_000_000;
-        String bootstrap = "127.0.0.1:9092";
-        String registry = "http://127.0.0.1:8081";
-        String topic = "source-bench-" + System.currentTimeMillis();
-        int partitions = 2;
-        int parallelism = 2;
-        int rounds = 5;
-
-        static Options parse(String[] args) {
-            Options o = new Options();
-            for (int i = 0; i < args.length; i++) {
-                String name = args[i];
-                if (name.equals("-h") || name.equals("--help")) {
-                    System.out.println("usage: SourceThroughputBenchmark [--records N] [--bootstrap HOST:PORT]"
-                            + " [--registry URL] [--topic NAME] [--partitions N] [--parallelism N] [--rounds N]");
-                    System.exit(0);
-                }
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException("missing value for " + name);
-                }
-                String value = args[++i];
-                switch (name) {
-                    case "--records" -> o.records = Long.parseLong(value.replace("_", "").replace(",", ""));
-                    case "--bootstrap" -> o.bootstrap = value;
-                    case "--registry" -> o.registry = value;
-                    case "--topic" -> o.topic = value;
-                    case "--partitions" -> o.partitions = Integer.parseInt(value);
-                    case "--parallelism" -> o.parallelism = Integer.parseInt(value);
-                    case "--rounds" -> o.rounds = Integer.parseInt(value);
-                    default -> throw new IllegalArgumentException("unknown option " + name);
-                }
-            }
-            if (o.records < 1 || o.partitions < 1 || o.parallelism < 1 || o.rounds < 1) {
-                throw new IllegalArgumentException("--records, --partitions, --parallelism and --rounds must be >= 1");
-            }
-            return o;
-        }
-    }
-
     /** Runs the benchmark; see the class comment. */
     public static void main(String[] args) throws Exception {
-        Options o = Options.parse(args);
+        JobOptions o = JobOptions.parse(args, "SourceThroughputBenchmark", 2_000_000L, "source-bench-", 5);
         long started = System.nanoTime();
         System.out.printf(Locale.ROOT,
                 "karrow source benchmark: %,d Nexmark bids -> topic %s (%d partitions), Flink parallelism %d, %d rounds%n",
                 o.records, o.topic, o.partitions, o.parallelism, o.rounds);
 
-        createTopic(o);
+        BidTopics.create(o.bootstrap, o.topic, o.partitions);
         int schemaId = SchemaRegistration.register(o.registry, o.topic + "-value", NexmarkBids.WRITER_SCHEMA);
-        double produceSeconds = produce(o, schemaId);
+        BidTopics.Produced produced = BidTopics.produce(o, schemaId);
+        double produceSeconds = produced.seconds();
         System.out.printf(Locale.ROOT, "produced %,d records in %.2f s (%,.0f records/s), schema id %d%n",
                 o.records, produceSeconds, o.records / produceSeconds, schemaId);
 
@@ -152,49 +102,8 @@ public final class SourceThroughputBenchmark {
         System.exit(ok ? 0 : 1);
     }
 
-    private static void createTopic(Options o) throws Exception {
-        Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrap);
-        try (Admin admin = Admin.create(props)) {
-            if (!admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(o.topic)) {
-                admin.createTopics(Set.of(new NewTopic(o.topic, o.partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            }
-        }
-    }
 
-    /** Writes the bids, partition {@code i % partitions} for bid {@code i}; returns the seconds taken. */
-    private static double produce(Options o, int schemaId) throws Exception {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrap);
-        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        props.put(ProducerConfig.ACKS_CONFIG, "1");
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
-        props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "none");
-        props.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-        props.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(512 * 1024));
-        props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(128L * 1024 * 1024));
-        AtomicReference<Exception> failure = new AtomicReference<>();
-        NexmarkBids.Generator bids = new NexmarkBids.Generator(schemaId, 7L);
-        long start = System.nanoTime();
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
-            for (long i = 0; i < o.records && failure.get() == null; i++) {
-                producer.send(new ProducerRecord<>(o.topic, (int) (i % o.partitions), null, bids.next()),
-                        (metadata, e) -> {
-                            if (e != null) {
-                                failure.compareAndSet(null, e);
-                            }
-                        });
-            }
-            producer.flush();
-        }
-        if (failure.get() != null) {
-            throw new IllegalStateException("producing bids failed", failure.get());
-        }
-        return (System.nanoTime() - start) / 1e9;
-    }
-
-    private static TableEnvironment tableEnvironment(Options o, boolean batchMode) {
+    private static TableEnvironment tableEnvironment(JobOptions o, boolean batchMode) {
         Configuration conf = new Configuration();
         conf.set(CoreOptions.DEFAULT_PARALLELISM, o.parallelism);
         EnvironmentSettings.Builder settings = EnvironmentSettings.newInstance().withConfiguration(conf);
@@ -202,7 +111,7 @@ public final class SourceThroughputBenchmark {
     }
 
     /** The bids table read through configuration {@code c}, bounded at the offsets of job start. */
-    private static void createSourceTable(TableEnvironment env, Options o, int c) {
+    private static void createSourceTable(TableEnvironment env, JobOptions o, int c) {
         String format = FORMATS[c];
         env.executeSql("CREATE TEMPORARY TABLE " + table(c) + " (" + NexmarkBids.COLUMNS_DDL + ") WITH ("
                 + "'connector' = '" + CONNECTORS[c] + "', "

@@ -1,0 +1,53 @@
+package io.karrow.bench;
+
+/** Command-line options shared by the Kafka jobs of the benches (demo, source benchmark). */
+final class JobOptions {
+    long records;
+    String bootstrap = "127.0.0.1:9092";
+    String registry = "http://127.0.0.1:8081";
+    String topic;
+    int partitions = 2;
+    int parallelism = 2;
+    int rounds;
+
+    /**
+     * Parses {@code --records --bootstrap --registry --topic --partitions --parallelism --rounds}.
+     *
+     * @param program the name printed by {@code --help}
+     * @param records default record count
+     * @param topicPrefix prefix of the default topic name (a timestamp follows)
+     * @param rounds default number of rounds
+     */
+    static JobOptions parse(String[] args, String program, long records, String topicPrefix, int rounds) {
+        JobOptions o = new JobOptions();
+        o.records = records;
+        o.topic = topicPrefix + System.currentTimeMillis();
+        o.rounds = rounds;
+        for (int i = 0; i < args.length; i++) {
+            String name = args[i];
+            if (name.equals("-h") || name.equals("--help")) {
+                System.out.println("usage: " + program + " [--records N] [--bootstrap HOST:PORT] [--registry URL]"
+                        + " [--topic NAME] [--partitions N] [--parallelism N] [--rounds N]");
+                System.exit(0);
+            }
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("missing value for " + name);
+            }
+            String value = args[++i];
+            switch (name) {
+                case "--records" -> o.records = Long.parseLong(value.replace("_", "").replace(",", ""));
+                case "--bootstrap" -> o.bootstrap = value;
+                case "--registry" -> o.registry = value;
+                case "--topic" -> o.topic = value;
+                case "--partitions" -> o.partitions = Integer.parseInt(value);
+                case "--parallelism" -> o.parallelism = Integer.parseInt(value);
+                case "--rounds" -> o.rounds = Integer.parseInt(value);
+                default -> throw new IllegalArgumentException("unknown option " + name);
+            }
+        }
+        if (o.records < 1 || o.partitions < 1 || o.parallelism < 1 || o.rounds < 1) {
+            throw new IllegalArgumentException("--records, --partitions, --parallelism and --rounds must be >= 1");
+        }
+        return o;
+    }
+}
