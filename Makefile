@@ -7,7 +7,7 @@
 CARGO ?= cargo
 MVN ?= mvn -B -ntp
 
-.PHONY: native jar test test-rust lint test-java demo bench clean
+.PHONY: native jar test test-rust lint test-java demo bench bench-source clean
 
 native:
 	$(CARGO) build --release -p karrow-native -p karrow
@@ -25,7 +25,8 @@ test-rust:
 test-java: native
 	bash tests/run-java-tests.sh
 
-test: native test-rust lint test-java
+# Java first: its Maven run also builds the JVM harness that the CLI's stock-Flink test needs.
+test: native lint test-java test-rust
 
 demo:
 	bash benches/run-demo.sh

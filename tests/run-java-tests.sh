@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs the connector's Java tests: unit and parity tests (Surefire), then the
 # integration tests (Failsafe) against a real Kafka broker started here and stopped on
-# exit. The native library must be built (make native).
+# exit; the same Maven run builds the JVM benchmarks (benches/jvm: the stock Flink harness
+# and TopicDump of `karrow bench`). Then, in the same broker window, the CLI's topic-input
+# test (cli/tests/bench_topic.rs) with KARROW_TEST_KAFKA_BOOTSTRAP set. The native library
+# must be built (make native).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -14,7 +17,10 @@ tests/services/kafka.sh install
 trap 'tests/services/kafka.sh stop || true' EXIT
 tests/services/kafka.sh start
 
-mvn -B -ntp -f connector-java/pom.xml verify \
+mvn -B -ntp -f pom.xml verify \
   -Dkarrow.native.library="$lib" \
   -Dkarrow.registry.binary="$repo/target/release/karrow" \
   -Dkarrow.kafka.bootstrap="127.0.0.1:${KAFKA_PORT}"
+
+KARROW_TEST_KAFKA_BOOTSTRAP="127.0.0.1:${KAFKA_PORT}" \
+  cargo test --release -p karrow --test bench_topic

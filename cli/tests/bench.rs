@@ -457,10 +457,16 @@ fn against_stock_flink_when_the_harness_is_built() {
     let java = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
         .any(|d| d.join("java").is_file());
     if !harness.is_file() || !java {
-        eprintln!(
-            "skipped: no java on PATH or the JVM harness is not built ({})",
+        let msg = format!(
+            "no java on PATH or the JVM harness is not built ({})",
             harness.display()
         );
+        // `make test` builds the harness before the Rust tests, so CI must run this test.
+        assert!(
+            !std::env::var("CI").is_ok_and(|v| v == "true"),
+            "CI=true and {msg}"
+        );
+        eprintln!("skipped: {msg}");
         return;
     }
     let v = json_run(&["--jvm-warmup-ms", "100", "--verify", "0"]);
@@ -483,4 +489,161 @@ fn against_stock_flink_when_the_harness_is_built() {
         assert_eq!(c["equal"], true, "{c}");
         assert_eq!(c["compared"], 400, "{c}");
     }
+}
+
+/// The browser for [`report_renders_in_headless_chromium`]: `KARROW_CHROMIUM`, else
+/// `/usr/bin/chromium`, else `chromium` or `chromium-browser` on PATH.
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("KARROW_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let fixed = PathBuf::from("/usr/bin/chromium");
+    if fixed.is_file() {
+        return Some(fixed);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    ["chromium", "chromium-browser"].iter().find_map(|name| {
+        std::env::split_paths(&path)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// Runs headless Chromium on `url` with `extra` (a headless command such as `--dump-dom`),
+/// killed after a minute; returns its stdout.
+fn headless(browser: &Path, profile: &Path, extra: &[&str], url: &str) -> String {
+    use std::io::Read;
+    let mut child = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("could not start {}: {e}", browser.display()));
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{} {extra:?} did not finish within 60 s", browser.display());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let (stdout, stderr) = (reader.join().unwrap(), err_reader.join().unwrap());
+    assert!(
+        status.success(),
+        "{} {extra:?} failed ({status}): {stderr}",
+        browser.display()
+    );
+    stdout
+}
+
+/// The report opens in a real browser: headless Chromium renders index.html, and its DOM
+/// holds the three SVG charts and the results table. Without Chromium the test is skipped,
+/// except in CI (`CI=true`), where it fails (.ci/run installs Debian's `chromium`).
+#[test]
+fn report_renders_in_headless_chromium() {
+    let Some(browser) = chromium() else {
+        let msg = "no Chromium (install Debian's `chromium`: apt-get install -y chromium, or set KARROW_CHROMIUM)";
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("CI=true and {msg}");
+        }
+        eprintln!("skipped: {msg}");
+        return;
+    };
+    let dir = temp("chromium-report");
+    let o = bench(&[
+        "--columns",
+        COLUMNS,
+        "--generate",
+        "200",
+        "--no-stock",
+        "--report",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let index = dir.join("index.html").canonicalize().unwrap();
+    let url = format!("file://{}", index.display());
+    let profile = temp("chromium-profile");
+
+    let dom = headless(&browser, &profile, &["--dump-dom"], &url);
+    assert!(
+        dom.contains("<title>karrow bench: avro-confluent</title>"),
+        "{dom}"
+    );
+    for id in ["throughput", "versus", "ns-per-record"] {
+        let at = dom
+            .find(&format!("<figure id=\"{id}\">"))
+            .unwrap_or_else(|| panic!("no figure {id} in the DOM: {dom}"));
+        let figure = &dom[at..at + dom[at..].find("</figure>").unwrap()];
+        assert!(
+            figure.contains("<svg") && figure.contains("</svg>"),
+            "figure {id} has no chart: {figure}"
+        );
+        // Without stock Flink the comparison chart says so instead of drawing bars.
+        if id != "versus" {
+            assert!(
+                figure.contains("<rect"),
+                "figure {id} has no bars: {figure}"
+            );
+        }
+    }
+    assert_eq!(dom.matches("<svg").count(), 3, "{dom}");
+    let at = dom.find("<pre id=\"results\">").expect("no results table");
+    let table = &dom[at..at + dom[at..].find("</pre>").unwrap()];
+    for row in [
+        "records/s",
+        "decode to Flink rows",
+        "decode to Arrow",
+        "encode from Flink rows",
+        "encode from Arrow",
+    ] {
+        assert!(
+            table.contains(row),
+            "no {row:?} in the results table: {table}"
+        );
+    }
+
+    // And it paints: a PNG screenshot of the page.
+    let png = temp("report.png");
+    let _ = std::fs::remove_file(&png);
+    headless(
+        &browser,
+        &profile,
+        &[
+            &format!("--screenshot={}", png.display()),
+            "--window-size=1200,1800",
+        ],
+        &url,
+    );
+    let shot = std::fs::read(&png).expect("no screenshot");
+    assert!(shot.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+    assert!(shot.len() > 10_000, "screenshot of {} bytes", shot.len());
 }

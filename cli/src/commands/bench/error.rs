@@ -24,6 +24,9 @@ pub enum BenchError {
     /// The schema registry could not be reached or answered with an error.
     #[error("schema registry: {0}")]
     Registry(String),
+    /// The Kafka topic could not be read (unreachable broker, no such topic, empty topic).
+    #[error("kafka: {0}")]
+    Kafka(String),
     /// The message input is not well formed (bad length prefix, bad base64).
     #[error("messages: {0}")]
     Messages(String),

@@ -5,7 +5,8 @@
 //!   message bytes; the length `0xFFFFFFFF` is a null value (a Kafka tombstone, no row).
 //! - `base64-lines`: one message per line in standard base64; a line `-` is a null value.
 //!
-//! The JVM harness reads the length-prefixed layout (the CLI always hands it one).
+//! The JVM harness reads the length-prefixed layout (the CLI always hands it one), and
+//! `--topic` input arrives in it (written by the JVM class `TopicDump`, see `topic`).
 
 use std::io::Write;
 use std::path::Path;

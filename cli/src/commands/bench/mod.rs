@@ -4,8 +4,8 @@
 //! One file per concern: `schema` (inputs -> row type and schemas, with `ddl` and
 //! `avro_types`), `messages` and `generate` (the corpus), `format` (the [`format::Format`]
 //! trait; `avro_confluent` implements it), `measure` (+ `alloc`, `memory`, `progress`),
-//! `render` and `verify` (row comparison), `stock` (the JVM harness), `output` and
-//! `report` (table, JSON, HTML).
+//! `render` and `verify` (row comparison), `stock` (the JVM harness), `topic` (Kafka input,
+//! through the JVM), `output` and `report` (table, JSON, HTML).
 
 pub mod alloc;
 mod avro_confluent;
@@ -23,6 +23,7 @@ mod render;
 mod report;
 mod schema;
 mod stock;
+mod topic;
 mod verify;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -49,7 +50,8 @@ use verify::Check;
 #[command(after_help = "Examples:\n  \
     karrow bench --columns \"auction BIGINT, price DECIMAL(10,2), tags ARRAY<STRING>\" --generate 100000\n  \
     karrow bench --schema bid.avsc --input bids.bin --threads 2 --report out/\n  \
-    karrow bench --registry http://localhost:8081 --subject bids-value --generate 50000 --json")]
+    karrow bench --registry http://localhost:8081 --subject bids-value --generate 50000 --json\n  \
+    karrow bench --registry http://localhost:8081 --subject bids-value --bootstrap localhost:9092 --topic bids --limit 50000")]
 pub struct BenchArgs {
     /// Format to measure (the formats whose native codec has landed).
     #[arg(long, value_enum, default_value = "avro-confluent")]
@@ -58,8 +60,9 @@ pub struct BenchArgs {
     /// Avro schema file (.avsc) the messages are written with.
     #[arg(long, value_name = "FILE", help_heading = "Schema")]
     schema: Option<PathBuf>,
-    /// Schema registry URL: with --subject, where the schema comes from; with --input, where
-    /// the messages' schema ids are looked up.
+    /// Schema registry URL: with --subject, where the schema comes from; with --input or
+    /// --topic, where the messages' schema ids are looked up (without it, every message is
+    /// read with the one schema given, whatever id it carries).
     #[arg(long, value_name = "URL", help_heading = "Schema")]
     registry: Option<String>,
     /// Registry subject whose latest version is the writer schema.
@@ -83,6 +86,32 @@ pub struct BenchArgs {
         help_heading = "Messages"
     )]
     input: Option<PathBuf>,
+    /// Kafka topic whose values are the messages: all partitions from the earliest offset,
+    /// up to --limit values (read by the JVM class io.karrow.bench.TopicDump; needs java and
+    /// the JVM harness, like stock Flink).
+    #[arg(
+        long,
+        value_name = "TOPIC",
+        requires = "bootstrap",
+        conflicts_with_all = ["input", "generate"],
+        help_heading = "Messages"
+    )]
+    topic: Option<String>,
+    /// Kafka bootstrap servers of --topic.
+    #[arg(
+        long,
+        value_name = "HOST:PORT",
+        requires = "topic",
+        help_heading = "Messages"
+    )]
+    bootstrap: Option<String>,
+    /// At most N values from --topic.
+    #[arg(long, requires = "topic", value_name = "N", default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Messages")]
+    limit: u64,
+    /// Give up on the broker after this long without an answer (metadata, or a poll that
+    /// returns nothing), ms.
+    #[arg(long, requires = "topic", value_name = "MS", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..), help_heading = "Messages")]
+    kafka_timeout_ms: u64,
     /// Layout of --input.
     #[arg(
         long,
@@ -186,14 +215,15 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
             "karrow: WARNING: DEBUG BUILD: the figures below mean nothing; build with --release"
         );
     }
-    if args.input.is_none() && args.generate.is_none() {
+    if args.input.is_none() && args.generate.is_none() && args.topic.is_none() {
         return Err(BenchError::Usage(
-            "no messages: give --input FILE or --generate N".into(),
+            "no messages: give --input FILE, --topic T (with --bootstrap) or --generate N".into(),
         ));
     }
-    if args.registry.is_some() && args.subject.is_none() && args.input.is_none() {
+    let read_messages = args.input.is_some() || args.topic.is_some();
+    if args.registry.is_some() && args.subject.is_none() && !read_messages {
         return Err(BenchError::Usage(
-            "--registry without --subject only looks up the ids of --input messages; add --subject or --input".into(),
+            "--registry without --subject only looks up the ids of --input or --topic messages; add --subject, --input or --topic".into(),
         ));
     }
     let progress = Progress::new(!args.quiet);
@@ -223,8 +253,39 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
     let encode_id = register(ENCODE_SUBJECT, &derived)?;
 
     // Messages.
+    let tmp = TempDir::new()?;
     let mut notes = Vec::new();
     let (mut corpus, message_origin): (Messages, String) = match (&args.input, args.generate) {
+        _ if args.topic.is_some() => {
+            let (topic, bootstrap) = (
+                args.topic.as_deref().unwrap_or_default(),
+                args.bootstrap.as_deref().unwrap_or_default(),
+            );
+            let read = topic::read(
+                &topic::TopicRequest {
+                    bootstrap,
+                    topic,
+                    limit: usize::try_from(args.limit).unwrap_or(usize::MAX),
+                    timeout_ms: args.kafka_timeout_ms,
+                    java: args.java.as_deref(),
+                    classpath: args.jvm_classpath.as_deref(),
+                },
+                &tmp.path("topic.bin"),
+                &progress,
+            )?;
+            if read.available > read.messages.len() as u64 {
+                notes.push(format!(
+                    "topic {topic} holds {} values; the first {} were read (--limit)",
+                    read.available,
+                    read.messages.len()
+                ));
+            }
+            let origin = format!(
+                "Kafka topic {topic} on {bootstrap}: {} partitions from the earliest offsets",
+                read.partitions
+            );
+            (read.messages, origin)
+        }
         (Some(path), _) => (
             messages::read(path, args.input_format)?,
             format!("from {}", path.display()),
@@ -258,8 +319,9 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
             "there are no messages to measure".into(),
         ));
     }
-    if args.registry.is_none() && args.input.is_some() {
-        // The file's ids mean nothing to the in-process registry: point them at the given schema.
+    if args.registry.is_none() && read_messages {
+        // The file's or topic's ids mean nothing to the in-process registry: point them at the
+        // given schema.
         let id = writer_id.unwrap_or_default().to_be_bytes();
         let mut rewritten = 0usize;
         for m in corpus.iter_mut().flatten() {
@@ -317,7 +379,6 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
     let encoded_binary = verify::hex_lines(encoded.messages());
 
     // Stock Flink, first (the JVM takes the machine while it runs; native then runs alone).
-    let tmp = TempDir::new()?;
     let row_type_string = ddl::flink_type_string(format.row_type());
     let mut lines: Vec<Line> = Vec::new();
     let mut checks: Vec<Check> = Vec::new();
@@ -327,8 +388,12 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
     let located = if args.no_stock {
         Err("not run (--no-stock)".to_string())
     } else {
-        stock::locate(args.java.as_deref(), args.jvm_classpath.as_deref())
-            .map_err(|e| format!("not run: {e}"))
+        stock::locate(
+            args.java.as_deref(),
+            args.jvm_classpath.as_deref(),
+            stock::HARNESS_CLASS,
+        )
+        .map_err(|e| format!("not run: {e}"))
     };
     match located {
         Err(why) => stock_note = Some(why),

@@ -201,7 +201,7 @@ pub fn write(dir: &Path, r: &Results, table_text: &str) -> Result<(), BenchError
     }
     let _ = write!(
         html,
-        "<h2>Results</h2>\n<pre>{}</pre>\n</body></html>\n",
+        "<h2>Results</h2>\n<pre id=\"results\">{}</pre>\n</body></html>\n",
         esc(table_text)
     );
     let path = dir.join("index.html");

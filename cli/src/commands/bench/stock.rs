@@ -25,10 +25,11 @@ pub struct Jvm {
 /// Why stock Flink was not run.
 pub type NotRun = String;
 
-/// Finds `java` and the harness classpath: `--jvm-classpath`, else
-/// `benches/jvm/target/classes` + `benches/jvm/target/classpath.txt` in the current
-/// directory, one of its parents, or the repository the binary was built in.
-pub fn locate(java: Option<&Path>, classpath: Option<&str>) -> Result<Jvm, NotRun> {
+/// Finds `java` and the classpath of the JVM harness (which holds `class`, e.g.
+/// [`HARNESS_CLASS`]): `--jvm-classpath`, else `benches/jvm/target/classes` +
+/// `benches/jvm/target/classpath.txt` in the current directory, one of its parents, or the
+/// repository the binary was built in.
+pub fn locate(java: Option<&Path>, classpath: Option<&str>, class: &str) -> Result<Jvm, NotRun> {
     let java = match java {
         Some(j) => j.to_path_buf(),
         None => match std::env::var_os("JAVA_HOME").map(|h| PathBuf::from(h).join("bin/java")) {
@@ -52,7 +53,7 @@ pub fn locate(java: Option<&Path>, classpath: Option<&str>) -> Result<Jvm, NotRu
     for root in roots {
         let list = root.join("benches/jvm/target/classpath.txt");
         let classes = root.join("benches/jvm/target/classes");
-        let class_file = classes.join("io/karrow/bench/StockSerdeHarness.class");
+        let class_file = classes.join(format!("{}.class", class.replace('.', "/")));
         if list.is_file() && class_file.is_file() {
             let deps =
                 std::fs::read_to_string(&list).map_err(|e| format!("{}: {e}", list.display()))?;
@@ -62,7 +63,7 @@ pub fn locate(java: Option<&Path>, classpath: Option<&str>) -> Result<Jvm, NotRu
             });
         }
     }
-    Err("the JVM harness is not built (run `mvn -q -f pom.xml -DskipTests package` in the repository, or pass --jvm-classpath)".into())
+    Err(format!("the JVM harness ({class}) is not built (run `mvn -q -f pom.xml -DskipTests package` in the repository, or pass --jvm-classpath)"))
 }
 
 fn find_on_path(name: &str) -> Option<PathBuf> {
@@ -127,12 +128,23 @@ pub fn run(jvm: &Jvm, req: &Request<'_>, progress: &Progress) -> Result<Value, S
     if let Some(f) = req.reader_schema_file {
         cmd.arg("--reader-schema-file").arg(f);
     }
+    run_json(cmd, &jvm.java, "the JVM harness", progress)
+}
+
+/// Runs a JVM class that prints one JSON object as its last stdout line, showing its
+/// `progress: ` stderr lines; `Err` when it fails to start, exits non-zero or prints no JSON.
+pub fn run_json(
+    mut cmd: Command,
+    java: &Path,
+    what: &str,
+    progress: &Progress,
+) -> Result<Value, String> {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd
         .spawn()
-        .map_err(|e| format!("could not start {}: {e}", jvm.java.display()))?;
+        .map_err(|e| format!("could not start {}: {e}", java.display()))?;
     let stdout = child.stdout.take();
     let reader = std::thread::spawn(move || {
         let mut text = String::new();
@@ -165,8 +177,9 @@ pub fn run(jvm: &Jvm, req: &Request<'_>, progress: &Progress) -> Result<Value, S
         .rev()
         .find(|l| l.trim_start().starts_with('{'));
     match (status.success(), last) {
-        (true, Some(line)) => serde_json::from_str(line)
-            .map_err(|e| format!("the harness printed bad JSON ({e}): {line}")),
+        (true, Some(line)) => {
+            serde_json::from_str(line).map_err(|e| format!("{what} printed bad JSON ({e}): {line}"))
+        }
         _ => {
             let why = tail
                 .iter()
@@ -175,7 +188,7 @@ pub fn run(jvm: &Jvm, req: &Request<'_>, progress: &Progress) -> Result<Value, S
                 .or(tail.last())
                 .cloned()
                 .unwrap_or_else(|| "no output".into());
-            Err(format!("the JVM harness failed ({status}): {why}"))
+            Err(format!("{what} failed ({status}): {why}"))
         }
     }
 }
