@@ -3,6 +3,7 @@
 
 use arrow_array::RecordBatch;
 
+use super::binary_row_encoder::encode_row;
 use super::derive::derive_schema_json;
 use super::encoders::encoder_for;
 use crate::error::CodecError;
@@ -44,6 +45,28 @@ impl AvroConfluentEncoder {
         self.schema_id
     }
 
+    /// Encodes Flink binary row images (each a whole `BinaryRowData` of the row type),
+    /// appending the messages to `out`. This is what the JNI paths use.
+    pub fn encode_binary_rows<'a>(
+        &self,
+        images: impl IntoIterator<Item = &'a [u8]>,
+        out: &mut EncodedBatch,
+    ) -> Result<(), CodecError> {
+        let fields = self.row_type.row_fields()?;
+        let header = self.schema_id.to_be_bytes();
+        if out.offsets.is_empty() {
+            out.offsets.push(offset(out.bytes.len())?);
+        }
+        for (row, image) in images.into_iter().enumerate() {
+            out.bytes.push(0);
+            out.bytes.extend_from_slice(&header);
+            encode_row(image, 0, fields, &mut out.bytes, "")
+                .map_err(|e| e.at(row, Some(self.schema_id)))?;
+            out.offsets.push(offset(out.bytes.len())?);
+        }
+        Ok(())
+    }
+
     /// Encodes every row of `batch` (columns in the row type's order), appending to `out`.
     pub fn encode_batch(
         &self,
@@ -83,4 +106,8 @@ impl AvroConfluentEncoder {
         }
         Ok(())
     }
+}
+
+fn offset(n: usize) -> Result<i32, CodecError> {
+    i32::try_from(n).map_err(|_| CodecError::InvalidType("encoded batch exceeds 2 GiB".into()))
 }

@@ -9,6 +9,7 @@
 //! message, per-record error attribution). The plan here is driven by the Flink row
 //! type instead; see `docs/architecture.md`.
 
+mod binary_row_encoder;
 mod binary_rows;
 mod confluent;
 mod confluent_encoder;

@@ -21,6 +21,7 @@
 
 mod from_arrow;
 pub(crate) mod layout;
+pub(crate) mod slots;
 mod to_arrow;
 
 pub use from_arrow::{write_batch_rows, RowImages};

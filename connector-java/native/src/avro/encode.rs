@@ -1,5 +1,5 @@
 //! The Confluent Avro encode session behind a Java handle: the writer schema is
-//! registered once at open, then Flink binary rows are read into Arrow and encoded.
+//! registered once at open, then Flink binary rows are encoded straight into Avro.
 
 use karrow_codecs::avro::model::AvroNode;
 use karrow_codecs::avro::{AvroConfluentEncoder, EncodedBatch};
@@ -9,11 +9,9 @@ use karrow_registry::{RegistryClient, SchemaDefinition};
 use crate::config::AvroEncoderConfig;
 use crate::error::NativeError;
 use crate::handles::HandleType;
-use karrow_codecs::flink_binary::read_batch_rows;
 
 /// One encoder per parallel Flink writer.
 pub struct AvroEncodeSession {
-    row_type: FlinkType,
     encoder: AvroConfluentEncoder,
     out: EncodedBatch,
     /// Reused copy of the row image of the per-record path.
@@ -40,9 +38,8 @@ impl AvroEncodeSession {
         };
         let client = RegistryClient::new(config.decoder.registry_config())?;
         let id = client.register(&config.subject, &SchemaDefinition::avro(schema))?;
-        let encoder = AvroConfluentEncoder::new(row_type.clone(), id)?;
+        let encoder = AvroConfluentEncoder::new(row_type, id)?;
         Ok(AvroEncodeSession {
-            row_type,
             encoder,
             out: EncodedBatch::default(),
             image: Vec::new(),
@@ -56,10 +53,10 @@ impl AvroEncodeSession {
 
     /// Encodes the row image held in `self.image` into one Kafka value.
     pub fn encode_held_image(&mut self) -> Result<&[u8], NativeError> {
-        let batch = read_batch_rows([self.image.as_slice()], &self.row_type)?;
         self.out.bytes.clear();
         self.out.offsets.clear();
-        self.encoder.encode_batch(&batch, &mut self.out)?;
+        self.encoder
+            .encode_binary_rows([self.image.as_slice()], &mut self.out)?;
         Ok(&self.out.bytes)
     }
 
@@ -68,10 +65,9 @@ impl AvroEncodeSession {
         &mut self,
         images: impl IntoIterator<Item = &'a [u8]>,
     ) -> Result<(&[u8], &[i32]), NativeError> {
-        let batch = read_batch_rows(images, &self.row_type)?;
         self.out.bytes.clear();
         self.out.offsets.clear();
-        self.encoder.encode_batch(&batch, &mut self.out)?;
+        self.encoder.encode_binary_rows(images, &mut self.out)?;
         Ok((&self.out.bytes, &self.out.offsets))
     }
 }
