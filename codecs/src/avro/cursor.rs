@@ -56,6 +56,13 @@ impl<'a> Cursor<'a> {
     /// Reads an Avro `int`: a zig-zag varint of at most 5 bytes. As in Java Avro, bits
     /// beyond 32 in the fifth byte are dropped and a sixth byte is an error.
     pub fn read_int(&mut self) -> ReadResult<i32> {
+        // Fast path: a one-byte varint (values -64..=63).
+        if let Some(&b) = self.buf.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(((b >> 1) as i32) ^ -((b & 1) as i32));
+            }
+        }
         let mut n: u32 = 0;
         for i in 0..5 {
             let b = self.byte("an int")?;
@@ -69,6 +76,18 @@ impl<'a> Cursor<'a> {
 
     /// Reads an Avro `long`: a zig-zag varint of at most 10 bytes.
     pub fn read_long(&mut self) -> ReadResult<i64> {
+        // Fast path: the whole varint is in the buffer (up to 10 bytes), no bound checks per byte.
+        if let Some(window) = self.buf.get(self.pos..self.pos + 10) {
+            let mut n: u64 = 0;
+            for (i, &b) in window.iter().enumerate() {
+                n |= ((b & 0x7f) as u64) << (7 * i as u32);
+                if b & 0x80 == 0 {
+                    self.pos += i + 1;
+                    return Ok(((n >> 1) as i64) ^ -((n & 1) as i64));
+                }
+            }
+            return Err(ReadError("Invalid long encoding".into()));
+        }
         let mut n: u64 = 0;
         for i in 0..10 {
             let b = self.byte("a long")?;
