@@ -223,6 +223,11 @@ class AvroConfluentNativeSinkITCase {
     }
 
     @Test
+    void noGuaranteeWritesTheOraclesBytes() throws Exception {
+        runAndCompare("'sink.delivery-guarantee' = 'none',", false, 0, false);
+    }
+
+    @Test
     void atLeastOnceWritesTheOraclesBytes() throws Exception {
         runAndCompare("'sink.delivery-guarantee' = 'at-least-once',", false, 0, false);
     }
