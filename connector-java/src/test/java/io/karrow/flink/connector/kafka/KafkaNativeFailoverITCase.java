@@ -1,17 +1,19 @@
 package io.karrow.flink.connector.kafka;
 
+import static io.karrow.flink.testutils.KafkaTestSupport.createTopic;
+import static io.karrow.flink.testutils.KafkaTestSupport.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
 import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
 import io.karrow.flink.testutils.DevRegistry;
+import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.annotation.ArgumentHint;
 import org.apache.flink.table.annotation.DataTypeHint;
@@ -21,18 +23,13 @@ import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -75,14 +72,10 @@ class KafkaNativeFailoverITCase {
     private static final int SECOND = 3_000;
     /** The injected failure hits the {@code FAIL_AFTER}-th record processed after arming (mid second batch). */
     private static final int FAIL_AFTER = 1_000;
-    private static final String BOOTSTRAP = System.getProperty("karrow.kafka.bootstrap", "127.0.0.1:9092");
+    private static final String BOOTSTRAP = KafkaTestSupport.bootstrap();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniCluster(2);
 
     /** Shared with {@link FailOnce} (the MiniCluster runs in this JVM and class loader). */
     static final AtomicBoolean ARMED = new AtomicBoolean();
@@ -93,12 +86,8 @@ class KafkaNativeFailoverITCase {
 
     @BeforeAll
     static void setUp() throws Exception {
-        try (Admin admin = Admin.create(common())) {
-            admin.describeCluster().nodes().get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new IllegalStateException("No Kafka broker at " + BOOTSTRAP
-                    + " (start it with tests/services/kafka.sh start, or set -Dkarrow.kafka.bootstrap)", e);
-        }
+        // Fail (not skip) when the broker is absent: CI must start it.
+        KafkaTestSupport.requireBroker();
         registry = DevRegistry.start();
     }
 
@@ -128,27 +117,10 @@ class KafkaNativeFailoverITCase {
         }
     }
 
-    private static Properties common() {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
-        return p;
-    }
-
-    private static String createTopic(String prefix, int partitions) throws Exception {
-        String topic = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
-        try (Admin admin = Admin.create(common())) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
-        }
-        return topic;
-    }
-
     /** Bids {@code from .. from + count - 1}; bid {@code i} goes to partition {@code i % 3} at offset {@code i / 3}. */
     private static void produce(String topic, int schemaId, AvroCorpus corpus, int from, int count) {
-        Properties p = common();
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         Random random = new Random(from);
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
             for (int i = from; i < from + count; i++) {
                 var record = AvroCorpora.bid(random, i, corpus.writers().get(0));
                 producer.send(new ProducerRecord<>(topic, i % 3, null,
@@ -164,7 +136,8 @@ class KafkaNativeFailoverITCase {
         private final KafkaConsumer<byte[], byte[]> consumer;
 
         CommittedOutput(String topic) {
-            Properties p = common();
+            Properties p = new Properties();
+            p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
             p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
             p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
             p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");

@@ -1,5 +1,7 @@
 package io.karrow.flink.connector.kafka;
 
+import static io.karrow.flink.testutils.KafkaTestSupport.createTopic;
+import static io.karrow.flink.testutils.KafkaTestSupport.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -7,21 +9,16 @@ import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
 import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
 import io.karrow.flink.testutils.DevRegistry;
+import io.karrow.flink.testutils.KafkaTestSupport;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -29,12 +26,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Random;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Parity of {@code 'connector' = 'kafka-native'} with the stock {@code kafka} connector through Flink
@@ -47,27 +40,18 @@ import java.util.concurrent.TimeUnit;
 class KafkaNativeSourceITCase {
 
     private static final int BIDS = 20_000;
-    private static final String BOOTSTRAP = System.getProperty("karrow.kafka.bootstrap", "127.0.0.1:9092");
+    private static final String BOOTSTRAP = KafkaTestSupport.bootstrap();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniCluster(2);
 
     private static DevRegistry registry;
     private static String bidsTopic;
 
     @BeforeAll
     static void setUp() throws Exception {
-        try (Admin admin = admin()) {
-            // Fail (not skip) when the broker is absent: CI must start it.
-            admin.describeCluster().nodes().get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new IllegalStateException("No Kafka broker at " + BOOTSTRAP
-                    + " (start it with tests/services/kafka.sh start, or set -Dkarrow.kafka.bootstrap)", e);
-        }
+        // Fail (not skip) when the broker is absent: CI must start it.
+        KafkaTestSupport.requireBroker();
         registry = DevRegistry.start();
         bidsTopic = bidsTopic();
     }
@@ -77,31 +61,6 @@ class KafkaNativeSourceITCase {
         if (registry != null) {
             registry.close();
         }
-    }
-
-    private static Admin admin() {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
-        return Admin.create(p);
-    }
-
-    private static String createTopic(String prefix, int partitions) throws Exception {
-        String topic = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
-        try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
-        }
-        return topic;
-    }
-
-    private static KafkaProducer<byte[], byte[]> producer() {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        return new KafkaProducer<>(p);
     }
 
     /**

@@ -1,28 +1,25 @@
 package io.karrow.flink.connector.kafka;
 
+import static io.karrow.flink.testutils.KafkaTestSupport.createTopic;
+import static io.karrow.flink.testutils.KafkaTestSupport.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
 import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
 import io.karrow.flink.testutils.DevRegistry;
+import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -32,12 +29,9 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntUnaryOperator;
@@ -60,28 +54,20 @@ import java.util.function.IntUnaryOperator;
  */
 class KafkaNativeWatermarkITCase {
 
-    private static final String BOOTSTRAP = System.getProperty("karrow.kafka.bootstrap", "127.0.0.1:9092");
+    private static final String BOOTSTRAP = KafkaTestSupport.bootstrap();
     /** A whole minute (1,699,999,980,000 = 28,333,333 minutes), so window {@code k} starts at {@code BASE + k min}. */
     private static final long BASE = 1_699_999_980_000L;
     private static final long MINUTE = 60_000L;
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniCluster(2);
 
     private static DevRegistry registry;
 
     @BeforeAll
     static void setUp() throws Exception {
-        try (Admin admin = Admin.create(common())) {
-            admin.describeCluster().nodes().get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new IllegalStateException("No Kafka broker at " + BOOTSTRAP
-                    + " (start it with tests/services/kafka.sh start, or set -Dkarrow.kafka.bootstrap)", e);
-        }
+        // Fail (not skip) when the broker is absent: CI must start it.
+        KafkaTestSupport.requireBroker();
         registry = DevRegistry.start();
     }
 
@@ -90,20 +76,6 @@ class KafkaNativeWatermarkITCase {
         if (registry != null) {
             registry.close();
         }
-    }
-
-    private static Properties common() {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
-        return p;
-    }
-
-    private static String createTopic(String prefix) throws Exception {
-        String topic = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
-        try (Admin admin = Admin.create(common())) {
-            admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
-        }
-        return topic;
     }
 
     /** Window start -> {COUNT(*), SUM(price)} of the records produced, as the query computes them. */
@@ -151,14 +123,6 @@ class KafkaNativeWatermarkITCase {
         }
         producer.flush();
         return windows;
-    }
-
-    private static KafkaProducer<byte[], byte[]> producer() {
-        Properties p = common();
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-        return new KafkaProducer<>(p);
     }
 
     private static StreamTableEnvironment tableEnv() {
@@ -221,7 +185,7 @@ class KafkaNativeWatermarkITCase {
 
     @Test
     void boundedTumbleWindowsGiveTheStockConnectorsResults() throws Exception {
-        String topic = createTopic("watermark-bounded");
+        String topic = createTopic("watermark-bounded", 3);
         AvroCorpus corpus = AvroCorpora.bids();
         int id = registry.register(topic + "-value", corpus.writers().get(0).toString());
         Windows windows;
@@ -242,7 +206,7 @@ class KafkaNativeWatermarkITCase {
 
     @Test
     void idleTimeoutLetsWindowsFireWithAnEmptyPartition() throws Exception {
-        String topic = createTopic("watermark-idle");
+        String topic = createTopic("watermark-idle", 3);
         AvroCorpus corpus = AvroCorpora.bids();
         int id = registry.register(topic + "-value", corpus.writers().get(0).toString());
         Windows windows;
@@ -264,8 +228,9 @@ class KafkaNativeWatermarkITCase {
 
         StreamTableEnvironment tEnv = tableEnv();
         // Long enough that a partition with data is not declared idle while its consumer starts on a
-        // loaded machine (its records would then arrive after the windows fired, and be dropped).
-        String idle = ", 'scan.watermark.idle-timeout' = '3 s'";
+        // loaded machine (its records would then arrive after the windows fired, and be dropped):
+        // 3 s was seen to lose that race in CI.
+        String idle = ", 'scan.watermark.idle-timeout' = '15 s'";
         tEnv.executeSql(ddl("stock_idle", "kafka", "avro-confluent-reference", topic, idle));
         tEnv.executeSql(ddl("batched_idle", "kafka-native", "avro-confluent-native", topic, idle));
         Map<Row, Integer> stock = collect(tEnv, windowQuery("stock_idle"), expected.size());

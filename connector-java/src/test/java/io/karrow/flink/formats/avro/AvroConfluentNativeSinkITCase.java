@@ -1,30 +1,27 @@
 package io.karrow.flink.formats.avro;
 
+import static io.karrow.flink.testutils.KafkaTestSupport.createTopic;
+import static io.karrow.flink.testutils.KafkaTestSupport.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
 import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
 import io.karrow.flink.testutils.DevRegistry;
+import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.avro.generic.GenericRecord;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -50,26 +47,17 @@ import java.util.concurrent.TimeUnit;
 class AvroConfluentNativeSinkITCase {
 
     private static final int BIDS = 20_000;
-    private static final String BOOTSTRAP = System.getProperty("karrow.kafka.bootstrap", "127.0.0.1:9092");
+    private static final String BOOTSTRAP = KafkaTestSupport.bootstrap();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniCluster(2);
 
     private static DevRegistry registry;
 
     @BeforeAll
     static void setUp() throws Exception {
-        try (Admin admin = admin()) {
-            // Fail (not skip) when the broker is absent: CI must start it.
-            admin.describeCluster().nodes().get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new IllegalStateException("No Kafka broker at " + BOOTSTRAP
-                    + " (start it with tests/services/kafka.sh start, or set -Dkarrow.kafka.bootstrap)", e);
-        }
+        // Fail (not skip) when the broker is absent: CI must start it.
+        KafkaTestSupport.requireBroker();
         registry = DevRegistry.start();
     }
 
@@ -80,34 +68,13 @@ class AvroConfluentNativeSinkITCase {
         }
     }
 
-    private static Admin admin() {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
-        return Admin.create(p);
-    }
-
-    private static String createTopic(String prefix) throws Exception {
-        String topic = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
-        try (Admin admin = admin()) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
-        }
-        return topic;
-    }
-
     /** Writes {@link #BIDS} Confluent-Avro bids to a new one-partition topic; returns how many have price > 1000. */
     private static int produceBids(String topic) throws Exception {
         AvroCorpus corpus = AvroCorpora.bids();
         int id = registry.register(topic + "-value", corpus.writers().get(0).toString());
         Random random = new Random(corpus.seed());
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         int selected = 0;
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
             for (int i = 0; i < BIDS; i++) {
                 GenericRecord bid = AvroCorpora.bid(random, i, corpus.writers().get(0));
                 if ((Long) bid.get("price") > 1000) {
@@ -151,10 +118,10 @@ class AvroConfluentNativeSinkITCase {
     /** Runs the query into both sinks and asserts the two output topics hold the same key and value bytes. */
     private static void runAndCompare(String guaranteeOptions, boolean readCommitted, long checkpointMillis, boolean keyed)
             throws Exception {
-        String in = createTopic("bids-in");
+        String in = createTopic("bids-in", 1);
         int expected = produceBids(in);
-        String outNative = createTopic("bids-out-native");
-        String outReference = createTopic("bids-out-reference");
+        String outNative = createTopic("bids-out-native", 1);
+        String outReference = createTopic("bids-out-reference", 1);
 
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);

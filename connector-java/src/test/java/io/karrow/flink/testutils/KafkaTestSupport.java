@@ -1,0 +1,84 @@
+package io.karrow.flink.testutils;
+
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import java.util.List;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Shared plumbing of the integration tests that need a real Kafka broker ({@code
+ * -Dkarrow.kafka.bootstrap}, started by {@code tests/services/kafka.sh start}) and a Flink MiniCluster.
+ */
+public final class KafkaTestSupport {
+
+    private KafkaTestSupport() {}
+
+    /** The broker address: the system property {@code karrow.kafka.bootstrap}, else {@code 127.0.0.1:9092}. */
+    public static String bootstrap() {
+        return System.getProperty("karrow.kafka.bootstrap", "127.0.0.1:9092");
+    }
+
+    /** Fails (rather than skips) when no broker answers at {@link #bootstrap()}: CI must start it. */
+    public static void requireBroker() {
+        try (Admin admin = admin()) {
+            admin.describeCluster().nodes().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("No Kafka broker at " + bootstrap()
+                    + " (start it with tests/services/kafka.sh start, or set -Dkarrow.kafka.bootstrap)", e);
+        }
+    }
+
+    /** A new admin client for {@link #bootstrap()} (10 s request timeout, 30 s API timeout); the caller closes it. */
+    public static Admin admin() {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+        return Admin.create(p);
+    }
+
+    /** Creates the topic {@code prefix-<8 random hex chars>} with replication factor 1 and returns its name. */
+    public static String createTopic(String prefix, int partitions) throws Exception {
+        String topic = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        try (Admin admin = admin()) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        return topic;
+    }
+
+    /**
+     * A new {@code byte[]} key and value producer for {@link #bootstrap()}; the caller closes it. Test
+     * input must arrive whole and in order even on a loaded 2-core machine: one request in flight
+     * (order kept across retries) instead of idempotence (whose sequence checks failed under load
+     * with OutOfOrderSequenceException and dropped records), and a generous delivery timeout.
+     */
+    public static KafkaProducer<byte[], byte[]> producer() {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+        p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 300_000);
+        return new KafkaProducer<>(p);
+    }
+
+    /** A MiniCluster extension of one TaskManager with {@code slots} slots, for {@code @RegisterExtension}. */
+    public static MiniClusterExtension miniCluster(int slots) {
+        return new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                .setNumberTaskManagers(1)
+                .setNumberSlotsPerTaskManager(slots)
+                .build());
+    }
+}
