@@ -1,26 +1,17 @@
 package io.karrow.flink.nativebridge;
 
-import java.lang.ref.Cleaner;
-
 /**
- * Sole owner of one native Avro encoder handle (the encoder-side sibling of {@link NativeHandle}).
- *
- * <p>{@link #close()} frees the encoder and is idempotent. Flink 2.2's {@code SerializationSchema}
- * has no close hook, so if the owner is dropped without being closed a {@link Cleaner} frees the
- * encoder once this object becomes unreachable. Not thread-safe: use one instance per parallel
- * serializer.
+ * Sole owner of one native Avro encoder handle, with the writer schema id it registered. The handle's
+ * lifetime (idempotent close, {@link java.lang.ref.Cleaner} when dropped unclosed) is {@link
+ * NativeHandle}'s. Not thread-safe: use one instance per parallel serializer.
  */
 public final class NativeEncoderHandle implements AutoCloseable {
 
-    private static final Cleaner CLEANER = Cleaner.create();
-
-    private final Releaser releaser;
-    private final Cleaner.Cleanable cleanable;
+    private final NativeHandle handle;
     private final int schemaId;
 
-    private NativeEncoderHandle(long handle, int schemaId) {
-        this.releaser = new Releaser(handle);
-        this.cleanable = CLEANER.register(this, releaser);
+    private NativeEncoderHandle(NativeHandle handle, int schemaId) {
+        this.handle = handle;
         this.schemaId = schemaId;
     }
 
@@ -31,20 +22,14 @@ public final class NativeEncoderHandle implements AutoCloseable {
      */
     public static NativeEncoderHandle openAvroEncoder(String configJson) throws KarrowNativeException {
         NativeLibraryLoader.load();
-        long handle = KarrowNative.avroEncoderOpen(configJson);
-        if (handle == 0) {
-            throw new KarrowNativeException(
-                    "karrow-native returned a null encoder handle", KarrowNativeException.UNKNOWN,
-                    KarrowNativeException.UNKNOWN);
-        }
-        int schemaId;
+        NativeHandle handle =
+                NativeHandle.own(KarrowNative.avroEncoderOpen(configJson), KarrowNative::avroEncoderClose, "encoder");
         try {
-            schemaId = KarrowNative.avroEncoderSchemaId(handle);
+            return new NativeEncoderHandle(handle, KarrowNative.avroEncoderSchemaId(handle.get()));
         } catch (KarrowNativeException | RuntimeException e) {
-            KarrowNative.avroEncoderClose(handle);
+            handle.close();
             throw e;
         }
-        return new NativeEncoderHandle(handle, schemaId);
     }
 
     /**
@@ -53,11 +38,7 @@ public final class NativeEncoderHandle implements AutoCloseable {
      * @throws IllegalStateException if the handle was closed
      */
     public long get() {
-        long handle = releaser.handle;
-        if (handle == 0) {
-            throw new IllegalStateException("The native encoder handle is already closed");
-        }
-        return handle;
+        return handle.get();
     }
 
     /** The registered writer schema id written in every header. */
@@ -67,30 +48,12 @@ public final class NativeEncoderHandle implements AutoCloseable {
 
     /** Whether {@link #close()} has run. */
     public boolean isClosed() {
-        return releaser.handle == 0;
+        return handle.isClosed();
     }
 
     /** Frees the native encoder; later calls do nothing. */
     @Override
     public void close() {
-        cleanable.clean();
-    }
-
-    /** Frees the handle; must not reference the owning {@link NativeEncoderHandle}. */
-    private static final class Releaser implements Runnable {
-        private volatile long handle;
-
-        Releaser(long handle) {
-            this.handle = handle;
-        }
-
-        @Override
-        public void run() {
-            long h = handle;
-            handle = 0;
-            if (h != 0) {
-                KarrowNative.avroEncoderClose(h);
-            }
-        }
+        handle.close();
     }
 }

@@ -1,14 +1,16 @@
 package io.karrow.flink.nativebridge;
 
 import java.lang.ref.Cleaner;
+import java.util.function.LongConsumer;
 
 /**
- * Sole owner of one native Avro decoder handle.
+ * Sole owner of one native handle (a decoder, or through {@link NativeEncoderHandle} an encoder):
+ * the one place on the Java side that frees native objects.
  *
- * <p>{@link #close()} frees the decoder and is idempotent. If the owner is dropped without being
- * closed (Flink's {@code DeserializationSchema} has no close hook), a {@link Cleaner} frees the
- * decoder once this object becomes unreachable. Not thread-safe: use one instance per parallel
- * deserializer.
+ * <p>{@link #close()} frees the native object and is idempotent. If the owner is dropped without
+ * being closed (Flink's {@code DeserializationSchema} and {@code SerializationSchema} have no close
+ * hook), a {@link Cleaner} frees it once this object becomes unreachable. Not thread-safe: use one
+ * instance per parallel deserializer or serializer.
  */
 public final class NativeHandle implements AutoCloseable {
 
@@ -17,9 +19,26 @@ public final class NativeHandle implements AutoCloseable {
     private final Releaser releaser;
     private final Cleaner.Cleanable cleanable;
 
-    private NativeHandle(long handle) {
-        this.releaser = new Releaser(handle);
+    private final String what;
+
+    private NativeHandle(long handle, LongConsumer close, String what) {
+        this.releaser = new Releaser(handle, close);
         this.cleanable = CLEANER.register(this, releaser);
+        this.what = what;
+    }
+
+    /**
+     * Takes ownership of a handle that {@code close} frees.
+     *
+     * @throws KarrowNativeException if the handle is 0 (native code failed without throwing)
+     */
+    static NativeHandle own(long handle, LongConsumer close, String what) throws KarrowNativeException {
+        if (handle == 0) {
+            throw new KarrowNativeException(
+                    "karrow-native returned a null " + what + " handle", KarrowNativeException.UNKNOWN,
+                    KarrowNativeException.UNKNOWN);
+        }
+        return new NativeHandle(handle, close, what);
     }
 
     /**
@@ -29,13 +48,7 @@ public final class NativeHandle implements AutoCloseable {
      */
     public static NativeHandle openAvroDecoder(String configJson) throws KarrowNativeException {
         NativeLibraryLoader.load();
-        long handle = KarrowNative.avroDecoderOpen(configJson);
-        if (handle == 0) {
-            throw new KarrowNativeException(
-                    "karrow-native returned a null decoder handle", KarrowNativeException.UNKNOWN,
-                    KarrowNativeException.UNKNOWN);
-        }
-        return new NativeHandle(handle);
+        return own(KarrowNative.avroDecoderOpen(configJson), KarrowNative::avroDecoderClose, "decoder");
     }
 
     /**
@@ -46,7 +59,7 @@ public final class NativeHandle implements AutoCloseable {
     public long get() {
         long handle = releaser.handle;
         if (handle == 0) {
-            throw new IllegalStateException("The native decoder handle is already closed");
+            throw new IllegalStateException("The native " + what + " handle is already closed");
         }
         return handle;
     }
@@ -56,7 +69,7 @@ public final class NativeHandle implements AutoCloseable {
         return releaser.handle == 0;
     }
 
-    /** Frees the native decoder; later calls do nothing. */
+    /** Frees the native object; later calls do nothing. */
     @Override
     public void close() {
         cleanable.clean();
@@ -64,10 +77,12 @@ public final class NativeHandle implements AutoCloseable {
 
     /** Frees the handle; must not reference the owning {@link NativeHandle}. */
     private static final class Releaser implements Runnable {
+        private final LongConsumer close;
         private volatile long handle;
 
-        Releaser(long handle) {
+        Releaser(long handle, LongConsumer close) {
             this.handle = handle;
+            this.close = close;
         }
 
         @Override
@@ -75,7 +90,7 @@ public final class NativeHandle implements AutoCloseable {
             long h = handle;
             handle = 0;
             if (h != 0) {
-                KarrowNative.avroDecoderClose(h);
+                close.accept(h);
             }
         }
     }
