@@ -13,9 +13,7 @@ import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSink;
 import org.apache.flink.streaming.connectors.kafka.table.SinkBufferFlushMode;
-import org.apache.flink.streaming.connectors.kafka.table.TableDataTypeUtils;
 import org.apache.flink.table.connector.ProviderContext;
-import org.apache.flink.table.connector.Projection;
 import org.apache.flink.table.connector.format.EncodingFormat;
 import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
@@ -163,11 +161,7 @@ public class KafkaNativeDynamicSink extends KafkaDynamicSink {
         if (format == null) {
             return null;
         }
-        DataType physicalFormatDataType = Projection.of(projection).project(this.physicalDataType);
-        if (prefix != null) {
-            physicalFormatDataType = TableDataTypeUtils.stripRowPrefix(physicalFormatDataType, prefix);
-        }
-        return format.createRuntimeEncoder(context, physicalFormatDataType);
+        return format.createRuntimeEncoder(context, FormatDataTypes.of(physicalDataType, projection, prefix));
     }
 
     @Override

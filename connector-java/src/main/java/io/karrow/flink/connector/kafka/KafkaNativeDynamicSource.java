@@ -11,9 +11,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.connectors.kafka.config.BoundedMode;
 import org.apache.flink.streaming.connectors.kafka.config.StartupMode;
 import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSource;
-import org.apache.flink.streaming.connectors.kafka.table.TableDataTypeUtils;
 import org.apache.flink.table.connector.ProviderContext;
-import org.apache.flink.table.connector.Projection;
 import org.apache.flink.table.connector.format.DecodingFormat;
 import org.apache.flink.table.connector.source.DataStreamScanProvider;
 import org.apache.flink.table.connector.source.DynamicTableSource;
@@ -138,11 +136,7 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource {
         if (format == null) {
             return null;
         }
-        DataType physicalFormatDataType = Projection.of(projection).project(this.physicalDataType);
-        if (prefix != null) {
-            physicalFormatDataType = TableDataTypeUtils.stripRowPrefix(physicalFormatDataType, prefix);
-        }
-        return format.createRuntimeDecoder(context, physicalFormatDataType);
+        return format.createRuntimeDecoder(context, FormatDataTypes.of(physicalDataType, projection, prefix));
     }
 
     @Override
