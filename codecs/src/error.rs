@@ -74,6 +74,19 @@ pub enum CodecError {
         /// Where it happened.
         context: ErrorContext,
     },
+    /// A JSON message could not be decoded into the row type (syntax, shape or a field
+    /// conversion, as flink-json would fail).
+    #[error("Failed to deserialize JSON: {message}{context}")]
+    Json {
+        /// What was wrong, naming the field when a field failed.
+        message: String,
+        /// Where it happened.
+        context: ErrorContext,
+    },
+    /// A row could not be written as JSON (e.g. a NULL map key under `map-null-key.mode`
+    /// FAIL).
+    #[error("Could not serialize row: {0}")]
+    JsonEncode(String),
 }
 
 impl CodecError {
@@ -82,7 +95,8 @@ impl CodecError {
         match self {
             CodecError::BadMagic { context }
             | CodecError::WriterSchema { context, .. }
-            | CodecError::Malformed { context, .. } => Some(context),
+            | CodecError::Malformed { context, .. }
+            | CodecError::Json { context, .. } => Some(context),
             _ => None,
         }
     }
@@ -91,7 +105,8 @@ impl CodecError {
     pub fn at(mut self, record_index: usize, schema_id: Option<i32>) -> Self {
         if let CodecError::BadMagic { context }
         | CodecError::WriterSchema { context, .. }
-        | CodecError::Malformed { context, .. } = &mut self
+        | CodecError::Malformed { context, .. }
+        | CodecError::Json { context, .. } = &mut self
         {
             context.record_index.get_or_insert(record_index);
             if context.schema_id.is_none() {

@@ -9,6 +9,7 @@ pub mod avro;
 pub mod error;
 pub mod flink_binary;
 pub mod framing;
+pub mod json;
 pub mod types;
 
 pub use error::{CodecError, ErrorContext};

@@ -7,9 +7,10 @@
 //! allocation but the image itself. The Arrow path stays for consumers of columns, and
 //! plans with non-null reader defaults (rare; explicit `schema` option only) use it.
 
+use crate::flink_binary::elements::ElementImages;
 use crate::flink_binary::layout::{
-    array_header_bytes, element_size, is_fixed_length, pad8, put, round8, row_null_bytes, set_bit,
-    set_offset_and_size, write_big_decimal, write_big_timestamp, write_var_bytes,
+    pad8, put, row_null_bytes, set_bit, set_offset_and_size, write_big_decimal,
+    write_big_timestamp, write_var_bytes,
 };
 use crate::types::{FlinkField, FlinkKind, FlinkType};
 
@@ -313,72 +314,25 @@ fn write_map(
 }
 
 /// Elements of one array (or map side) decoded before the array is laid out, since
-/// the element count of a multi-block Avro array is only known at its end. Each element
-/// is an 8-byte slot in `scratch` (plus its variable part), images being relocatable.
+/// the element count of a multi-block Avro array is only known at its end.
 #[derive(Default)]
-struct Elements {
-    scratch: Vec<u8>,
-    /// Per element, the offset of its slot in `scratch`, or `None` for NULL.
-    slots: Vec<Option<usize>>,
-}
+struct Elements(ElementImages);
 
 impl Elements {
     fn push(&mut self, ty: &FlinkType, value: &ValueRead, cur: &mut Cursor<'_>) -> ReadResult<()> {
         match value.select(cur)? {
-            None => self.slots.push(None),
-            Some(read) => {
-                let slot = self.scratch.len();
-                self.scratch.resize(slot + 8, 0);
-                if write_value(ty, read, cur, &mut self.scratch, 0, slot)? {
-                    self.slots.push(Some(slot));
-                } else {
-                    self.scratch.truncate(slot);
-                    self.slots.push(None);
-                }
+            None => {
+                self.0.push_null();
+                Ok(())
             }
+            Some(read) => self
+                .0
+                .push_with(|scratch, slot| write_value(ty, read, cur, scratch, 0, slot)),
         }
-        Ok(())
     }
 
     /// Appends the binary array image of the elements to `out`.
     fn write_array(&self, ty: &FlinkType, out: &mut Vec<u8>) -> ReadResult<()> {
-        let count = self.slots.len();
-        let size = element_size(ty);
-        let header = array_header_bytes(count);
-        let base = out.len();
-        out.resize(base + round8(header + size * count), 0);
-        let n = i32::try_from(count).map_err(|_| ReadError("array longer than 2^31".into()))?;
-        put(out, base, &n.to_le_bytes());
-        let fixed = is_fixed_length(ty);
-        for (i, slot) in self.slots.iter().enumerate() {
-            let dst = base + header + size * i;
-            let Some(src) = *slot else {
-                set_bit(out, base + 4, i);
-                continue;
-            };
-            if fixed {
-                out[dst..dst + size].copy_from_slice(&self.scratch[src..src + size]);
-                continue;
-            }
-            let word = u64::from_le_bytes(self.scratch[src..src + 8].try_into().unwrap_or([0; 8]));
-            if word & (1 << 63) != 0 {
-                put(out, dst, &word.to_le_bytes());
-                continue;
-            }
-            let (offset, low) = ((word >> 32) as usize, (word & 0xffff_ffff) as usize);
-            let length = match ty.kind {
-                // Non-compact timestamp: the low word is nano-of-milli, the data 8 bytes.
-                FlinkKind::Timestamp(_) | FlinkKind::TimestampLtz(_) => 8,
-                // Non-compact decimal: 16 bytes reserved.
-                FlinkKind::Decimal { .. } => 16,
-                _ => low,
-            };
-            let start = out.len();
-            out.extend_from_slice(&self.scratch[offset..offset + length]);
-            pad8(out);
-            let moved = (((start - base) as u64) << 32) | low as u64;
-            put(out, dst, &moved.to_le_bytes());
-        }
-        Ok(())
+        self.0.write_array(ty, out).map_err(rows_error)
     }
 }

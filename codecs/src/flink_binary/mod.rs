@@ -19,6 +19,7 @@
 //! Every image is position-independent (offsets are relative to its own start), so a
 //! nested image can be copied as bytes.
 
+pub(crate) mod elements;
 mod from_arrow;
 pub(crate) mod layout;
 pub(crate) mod slots;

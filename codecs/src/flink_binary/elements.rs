@@ -1,0 +1,118 @@
+//! Element images of one array (or one side of a map) collected before the array is laid
+//! out: decoders learn the element count only at the end of the input array. Each element
+//! is an 8-byte slot in a scratch buffer plus its variable part (images are relocatable).
+
+use super::layout::{
+    array_header_bytes, element_size, is_fixed_length, pad8, put, round8, set_bit,
+};
+use crate::error::CodecError;
+use crate::types::{FlinkKind, FlinkType};
+
+/// The elements of one array being decoded; reusable after [`ElementImages::clear`].
+#[derive(Default)]
+pub(crate) struct ElementImages {
+    scratch: Vec<u8>,
+    /// Per element, the offset of its slot in `scratch`, or `None` for NULL.
+    slots: Vec<Option<usize>>,
+}
+
+impl ElementImages {
+    /// Forgets every element, keeping the allocations.
+    pub(crate) fn clear(&mut self) {
+        self.scratch.clear();
+        self.slots.clear();
+    }
+
+    /// Appends a NULL element.
+    pub(crate) fn push_null(&mut self) {
+        self.slots.push(None);
+    }
+
+    /// Appends an element written by `write` into the scratch buffer at the given slot
+    /// (the scratch buffer is the image base); `write` returns `false` for NULL. On error
+    /// nothing is appended.
+    pub(crate) fn push_with<E>(
+        &mut self,
+        write: impl FnOnce(&mut Vec<u8>, usize) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        let slot = self.scratch.len();
+        self.scratch.resize(slot + 8, 0);
+        match write(&mut self.scratch, slot) {
+            Ok(true) => {
+                self.slots.push(Some(slot));
+                Ok(())
+            }
+            Ok(false) => {
+                self.scratch.truncate(slot);
+                self.slots.push(None);
+                Ok(())
+            }
+            Err(e) => {
+                self.scratch.truncate(slot);
+                Err(e)
+            }
+        }
+    }
+
+    /// Appends the binary array image of all elements to `out`.
+    pub(crate) fn write_array(&self, ty: &FlinkType, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        self.write_selected(ty, out, None)
+    }
+
+    /// Appends the binary array image of the elements `keep` selects (all when `None`).
+    pub(crate) fn write_selected(
+        &self,
+        ty: &FlinkType,
+        out: &mut Vec<u8>,
+        keep: Option<&[bool]>,
+    ) -> Result<(), CodecError> {
+        let kept = |i: usize| keep.is_none_or(|k| k[i]);
+        let count = (0..self.slots.len()).filter(|&i| kept(i)).count();
+        let size = element_size(ty);
+        let header = array_header_bytes(count);
+        let base = out.len();
+        out.resize(base + round8(header + size * count), 0);
+        let n =
+            i32::try_from(count).map_err(|_| CodecError::Rows("array longer than 2^31".into()))?;
+        put(out, base, &n.to_le_bytes());
+        let fixed = is_fixed_length(ty);
+        let mut i = 0;
+        for (index, slot) in self.slots.iter().enumerate() {
+            if !kept(index) {
+                continue;
+            }
+            let dst = base + header + size * i;
+            let position = i;
+            i += 1;
+            let Some(src) = *slot else {
+                set_bit(out, base + 4, position);
+                continue;
+            };
+            if fixed {
+                out[dst..dst + size].copy_from_slice(&self.scratch[src..src + size]);
+                continue;
+            }
+            let mut word_bytes = [0u8; 8];
+            word_bytes.copy_from_slice(&self.scratch[src..src + 8]);
+            let word = u64::from_le_bytes(word_bytes);
+            if word & (1 << 63) != 0 {
+                put(out, dst, &word.to_le_bytes());
+                continue;
+            }
+            let (offset, low) = ((word >> 32) as usize, (word & 0xffff_ffff) as usize);
+            let length = match ty.kind {
+                // Non-compact timestamp: the low word is nano-of-milli, the data 8 bytes.
+                FlinkKind::Timestamp(_) | FlinkKind::TimestampLtz(_) => 8,
+                // Non-compact decimal: 16 bytes reserved.
+                FlinkKind::Decimal { .. } => 16,
+                _ => low,
+            };
+            let start = out.len();
+            out.extend_from_slice(&self.scratch[offset..offset + length]);
+            pad8(out);
+            let moved = (((start - base) as u64) << 32) | low as u64;
+            put(out, dst, &moved.to_le_bytes());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,238 @@
+//! Jackson's tree model as flink-json uses it: the tree decoder reads the whole first
+//! value into it, and both decoders store `toString()` of a subtree in STRING columns
+//! that receive an object or array. Duplicate keys keep their first position with the
+//! last value; integers are normalised (`-0` is `0`); floats are `DoubleNode`s, or
+//! `DecimalNode`s with trailing zeros stripped when the row type contains a DECIMAL
+//! (`USE_BIG_DECIMAL_FOR_FLOATS`); `toString()` escapes strings as Jackson's writer-based
+//! generator does (control characters only; non-ASCII stays raw).
+
+use crate::json::numbers::{decimal_node_text, write_java_double};
+use crate::json::tokens::{Token, Tokens};
+
+/// One node of the tree.
+pub(crate) enum Node {
+    /// An object, entries in first-seen key order.
+    Object(Vec<(Vec<u8>, Node)>),
+    /// An array.
+    Array(Vec<Node>),
+    /// A string (unescaped UTF-8).
+    Text(Vec<u8>),
+    /// An integer literal (int, long or BigInteger node).
+    Int(Vec<u8>),
+    /// A float literal (double node, or decimal node when the row has a DECIMAL).
+    Float(Vec<u8>),
+    /// `true` / `false`.
+    Bool(bool),
+    /// `null`.
+    Null,
+}
+
+/// Reads the container at the current token (ending on its end token) and appends its
+/// tree text to `out`.
+pub(crate) fn container_text(
+    t: &mut Tokens<'_>,
+    has_decimal: bool,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
+    let node = read_node(t)?;
+    write_node(&node, has_decimal, out);
+    Ok(())
+}
+
+/// Reads the value at the current token (a container ends on its end token).
+pub(crate) fn read_node(t: &mut Tokens<'_>) -> Result<Node, String> {
+    match t.current() {
+        Some(Token::StartObject) => {
+            let mut entries: Vec<(Vec<u8>, Node)> = Vec::new();
+            loop {
+                match t.next().map_err(|e| e.0)? {
+                    Some(Token::EndObject) => return Ok(Node::Object(entries)),
+                    Some(Token::FieldName) => {
+                        let key = t.text()?.to_vec();
+                        t.next().map_err(|e| e.0)?;
+                        let value = read_node(t)?;
+                        match entries.iter_mut().find(|(k, _)| *k == key) {
+                            Some(entry) => entry.1 = value,
+                            None => entries.push((key, value)),
+                        }
+                    }
+                    other => return Err(format!("unexpected token {other:?} in an object")),
+                }
+            }
+        }
+        Some(Token::StartArray) => {
+            let mut items = Vec::new();
+            loop {
+                match t.next().map_err(|e| e.0)? {
+                    Some(Token::EndArray) => return Ok(Node::Array(items)),
+                    Some(_) => items.push(read_node(t)?),
+                    None => return Err("Unexpected end-of-input in an array".into()),
+                }
+            }
+        }
+        Some(Token::String) => Ok(Node::Text(t.text()?.to_vec())),
+        Some(Token::Int) => Ok(Node::Int(t.literal().to_vec())),
+        Some(Token::Float) => Ok(Node::Float(t.literal().to_vec())),
+        Some(Token::True) => Ok(Node::Bool(true)),
+        Some(Token::False) => Ok(Node::Bool(false)),
+        Some(Token::Null) => Ok(Node::Null),
+        other => Err(format!("unexpected token {other:?}")),
+    }
+}
+
+/// An integer literal as Jackson's int/long/BigInteger nodes print it.
+pub(crate) fn integer_text(literal: &[u8], out: &mut Vec<u8>) {
+    if literal == b"-0" {
+        out.push(b'0');
+    } else {
+        out.extend_from_slice(literal);
+    }
+}
+
+/// A float literal as its node prints it: `Double.toString` of a `DoubleNode`, or the
+/// stripped `BigDecimal` of a `DecimalNode` when the row has a DECIMAL.
+pub(crate) fn float_text(literal: &[u8], has_decimal: bool, out: &mut Vec<u8>) {
+    let literal = std::str::from_utf8(literal).unwrap_or("0");
+    if has_decimal {
+        let text = decimal_node_text(literal).unwrap_or_else(|_| literal.to_string());
+        out.extend_from_slice(text.as_bytes());
+    } else {
+        write_java_double(literal.parse().unwrap_or(f64::NAN), out);
+    }
+}
+
+impl Node {
+    /// Jackson's `asText()`: a string's text, a scalar's spelling, `""` for containers.
+    pub(crate) fn as_text(&self, has_decimal: bool, out: &mut Vec<u8>) {
+        match self {
+            Node::Text(text) => out.extend_from_slice(text),
+            Node::Int(literal) => integer_text(literal, out),
+            Node::Float(literal) => float_text(literal, has_decimal, out),
+            Node::Bool(true) => out.extend_from_slice(b"true"),
+            Node::Bool(false) => out.extend_from_slice(b"false"),
+            Node::Null => out.extend_from_slice(b"null"),
+            Node::Object(_) | Node::Array(_) => {}
+        }
+    }
+
+    /// Jackson's `toString()` (compact JSON).
+    pub(crate) fn to_json(&self, has_decimal: bool, out: &mut Vec<u8>) {
+        write_node(self, has_decimal, out)
+    }
+}
+
+fn write_node(node: &Node, has_decimal: bool, out: &mut Vec<u8>) {
+    match node {
+        Node::Object(entries) => {
+            out.push(b'{');
+            for (i, (key, value)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_quoted(key, out);
+                out.push(b':');
+                write_node(value, has_decimal, out);
+            }
+            out.push(b'}');
+        }
+        Node::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_node(item, has_decimal, out);
+            }
+            out.push(b']');
+        }
+        Node::Text(text) => write_quoted(text, out),
+        // A non-finite double is written as a quoted string (QUOTE_NON_NUMERIC_NUMBERS).
+        Node::Float(literal) if !has_decimal && !lit_f64(literal).is_finite() => {
+            out.push(b'"');
+            float_text(literal, has_decimal, out);
+            out.push(b'"');
+        }
+        scalar => scalar.as_text(has_decimal, out),
+    }
+}
+
+fn lit_f64(literal: &[u8]) -> f64 {
+    std::str::from_utf8(literal)
+        .ok()
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(0.0)
+}
+
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+fn write_quoted(text: &[u8], out: &mut Vec<u8>) {
+    out.push(b'"');
+    for &b in text {
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x09 => out.extend_from_slice(b"\\t"),
+            0x0A => out.extend_from_slice(b"\\n"),
+            0x0C => out.extend_from_slice(b"\\f"),
+            0x0D => out.extend_from_slice(b"\\r"),
+            0..=0x1F => {
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[(b >> 4) as usize]);
+                out.push(HEX[(b & 15) as usize]);
+            }
+            _ => out.push(b),
+        }
+    }
+    out.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text_of(json: &str, has_decimal: bool) -> String {
+        let mut t = Tokens::new(json.as_bytes());
+        t.next().unwrap();
+        let mut out = Vec::new();
+        container_text(&mut t, has_decimal, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn subtrees_are_rewritten_compactly() {
+        assert_eq!(
+            text_of(
+                r#" { "x" : 1 , "y" : [1, 2.50, "s", true, null, -0] } "#,
+                false
+            ),
+            r#"{"x":1,"y":[1,2.5,"s",true,null,0]}"#
+        );
+        assert_eq!(text_of("[1e3, 1E-7]", false), "[1000.0,1.0E-7]");
+        assert_eq!(
+            text_of("[1e400, -1e400]", false),
+            r#"["Infinity","-Infinity"]"#
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_keep_first_position_and_last_value() {
+        assert_eq!(text_of(r#"{"a":1,"b":2,"a":3}"#, false), r#"{"a":3,"b":2}"#);
+    }
+
+    #[test]
+    fn floats_are_stripped_decimals_when_the_row_has_a_decimal() {
+        assert_eq!(
+            text_of("[2.50, 1e3, 100.0, 0.000, 0.0000001, -1.5e-3]", true),
+            "[2.5,1E+3,1E+2,0,1E-7,-0.0015]"
+        );
+    }
+
+    #[test]
+    fn strings_escape_only_control_characters() {
+        assert_eq!(
+            text_of("[\"a\\\"b\\u0001\\n\u{e9}\u{1F600}/\"]", false),
+            "[\"a\\\"b\\u0001\\né\u{1F600}/\"]"
+        );
+    }
+}

@@ -1,0 +1,20 @@
+//! JSON with the exact semantics of Flink's `json` format (flink-json 2.2.0, spec §1):
+//! messages decoded straight into Flink binary row images, rows encoded back to the
+//! bytes `JsonRowDataSerializationSchema` writes.
+//!
+//! One file per concern: `options.rs` (the format options), `tokens.rs` (a Jackson-like
+//! streaming token reader), `numbers.rs` (Java's number grammars and spellings),
+//! `temporal.rs` (the date/time grammars of both timestamp standards), `base64.rs`
+//! (Jackson's base64 variant), `decode/` (tokens -> rows), `encode/` (rows -> bytes).
+
+pub(crate) mod base64;
+pub mod decode;
+pub mod encode;
+pub(crate) mod numbers;
+pub mod options;
+pub(crate) mod temporal;
+pub(crate) mod tokens;
+
+pub use decode::JsonRowDecoder;
+pub use encode::JsonRowEncoder;
+pub use options::{JsonDecodeOptions, JsonEncodeOptions, MapNullKeyMode, TimestampStandard};
