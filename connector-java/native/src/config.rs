@@ -1,8 +1,11 @@
-//! The decoder configuration the Java format factory passes as JSON
+//! The decoder and encoder configurations the Java format factories pass as JSON
 //! (`docs/jni-contract.md`).
 
 use std::collections::BTreeMap;
 
+use karrow_codecs::json::{
+    JsonDecodeOptions, JsonEncodeOptions, MapNullKeyMode, TimestampStandard,
+};
 use serde::Deserialize;
 
 use crate::error::NativeError;
@@ -69,5 +72,152 @@ impl AvroEncoderConfig {
     /// Parses the JSON text passed from Java.
     pub fn from_json(text: &str) -> Result<Self, NativeError> {
         serde_json::from_str(text).map_err(|e| NativeError::Config(format!("{e}")))
+    }
+}
+
+/// Options of a JSON decoder, mirroring the decode-side options of Flink's `json` format.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JsonDecoderConfig {
+    /// The Flink row type, in the contract's JSON form.
+    pub row_type: serde_json::Value,
+    /// `fail-on-missing-field`, `ignore-parse-errors`, `timestamp-format.standard` and
+    /// `decode.json-parser.enabled`; every field defaults to the format's default.
+    #[serde(default)]
+    pub options: JsonDecodeOptions,
+}
+
+impl JsonDecoderConfig {
+    /// Parses the JSON text passed from Java.
+    pub fn from_json(text: &str) -> Result<Self, NativeError> {
+        serde_json::from_str(text).map_err(|e| NativeError::Config(format!("{e}")))
+    }
+}
+
+/// `map-null-key.mode` as the Java factory sends it (already upper-cased and validated).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+pub enum MapNullKeyModeName {
+    /// `FAIL` (the default).
+    #[default]
+    #[serde(rename = "FAIL")]
+    Fail,
+    /// `DROP`.
+    #[serde(rename = "DROP")]
+    Drop,
+    /// `LITERAL`.
+    #[serde(rename = "LITERAL")]
+    Literal,
+}
+
+/// Options of a JSON encoder, mirroring the encode-side options of Flink's `json` format.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JsonEncoderConfig {
+    /// The Flink row type, in the contract's JSON form.
+    pub row_type: serde_json::Value,
+    /// `timestamp-format.standard`.
+    #[serde(default)]
+    pub timestamp_standard: TimestampStandard,
+    /// `map-null-key.mode`.
+    #[serde(default)]
+    pub map_null_key_mode: MapNullKeyModeName,
+    /// `map-null-key.literal`, used in `LITERAL` mode.
+    #[serde(default = "default_map_null_key_literal")]
+    pub map_null_key_literal: String,
+    /// `encode.decimal-as-plain-number`.
+    #[serde(default)]
+    pub decimal_as_plain_number: bool,
+    /// `encode.ignore-null-fields`.
+    #[serde(default)]
+    pub ignore_null_fields: bool,
+}
+
+fn default_map_null_key_literal() -> String {
+    "null".to_string()
+}
+
+impl JsonEncoderConfig {
+    /// Parses the JSON text passed from Java.
+    pub fn from_json(text: &str) -> Result<Self, NativeError> {
+        serde_json::from_str(text).map_err(|e| NativeError::Config(format!("{e}")))
+    }
+
+    /// The codec's encode options these settings describe.
+    pub fn encode_options(&self) -> JsonEncodeOptions {
+        let map_null_key = match self.map_null_key_mode {
+            MapNullKeyModeName::Fail => MapNullKeyMode::Fail,
+            MapNullKeyModeName::Drop => MapNullKeyMode::Drop,
+            MapNullKeyModeName::Literal => {
+                MapNullKeyMode::Literal(self.map_null_key_literal.clone())
+            }
+        };
+        JsonEncodeOptions {
+            timestamp_standard: self.timestamp_standard,
+            map_null_key,
+            decimal_as_plain_number: self.decimal_as_plain_number,
+            ignore_null_fields: self.ignore_null_fields,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROW: &str = r#"{"type":"ROW","nullable":false,"fields":[{"name":"a","type":{"type":"BIGINT","nullable":true}}]}"#;
+
+    #[test]
+    fn json_decoder_options_default_like_flink() {
+        let config = JsonDecoderConfig::from_json(&format!(r#"{{"row_type":{ROW}}}"#)).unwrap();
+        assert_eq!(config.options, JsonDecodeOptions::default());
+        assert!(config.options.json_parser);
+
+        let config = JsonDecoderConfig::from_json(&format!(
+            r#"{{"row_type":{ROW},"options":{{"fail_on_missing_field":false,"ignore_parse_errors":true,
+                "timestamp_standard":"ISO-8601","json_parser":false}}}}"#
+        ))
+        .unwrap();
+        assert!(config.options.ignore_parse_errors);
+        assert!(!config.options.json_parser);
+        assert_eq!(
+            config.options.timestamp_standard,
+            TimestampStandard::Iso8601
+        );
+    }
+
+    #[test]
+    fn json_decoder_config_rejects_unknown_values() {
+        let bad_standard =
+            format!(r#"{{"row_type":{ROW},"options":{{"timestamp_standard":"iso-8601"}}}}"#);
+        assert!(JsonDecoderConfig::from_json(&bad_standard).is_err());
+        let unknown_key = format!(r#"{{"row_type":{ROW},"option":{{}}}}"#);
+        assert!(JsonDecoderConfig::from_json(&unknown_key).is_err());
+    }
+
+    #[test]
+    fn json_encoder_options_map_the_null_key_mode() {
+        let config = JsonEncoderConfig::from_json(&format!(r#"{{"row_type":{ROW}}}"#)).unwrap();
+        assert_eq!(config.encode_options(), JsonEncodeOptions::default());
+
+        let config = JsonEncoderConfig::from_json(&format!(
+            r#"{{"row_type":{ROW},"timestamp_standard":"ISO-8601","map_null_key_mode":"LITERAL",
+                "map_null_key_literal":"N/A","decimal_as_plain_number":true,"ignore_null_fields":true}}"#
+        ))
+        .unwrap();
+        let options = config.encode_options();
+        assert_eq!(options.map_null_key, MapNullKeyMode::Literal("N/A".into()));
+        assert_eq!(options.timestamp_standard, TimestampStandard::Iso8601);
+        assert!(options.decimal_as_plain_number && options.ignore_null_fields);
+
+        let drop = format!(r#"{{"row_type":{ROW},"map_null_key_mode":"DROP"}}"#);
+        assert_eq!(
+            JsonEncoderConfig::from_json(&drop)
+                .unwrap()
+                .encode_options()
+                .map_null_key,
+            MapNullKeyMode::Drop
+        );
+        let lower = format!(r#"{{"row_type":{ROW},"map_null_key_mode":"drop"}}"#);
+        assert!(JsonEncoderConfig::from_json(&lower).is_err());
     }
 }

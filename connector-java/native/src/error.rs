@@ -18,6 +18,15 @@ pub enum NativeError {
     /// The arguments of a call are invalid (null handle, bad lengths).
     #[error("invalid call: {0}")]
     InvalidCall(String),
+    /// A record of a batch failed with an error that does not carry the record's index
+    /// itself (e.g. a row that cannot be written as JSON).
+    #[error("{source} (record {index} of the batch)")]
+    InRecord {
+        /// Index of the failing record inside the batch.
+        index: usize,
+        /// The record's failure.
+        source: CodecError,
+    },
     /// A panic was caught at the JNI boundary.
     #[error("internal error in karrow native code (please report): {0}")]
     Panic(String),
@@ -28,7 +37,21 @@ impl NativeError {
     pub fn record_index(&self) -> Option<usize> {
         match self {
             NativeError::Codec(e) => e.context().and_then(|c| c.record_index),
+            NativeError::InRecord { index, .. } => Some(*index),
             _ => None,
+        }
+    }
+
+    /// Attributes `error` to record `index` of a batch: in its own context when the error
+    /// has one, otherwise by wrapping it.
+    pub fn at_record(error: CodecError, index: usize) -> Self {
+        if error.context().is_some() {
+            NativeError::Codec(error.at(index, None))
+        } else {
+            NativeError::InRecord {
+                index,
+                source: error,
+            }
         }
     }
 

@@ -3,8 +3,9 @@
 //! Layout: [`jni`] holds the thin `extern "system"` shims (argument conversion, panic
 //! and error mapping) and [`handles`] all ownership of objects handed to Java as
 //! `long`s. Everything else is plain Rust returning `Result`: [`avro`] (the Confluent
-//! Avro session behind a handle), [`config`] (the JSON the Java side passes),
-//! and [`registry_source`] (writer schemas from the registry).
+//! Avro sessions behind handles), [`json`] (the JSON sessions of `json-native`),
+//! [`config`] (the JSON the Java side passes), and [`registry_source`] (writer schemas
+//! from the registry).
 //! Flink binary rows are written and read by `karrow_codecs::flink_binary`.
 
 pub mod avro;
@@ -12,6 +13,7 @@ pub mod config;
 pub mod error;
 pub mod handles;
 pub mod jni;
+pub mod json;
 pub mod registry_source;
 
 pub use error::NativeError;

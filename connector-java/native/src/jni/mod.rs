@@ -9,10 +9,13 @@
 mod avro_decode;
 mod avro_encode;
 mod exceptions;
+mod json_decode;
+mod json_encode;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use jni::objects::{JByteArray, JIntArray};
+use jni::sys::jbyteArray;
 use jni::JNIEnv;
 
 use crate::error::NativeError;
@@ -60,6 +63,26 @@ fn copy_byte_array(
     let as_jbytes = unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<i8>(), len) };
     env.get_byte_array_region(array, 0, as_jbytes)
         .map_err(jni_error)
+}
+
+/// A new Java `byte[]` holding `parts` back to back (one allocation, one copy per part).
+fn byte_array_from_parts(env: &mut JNIEnv<'_>, parts: &[&[u8]]) -> Result<jbyteArray, NativeError> {
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    let length = i32::try_from(total)
+        .map_err(|_| NativeError::InvalidCall(format!("{total} bytes do not fit a Java byte[]")))?;
+    let array = env.new_byte_array(length).map_err(jni_error)?;
+    let mut at = 0i32;
+    for part in parts {
+        // SAFETY: `u8` and `i8` have the same size and alignment; the slice covers exactly
+        // the part's bytes, which are only read.
+        let as_jbytes =
+            unsafe { std::slice::from_raw_parts(part.as_ptr().cast::<i8>(), part.len()) };
+        env.set_byte_array_region(&array, at, as_jbytes)
+            .map_err(jni_error)?;
+        // Cannot overflow: the parts sum to `length`.
+        at += part.len() as i32;
+    }
+    Ok(array.into_raw())
 }
 
 /// Checks that a Java `int[]` can take `needed` entries.

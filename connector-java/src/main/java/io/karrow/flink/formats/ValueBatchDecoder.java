@@ -2,8 +2,6 @@ package io.karrow.flink.formats;
 
 import io.karrow.flink.nativebridge.DirectValueBuffer;
 
-import org.apache.flink.table.data.RowData;
-
 import java.io.IOException;
 
 /**
@@ -15,12 +13,12 @@ public interface ValueBatchDecoder extends AutoCloseable {
     /**
      * Decodes the first {@code count} values of {@code values}.
      *
-     * @return an array of length {@code count} whose entry {@code i} is the row of value {@code i},
-     *     or {@code null} when the value yields no row (a tombstone)
+     * @return the rows of the {@code count} values, in order; a value may yield no row (a null value
+     *     or tombstone) or, for formats such as JSON, several
      * @throws io.karrow.flink.nativebridge.KarrowNativeException when a value cannot be decoded;
      *     its record index names the first failing value when known
      */
-    RowData[] decode(DirectValueBuffer values, int count) throws IOException;
+    DecodedValues decode(DirectValueBuffer values, int count) throws IOException;
 
     /** Frees the decoder's resources; later calls fail. */
     @Override

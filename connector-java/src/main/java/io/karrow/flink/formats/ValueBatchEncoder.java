@@ -16,6 +16,14 @@ public interface ValueBatchEncoder extends AutoCloseable {
     RowType rowType();
 
     /**
+     * Whether the images may hold NULL map keys because the format handles them (JSON's {@code
+     * map-null-key.mode}); when {@code false} (Avro) callers reject such rows before building images.
+     */
+    default boolean acceptsNullMapKeys() {
+        return false;
+    }
+
+    /**
      * Encodes the first {@code count} row images of {@code rowImages}.
      *
      * @param offsets receives, at {@code [0, count]}, where message {@code i} starts in the returned

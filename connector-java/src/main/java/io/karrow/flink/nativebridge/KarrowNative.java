@@ -71,4 +71,55 @@ public final class KarrowNative {
 
     /** Frees an encoder; the handle must not be used again. Closing {@code 0} is a no-op. */
     public static native void avroEncoderClose(long handle);
+
+    /**
+     * Builds a JSON decoder ({@code json-native}) from the JSON configuration of the contract:
+     * {@code {"row_type": ..., "options": {...}}}.
+     *
+     * @return an opaque, non-zero handle that the caller owns and must close with {@link
+     *     #jsonDecoderClose(long)}
+     */
+    public static native long jsonDecoderOpen(String configJson) throws KarrowNativeException;
+
+    /**
+     * Decodes one non-null Kafka value into its rows (a JSON top-level array gives one row per
+     * element), returned in the row-list layout read by {@link RowListLayout}; returns {@code null}
+     * when the value yields no row.
+     */
+    public static native byte[] jsonDecodeOne(long handle, byte[] message) throws KarrowNativeException;
+
+    /**
+     * Decodes {@code count} values laid out as for {@link #avroDecodeBatch} ({@code -1} length = null
+     * value, no row). Returns the rows of all values in order in the row-list layout (never null);
+     * {@code valueRowEnds} (length at least {@code count}) receives at {@code i} the number of rows of
+     * values {@code 0..i}. A failing value throws with its index as the record index.
+     */
+    public static native byte[] jsonDecodeBatch(
+            long handle, long dataAddress, long lengthsAddress, int count, int[] valueRowEnds)
+            throws KarrowNativeException;
+
+    /** Frees a JSON decoder; the handle must not be used again. Closing {@code 0} is a no-op. */
+    public static native void jsonDecoderClose(long handle);
+
+    /**
+     * Builds a JSON encoder ({@code json-native}) from the JSON configuration of the contract.
+     *
+     * @return an opaque, non-zero handle that the caller owns and must close with {@link
+     *     #jsonEncoderClose(long)}
+     */
+    public static native long jsonEncoderOpen(String configJson) throws KarrowNativeException;
+
+    /**
+     * Encodes the image of one Flink {@code BinaryRowData} of the physical row type (one contiguous
+     * segment, the whole array) into one JSON Kafka value.
+     */
+    public static native byte[] jsonEncodeOne(long handle, byte[] rowImage) throws KarrowNativeException;
+
+    /** Encodes {@code count} row images into JSON values, with the contract of {@link #avroEncodeBatch}. */
+    public static native byte[] jsonEncodeBatch(
+            long handle, long dataAddress, long lengthsAddress, int count, int[] messageOffsets)
+            throws KarrowNativeException;
+
+    /** Frees a JSON encoder; the handle must not be used again. Closing {@code 0} is a no-op. */
+    public static native void jsonEncoderClose(long handle);
 }

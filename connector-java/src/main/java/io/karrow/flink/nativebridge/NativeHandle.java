@@ -4,8 +4,8 @@ import java.lang.ref.Cleaner;
 import java.util.function.LongConsumer;
 
 /**
- * Sole owner of one native handle (a decoder, or through {@link NativeEncoderHandle} an encoder):
- * the one place on the Java side that frees native objects.
+ * Sole owner of one native handle (a decoder, a JSON encoder, or through {@link NativeEncoderHandle}
+ * an Avro encoder): the one place on the Java side that frees native objects.
  *
  * <p>{@link #close()} frees the native object and is idempotent. If the owner is dropped without
  * being closed (Flink's {@code DeserializationSchema} and {@code SerializationSchema} have no close
@@ -49,6 +49,26 @@ public final class NativeHandle implements AutoCloseable {
     public static NativeHandle openAvroDecoder(String configJson) throws KarrowNativeException {
         NativeLibraryLoader.load();
         return own(KarrowNative.avroDecoderOpen(configJson), KarrowNative::avroDecoderClose, "decoder");
+    }
+
+    /**
+     * Opens a native JSON decoder ({@code json-native}) for the given contract configuration.
+     *
+     * @throws KarrowNativeException if the configuration is invalid
+     */
+    public static NativeHandle openJsonDecoder(String configJson) throws KarrowNativeException {
+        NativeLibraryLoader.load();
+        return own(KarrowNative.jsonDecoderOpen(configJson), KarrowNative::jsonDecoderClose, "JSON decoder");
+    }
+
+    /**
+     * Opens a native JSON encoder ({@code json-native}) for the given contract configuration.
+     *
+     * @throws KarrowNativeException if the configuration is invalid
+     */
+    public static NativeHandle openJsonEncoder(String configJson) throws KarrowNativeException {
+        NativeLibraryLoader.load();
+        return own(KarrowNative.jsonEncoderOpen(configJson), KarrowNative::jsonEncoderClose, "JSON encoder");
     }
 
     /**

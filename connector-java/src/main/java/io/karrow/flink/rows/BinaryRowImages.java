@@ -24,24 +24,37 @@ public final class BinaryRowImages {
     private final NullMapKeyCheck nullMapKeys;
     private byte[] scratch = new byte[0];
 
-    /** Creates a converter for rows of {@code rowType}. */
+    /** Creates a converter for rows of {@code rowType} that rejects NULL map keys (Avro cannot hold them). */
     public BinaryRowImages(RowType rowType) {
+        this(rowType, true);
+    }
+
+    /**
+     * Creates a converter for rows of {@code rowType}.
+     *
+     * @param rejectNullMapKeys whether a row that is not binary and has a NULL map key is rejected
+     *     (Avro); {@code false} keeps such keys as NULL in the image, for formats that handle them
+     *     (JSON's {@code map-null-key.mode})
+     */
+    public BinaryRowImages(RowType rowType, boolean rejectNullMapKeys) {
         this.arity = rowType.getFieldCount();
         this.serializer = new RowDataSerializer(rowType);
-        this.nullMapKeys = new NullMapKeyCheck(rowType);
+        this.nullMapKeys = rejectNullMapKeys ? new NullMapKeyCheck(rowType) : null;
     }
 
     /**
      * The image of {@code row}; the array may be reused by the next call.
      *
-     * @throws IllegalArgumentException if a row that is not binary has a NULL map key (Flink fails
-     *     there too)
+     * @throws IllegalArgumentException if NULL map keys are rejected and a row that is not binary has
+     *     one (Flink's Avro writer fails there too)
      */
     public byte[] image(RowData row) {
         if (row instanceof BinaryRowData && row.getArity() == arity) {
             return bytesOf((BinaryRowData) row);
         }
-        nullMapKeys.check(row);
+        if (nullMapKeys != null) {
+            nullMapKeys.check(row);
+        }
         return bytesOf(serializer.toBinaryRow(row));
     }
 

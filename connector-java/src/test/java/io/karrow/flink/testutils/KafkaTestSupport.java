@@ -5,14 +5,23 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * Shared plumbing of the integration tests that need a real Kafka broker ({@code
@@ -80,5 +89,41 @@ public final class KafkaTestSupport {
                 .setNumberTaskManagers(1)
                 .setNumberSlotsPerTaskManager(slots)
                 .build());
+    }
+
+    /**
+     * All records of every partition of {@code topic}, partition by partition in offset order, up to
+     * the end offsets at the time of the call ({@code read_committed} skips aborted transactions).
+     */
+    public static List<ConsumerRecord<byte[], byte[]>> readAll(String topic, boolean readCommitted) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted");
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                    .map(info -> new TopicPartition(topic, info.partition()))
+                    .sorted(Comparator.comparingInt(TopicPartition::partition))
+                    .collect(Collectors.toList());
+            for (TopicPartition partition : partitions) {
+                consumer.assign(List.of(partition));
+                consumer.seekToBeginning(List.of(partition));
+                long end = consumer.endOffsets(List.of(partition)).get(partition);
+                long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+                while (consumer.position(partition) < end) {
+                    if (System.nanoTime() > deadline) {
+                        throw new AssertionError("timed out reading " + partition + " at "
+                                + consumer.position(partition) + " of " + end);
+                    }
+                    for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+                        records.add(record);
+                    }
+                }
+            }
+        }
+        return records;
     }
 }

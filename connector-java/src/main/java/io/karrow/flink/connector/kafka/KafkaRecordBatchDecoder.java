@@ -1,6 +1,7 @@
 package io.karrow.flink.connector.kafka;
 
 import io.karrow.flink.formats.BatchDeserializationSchema;
+import io.karrow.flink.formats.DecodedValues;
 import io.karrow.flink.formats.ValueBatchDecoder;
 import io.karrow.flink.nativebridge.DirectValueBuffer;
 import io.karrow.flink.nativebridge.KarrowNativeException;
@@ -22,11 +23,12 @@ import java.util.List;
  * fetcher thread.
  *
  * <p>When the value format is batch-capable ({@link BatchDeserializationSchema}, e.g. {@code
- * avro-confluent-native}) all values are copied into one reused {@link DirectValueBuffer} and
- * decoded by one native call; otherwise (stock formats such as {@code avro-confluent} or {@code
- * json}) the format's own {@code deserialize(byte[], Collector)} runs per record. Keys always use
- * the key format per record. Rows are then assembled with key and metadata columns exactly as the
- * stock {@code kafka} source does (spec §5.2).
+ * avro-confluent-native} or {@code json-native}) all values are copied into one reused {@link
+ * DirectValueBuffer} and decoded by one native call, each value yielding 0..n rows; otherwise
+ * (stock formats such as {@code avro-confluent} or {@code json}) the format's own {@code
+ * deserialize(byte[], Collector)} runs per record. Keys always use the key format per record. Rows
+ * are then assembled with key and metadata columns exactly as the stock {@code kafka} source does
+ * (spec §5.2).
  *
  * <p>A record that cannot be decoded becomes a failed {@link DecodedKafkaRecord} naming its topic,
  * partition and offset; the records before it keep their rows, the records after it are dropped
@@ -79,7 +81,7 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
         }
         long start = System.nanoTime();
         long bytes = 0;
-        RowData[] batchRows = null;
+        DecodedValues batchRows = null;
         int failedAt = count;
         IOException batchFailure = null;
         if (batchDecoder != null) {
@@ -106,7 +108,7 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
         for (int i = 0; i < count; i++) {
             ConsumerRecord<byte[], byte[]> record = records.get(i);
             try {
-                out.add(decodeOne(record, i == failedAt ? batchFailure : null, batchRows == null ? null : batchRows, i));
+                out.add(decodeOne(record, i == failedAt ? batchFailure : null, batchRows, i));
             } catch (Exception e) {
                 out.add(DecodedKafkaRecord.failed(record, failure(record, e)));
                 break;
@@ -124,9 +126,9 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
     }
 
     /** Re-decodes the values before a failing one, so they are emitted as the stock source would. */
-    private RowData[] decodePrefix(int length) {
+    private DecodedValues decodePrefix(int length) {
         if (length == 0) {
-            return new RowData[0];
+            return DecodedValues.empty();
         }
         try {
             return batchDecoder.decode(values, length);
@@ -137,7 +139,8 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
     }
 
     private DecodedKafkaRecord decodeOne(
-            ConsumerRecord<byte[], byte[]> record, @Nullable IOException valueFailure, @Nullable RowData[] batchRows, int index)
+            ConsumerRecord<byte[], byte[]> record, @Nullable IOException valueFailure, @Nullable DecodedValues batchRows,
+            int index)
             throws Exception {
         // Key first, as the stock source does (so a bad key is reported before a bad value).
         keyRows.rows.clear();
@@ -149,9 +152,8 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
         }
         valueRows.rows.clear();
         if (batchRows != null) {
-            RowData row = batchRows[index];
-            if (row != null) {
-                valueRows.rows.add(row);
+            for (int r = batchRows.rowStart(index); r < batchRows.rowEnd(index); r++) {
+                valueRows.rows.add(batchRows.row(r));
             }
         } else {
             valueDeserialization.deserialize(record.value(), valueRows);

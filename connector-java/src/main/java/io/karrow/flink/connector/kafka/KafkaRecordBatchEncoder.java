@@ -73,8 +73,10 @@ final class KafkaRecordBatchEncoder implements AutoCloseable {
         this.valueEncoder = valueEncoder;
         this.keyEncoder = keyEncoder;
         this.perRecordKeySerialization = perRecordKeySerialization;
-        this.valueImages = new BinaryRowImages(valueEncoder.rowType());
-        this.keyImages = keyEncoder == null ? null : new BinaryRowImages(keyEncoder.rowType());
+        this.valueImages = new BinaryRowImages(valueEncoder.rowType(), !valueEncoder.acceptsNullMapKeys());
+        this.keyImages = keyEncoder == null
+                ? null
+                : new BinaryRowImages(keyEncoder.rowType(), !keyEncoder.acceptsNullMapKeys());
         this.consumedImages = spec.keepRowImage ? new BinaryRowImages(spec.consumedRowType) : null;
         this.keyGetters = getters(spec, spec.keyProjection);
         this.valueGetters = getters(spec, spec.valueProjection);

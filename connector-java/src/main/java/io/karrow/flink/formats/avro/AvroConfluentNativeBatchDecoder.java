@@ -1,5 +1,6 @@
 package io.karrow.flink.formats.avro;
 
+import io.karrow.flink.formats.DecodedValues;
 import io.karrow.flink.formats.ValueBatchDecoder;
 import io.karrow.flink.nativebridge.DirectValueBuffer;
 import io.karrow.flink.nativebridge.KarrowNative;
@@ -16,7 +17,8 @@ import java.util.Objects;
 
 /**
  * Decodes a batch of Confluent-framed Avro values with one {@code KarrowNative.avroDecodeBatch}
- * call; each row is a {@link BinaryRowData} view over the one image array the call returns.
+ * call; each row is a {@link BinaryRowData} view over the one image array the call returns. A value
+ * yields one row, a null value (tombstone) none.
  *
  * <p>Owns one native decoder handle. Not thread-safe.
  */
@@ -38,13 +40,12 @@ public final class AvroConfluentNativeBatchDecoder implements ValueBatchDecoder 
     }
 
     @Override
-    public RowData[] decode(DirectValueBuffer values, int count) throws IOException {
+    public DecodedValues decode(DirectValueBuffer values, int count) throws IOException {
         if (count < 0 || count > values.count()) {
             throw new IllegalArgumentException("count " + count + " outside [0, " + values.count() + "]");
         }
-        RowData[] rows = new RowData[count];
         if (count == 0) {
-            return rows;
+            return DecodedValues.empty();
         }
         if (rowOffsets.length < count + 1) {
             rowOffsets = new int[Math.max(count + 1, rowOffsets.length * 2)];
@@ -53,16 +54,20 @@ public final class AvroConfluentNativeBatchDecoder implements ValueBatchDecoder 
         byte[] images = KarrowNative.avroDecodeBatch(
                 decoder.get(), values.dataAddress(), values.lengthsAddress(), count, offsets);
         MemorySegment segment = MemorySegmentFactory.wrap(images);
+        RowData[] rows = new RowData[count];
+        int[] valueRowEnds = new int[count];
+        int rowCount = 0;
         for (int i = 0; i < count; i++) {
             int start = offsets[i];
             int size = offsets[i + 1] - start;
             if (size > 0) {
                 BinaryRowData row = new BinaryRowData(arity);
                 row.pointTo(segment, start, size);
-                rows[i] = row;
+                rows[rowCount++] = row;
             }
+            valueRowEnds[i] = rowCount;
         }
-        return rows;
+        return new DecodedValues(rows, valueRowEnds);
     }
 
     @Override

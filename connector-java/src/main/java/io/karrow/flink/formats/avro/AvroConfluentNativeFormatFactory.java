@@ -13,13 +13,13 @@ import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SSL_
 import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SUBJECT;
 import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.URL;
 
+import io.karrow.flink.formats.ProducedRowClass;
+
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
-import org.apache.flink.table.catalog.Column;
-import org.apache.flink.table.catalog.ResolvedCatalogTable;
 import org.apache.flink.table.connector.format.DecodingFormat;
 import org.apache.flink.table.connector.format.EncodingFormat;
 import org.apache.flink.table.data.RowData;
@@ -44,14 +44,11 @@ public class AvroConfluentNativeFormatFactory implements DeserializationFormatFa
     /** The format identifier used in DDL. */
     public static final String IDENTIFIER = "avro-confluent-native";
 
-    /** Table option of the Kafka connectors naming the key format. */
-    static final String KEY_FORMAT_OPTION = "key.format";
-
     @Override
     public DecodingFormat<DeserializationSchema<RowData>> createDecodingFormat(
             DynamicTableFactory.Context context, ReadableConfig formatOptions) {
         RegistryDecoderConfig config = registryConfig(formatOptions);
-        return new AvroConfluentNativeDecodingFormat(config, needsGenericRows(context));
+        return new AvroConfluentNativeDecodingFormat(config, ProducedRowClass.needsGenericRows(context));
     }
 
     /**
@@ -94,18 +91,6 @@ public class AvroConfluentNativeFormatFactory implements DeserializationFormatFa
                 formatOptions.getOptional(SSL_TRUSTSTORE_LOCATION).orElse(null),
                 formatOptions.getOptional(SSL_TRUSTSTORE_PASSWORD).orElse(null),
                 formatOptions.getOptional(PROPERTIES).orElse(Map.of()));
-    }
-
-    /**
-     * Whether the consuming connector may cast rows to {@code GenericRowData}: the table has a key
-     * format (the format may be the key or the value format) or declares metadata columns.
-     */
-    static boolean needsGenericRows(DynamicTableFactory.Context context) {
-        ResolvedCatalogTable table = context.getCatalogTable();
-        if (table.getOptions().containsKey(KEY_FORMAT_OPTION)) {
-            return true;
-        }
-        return table.getResolvedSchema().getColumns().stream().anyMatch(c -> c instanceof Column.MetadataColumn);
     }
 
     @Override

@@ -21,14 +21,10 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,13 +39,11 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
 
 /**
  * The batched {@code kafka-native} sink end to end against a real broker and the dev registry: the
@@ -96,7 +90,7 @@ class KafkaNativeSinkITCase {
         String oracle = job.sink("kafka", ORACLE, "'sink.delivery-guarantee' = 'none',", false, "");
         String actual = job.sink("kafka-native", NATIVE, "'sink.delivery-guarantee' = 'none',", false, "");
         job.run(0);
-        assertSameRecordByRecord(job.expected, read(oracle, false), read(actual, false), false);
+        assertSameRecordByRecord(job.expected, KafkaTestSupport.readAll(oracle, false), KafkaTestSupport.readAll(actual, false), false);
     }
 
     @Test
@@ -105,7 +99,7 @@ class KafkaNativeSinkITCase {
         String oracle = job.sink("kafka", ORACLE, "'sink.delivery-guarantee' = 'at-least-once',", true, "");
         String actual = job.sink("kafka-native", NATIVE, "'sink.delivery-guarantee' = 'at-least-once',", true, "");
         job.run(0);
-        assertSameRecordByRecord(job.expected, read(oracle, false), read(actual, false), true);
+        assertSameRecordByRecord(job.expected, KafkaTestSupport.readAll(oracle, false), KafkaTestSupport.readAll(actual, false), true);
     }
 
     @Test
@@ -116,8 +110,8 @@ class KafkaNativeSinkITCase {
         String oracleKeyed = job.sink("kafka", ORACLE, exactlyOnce(), true, "");
         String actualKeyed = job.sink("kafka-native", NATIVE, exactlyOnce(), true, "");
         job.run(500);
-        assertSameRecordByRecord(job.expected, read(oracle, true), read(actual, true), false);
-        assertSameRecordByRecord(job.expected, read(oracleKeyed, true), read(actualKeyed, true), true);
+        assertSameRecordByRecord(job.expected, KafkaTestSupport.readAll(oracle, true), KafkaTestSupport.readAll(actual, true), false);
+        assertSameRecordByRecord(job.expected, KafkaTestSupport.readAll(oracleKeyed, true), KafkaTestSupport.readAll(actualKeyed, true), true);
     }
 
     /**
@@ -135,8 +129,8 @@ class KafkaNativeSinkITCase {
         String oracleFixed = job.sink("kafka", ORACLE, guarantee + fixed, false, "");
         String actualFixed = job.sink("kafka-native", NATIVE, guarantee + fixed, false, "");
         job.run(0);
-        assertSameMultiset(job.expected, read(oracle, false), read(actual, false), true);
-        assertSameMultiset(job.expected, read(oracleFixed, false), read(actualFixed, false), true);
+        assertSameMultiset(job.expected, KafkaTestSupport.readAll(oracle, false), KafkaTestSupport.readAll(actual, false), true);
+        assertSameMultiset(job.expected, KafkaTestSupport.readAll(oracleFixed, false), KafkaTestSupport.readAll(actualFixed, false), true);
     }
 
     /** Writable metadata {@code timestamp} and {@code headers} round-trip as with the stock sink. */
@@ -151,8 +145,8 @@ class KafkaNativeSinkITCase {
         String oracle = job.sink("kafka", ORACLE, "'sink.delivery-guarantee' = 'at-least-once',", false, metadataColumns, query);
         String actual = job.sink("kafka-native", NATIVE, "'sink.delivery-guarantee' = 'at-least-once',", false, metadataColumns, query);
         job.run(0);
-        List<ConsumerRecord<byte[], byte[]>> reference = read(oracle, false);
-        List<ConsumerRecord<byte[], byte[]>> records = read(actual, false);
+        List<ConsumerRecord<byte[], byte[]>> reference = KafkaTestSupport.readAll(oracle, false);
+        List<ConsumerRecord<byte[], byte[]>> records = KafkaTestSupport.readAll(actual, false);
         assertSameRecordByRecord(job.expected, reference, records, false);
         for (int i = 0; i < records.size(); i++) {
             ConsumerRecord<byte[], byte[]> r = reference.get(i);
@@ -181,8 +175,8 @@ class KafkaNativeSinkITCase {
         job.run(200);
         assertThat(FailOnce.FAILED.get()).as("the injected failure happened").isTrue();
 
-        List<ConsumerRecord<byte[], byte[]>> reference = read(oracle, true);
-        List<ConsumerRecord<byte[], byte[]>> records = read(actual, true);
+        List<ConsumerRecord<byte[], byte[]>> reference = KafkaTestSupport.readAll(oracle, true);
+        List<ConsumerRecord<byte[], byte[]>> records = KafkaTestSupport.readAll(actual, true);
         assertThat(records).hasSize(job.expected);
         assertThat(reference).hasSize(job.expected);
         assertThat(digest(records)).isEqualTo(digest(reference));
@@ -190,7 +184,7 @@ class KafkaNativeSinkITCase {
         // Aborted transactions' records are visible to read_uncommitted: evidence that output
         // written before the failure was rolled back rather than never written.
         System.out.printf("KafkaNativeSinkITCase: failover: %d committed, %d native / %d stock records incl. aborted%n",
-                records.size(), read(actual, false).size(), read(oracle, false).size());
+                records.size(), KafkaTestSupport.readAll(actual, false).size(), KafkaTestSupport.readAll(oracle, false).size());
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -350,38 +344,6 @@ class KafkaNativeSinkITCase {
             producer.flush();
         }
         return new Bids(tuples.size(), digestOf(tuples));
-    }
-
-    /** All records of every partition of {@code topic}, partition by partition, in offset order. */
-    private static List<ConsumerRecord<byte[], byte[]>> read(String topic, boolean readCommitted) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted");
-        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                    .map(info -> new TopicPartition(topic, info.partition()))
-                    .sorted((a, b) -> Integer.compare(a.partition(), b.partition()))
-                    .collect(Collectors.toList());
-            for (TopicPartition partition : partitions) {
-                consumer.assign(List.of(partition));
-                consumer.seekToBeginning(List.of(partition));
-                long end = consumer.endOffsets(List.of(partition)).get(partition);
-                long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-                while (consumer.position(partition) < end) {
-                    if (System.nanoTime() > deadline) {
-                        throw new AssertionError("timed out reading " + partition + " at " + consumer.position(partition) + " of " + end);
-                    }
-                    for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-                        records.add(record);
-                    }
-                }
-            }
-        }
-        return records;
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ package io.karrow.flink.connector.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.karrow.flink.formats.BatchDeserializationSchema;
+import io.karrow.flink.formats.DecodedValues;
 import io.karrow.flink.formats.ValueBatchDecoder;
 import io.karrow.flink.nativebridge.DirectValueBuffer;
 import io.karrow.flink.nativebridge.KarrowNativeException;
@@ -51,7 +52,7 @@ class KafkaRecordBatchDecoderTest {
         KafkaReadableMetadata.HEADERS
     };
 
-    /** A one-field UTF-8 format; the value "bad" fails, "two" yields two rows, null yields none. */
+    /** A one-field UTF-8 format; the value "bad" fails, "two" yields two rows, "none" and null yield none. */
     static class Utf8Schema implements DeserializationSchema<RowData> {
         @Override
         public RowData deserialize(byte[] message) throws IOException {
@@ -68,7 +69,7 @@ class KafkaRecordBatchDecoderTest {
         @Override
         public void deserialize(byte[] message, Collector<RowData> out) throws IOException {
             RowData row = deserialize(message);
-            if (row != null) {
+            if (row != null && !((GenericRowData) row).getField(0).toString().equals("none")) {
                 out.collect(row);
                 if (((GenericRowData) row).getField(0).toString().equals("two")) {
                     out.collect(row);
@@ -95,15 +96,17 @@ class KafkaRecordBatchDecoderTest {
         public ValueBatchDecoder createBatchDecoder() {
             return new ValueBatchDecoder() {
                 @Override
-                public RowData[] decode(DirectValueBuffer values, int count) throws IOException {
+                public DecodedValues decode(DirectValueBuffer values, int count) throws IOException {
                     calls.add(count);
-                    RowData[] rows = new RowData[count];
+                    List<RowData> rows = new ArrayList<>();
+                    int[] valueRowEnds = new int[count];
                     long data = values.dataAddress();
                     long lengths = values.lengthsAddress();
                     int at = 0;
                     for (int i = 0; i < count; i++) {
                         int len = org.apache.flink.core.memory.MemoryUtils.UNSAFE.getInt(lengths + 4L * i);
                         if (len < 0) {
+                            valueRowEnds[i] = rows.size();
                             continue;
                         }
                         byte[] bytes = new byte[len];
@@ -118,9 +121,13 @@ class KafkaRecordBatchDecoderTest {
                         if (s.equals("broken-batch")) {
                             throw new KarrowNativeException("registry unreachable", -1, -1);
                         }
-                        rows[i] = GenericRowData.of(StringData.fromString(s));
+                        int copies = s.equals("none") ? 0 : s.equals("two") ? 2 : 1;
+                        for (int c = 0; c < copies; c++) {
+                            rows.add(GenericRowData.of(StringData.fromString(s)));
+                        }
+                        valueRowEnds[i] = rows.size();
                     }
-                    return rows;
+                    return new DecodedValues(rows.toArray(new RowData[0]), valueRowEnds);
                 }
 
                 @Override
@@ -202,6 +209,39 @@ class KafkaRecordBatchDecoderTest {
         List<DecodedKafkaRecord> out = decoder.decode(List.of(record(0, null, "two"), record(1, null, "z")));
         assertThat(rows(out.get(0))).hasSize(2);
         assertThat(rows(out.get(1))).containsExactly(GenericRowData.of(StringData.fromString("z")));
+    }
+
+    @Test
+    void batchValuesWithZeroOrSeveralRowsMatchThePerRecordPath() throws IOException {
+        List<ConsumerRecord<byte[], byte[]>> records = List.of(record(0, "k", "two"), record(1, "k", "none"),
+                record(2, "k", null), record(3, "k", "x"), record(4, "k", "two"));
+        List<List<RowData>> expected = new ArrayList<>();
+        for (DecodedKafkaRecord r : decoder(new Utf8Schema(), new Utf8Schema(), keyedAssembler()).decode(records)) {
+            expected.add(rows(r));
+        }
+        KafkaRecordBatchDecoder batched = decoder(new Utf8Schema(), new BatchUtf8Schema(), keyedAssembler());
+        assertThat(batched.isBatched()).isTrue();
+        List<List<RowData>> actual = new ArrayList<>();
+        for (DecodedKafkaRecord r : batched.decode(records)) {
+            actual.add(rows(r));
+        }
+        assertThat(actual).isEqualTo(expected);
+        assertThat(actual).extracting(l -> l.size()).containsExactly(2, 0, 0, 1, 2);
+        assertThat(((GenericRowData) actual.get(4).get(1)).getField(1)).isEqualTo(StringData.fromString("two"));
+        batched.close();
+    }
+
+    @Test
+    void failureAfterMultiRowValuesKeepsTheRowsBeforeIt() throws IOException {
+        BatchUtf8Schema value = new BatchUtf8Schema();
+        KafkaRecordBatchDecoder decoder = decoder(null, value, valueOnlyAssembler());
+        List<DecodedKafkaRecord> out = decoder.decode(
+                List.of(record(0, null, "two"), record(1, null, "none"), record(2, null, "bad"), record(3, null, "c")));
+        assertThat(value.calls).containsExactly(4, 2);
+        assertThat(out).hasSize(3);
+        assertThat(rows(out.get(0))).hasSize(2);
+        assertThat(rows(out.get(1))).isEmpty();
+        assertThat(out.get(2).failure()).hasMessageContaining("offset 2");
     }
 
     @Test

@@ -15,23 +15,16 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Properties;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -137,8 +130,8 @@ class AvroConfluentNativeSinkITCase {
         statements.addInsertSql("INSERT INTO out_reference" + QUERY);
         statements.execute().await(5, TimeUnit.MINUTES);
 
-        List<ConsumerRecord<byte[], byte[]>> reference = readRecords(outReference, readCommitted);
-        List<ConsumerRecord<byte[], byte[]>> actual = readRecords(outNative, readCommitted);
+        List<ConsumerRecord<byte[], byte[]>> reference = KafkaTestSupport.readAll(outReference, readCommitted);
+        List<ConsumerRecord<byte[], byte[]>> actual = KafkaTestSupport.readAll(outNative, readCommitted);
         assertThat(reference).hasSize(expected);
         assertThat(actual).hasSize(expected);
         for (int i = 0; i < expected; i++) {
@@ -160,33 +153,6 @@ class AvroConfluentNativeSinkITCase {
 
     private static String hex(byte[] bytes) {
         return bytes == null ? "null" : HexFormat.of().formatHex(bytes);
-    }
-
-    /** All records of partition 0 of {@code topic}, in offset order, up to its end offset. */
-    private static List<ConsumerRecord<byte[], byte[]>> readRecords(String topic, boolean readCommitted) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, BOOTSTRAP);
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted");
-        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p)) {
-            TopicPartition partition = new TopicPartition(topic, 0);
-            consumer.assign(List.of(partition));
-            consumer.seekToBeginning(List.of(partition));
-            long end = consumer.endOffsets(List.of(partition)).get(partition);
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-            while (consumer.position(partition) < end) {
-                if (System.nanoTime() > deadline) {
-                    throw new AssertionError("timed out reading " + topic + " at " + consumer.position(partition) + " of " + end);
-                }
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
-                    records.add(record);
-                }
-            }
-        }
-        return records;
     }
 
     @Test

@@ -1,0 +1,96 @@
+package io.karrow.flink.formats.json;
+
+import io.karrow.flink.nativebridge.JsonText;
+import io.karrow.flink.nativebridge.LogicalTypeJson;
+
+import org.apache.flink.table.types.logical.RowType;
+
+import java.io.Serializable;
+import java.util.Objects;
+
+/**
+ * The decode-side settings of one {@code json-native} source (already validated by the factory),
+ * rendered as the decoder's {@code configJson} of {@code docs/jni-contract.md}.
+ */
+public final class JsonDecoderConfig implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final boolean failOnMissingField;
+    private final boolean ignoreParseErrors;
+    private final String timestampFormat;
+    private final boolean jsonParser;
+
+    /**
+     * Creates the settings.
+     *
+     * @param failOnMissingField {@code fail-on-missing-field}
+     * @param ignoreParseErrors {@code ignore-parse-errors}
+     * @param timestampFormat {@code timestamp-format.standard}: {@code SQL} or {@code ISO-8601}
+     * @param jsonParser {@code decode.json-parser.enabled}
+     */
+    public JsonDecoderConfig(
+            boolean failOnMissingField, boolean ignoreParseErrors, String timestampFormat, boolean jsonParser) {
+        this.failOnMissingField = failOnMissingField;
+        this.ignoreParseErrors = ignoreParseErrors;
+        this.timestampFormat = Objects.requireNonNull(timestampFormat, "timestampFormat");
+        this.jsonParser = jsonParser;
+    }
+
+    /** {@code fail-on-missing-field}. */
+    public boolean failOnMissingField() {
+        return failOnMissingField;
+    }
+
+    /** {@code ignore-parse-errors}. */
+    public boolean ignoreParseErrors() {
+        return ignoreParseErrors;
+    }
+
+    /** {@code timestamp-format.standard}. */
+    public String timestampFormat() {
+        return timestampFormat;
+    }
+
+    /** {@code decode.json-parser.enabled}. */
+    public boolean jsonParser() {
+        return jsonParser;
+    }
+
+    /** Renders the contract's decoder {@code configJson} for rows of {@code rowType}. */
+    public String toConfigJson(RowType rowType) {
+        StringBuilder out = new StringBuilder(256).append("{\"row_type\":");
+        LogicalTypeJson.append(out, rowType);
+        out.append(",\"options\":{\"fail_on_missing_field\":").append(failOnMissingField)
+                .append(",\"ignore_parse_errors\":").append(ignoreParseErrors)
+                .append(",\"timestamp_standard\":");
+        JsonText.appendString(out, timestampFormat);
+        return out.append(",\"json_parser\":").append(jsonParser).append("}}").toString();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof JsonDecoderConfig)) {
+            return false;
+        }
+        JsonDecoderConfig that = (JsonDecoderConfig) o;
+        return failOnMissingField == that.failOnMissingField
+                && ignoreParseErrors == that.ignoreParseErrors
+                && jsonParser == that.jsonParser
+                && timestampFormat.equals(that.timestampFormat);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(failOnMissingField, ignoreParseErrors, timestampFormat, jsonParser);
+    }
+
+    @Override
+    public String toString() {
+        return "JsonDecoderConfig{failOnMissingField=" + failOnMissingField + ", ignoreParseErrors="
+                + ignoreParseErrors + ", timestampFormat=" + timestampFormat + ", jsonParser=" + jsonParser + "}";
+    }
+}

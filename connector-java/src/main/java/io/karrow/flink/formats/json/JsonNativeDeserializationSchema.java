@@ -1,0 +1,201 @@
+package io.karrow.flink.formats.json;
+
+import io.karrow.flink.formats.BatchDeserializationSchema;
+import io.karrow.flink.formats.ValueBatchDecoder;
+import io.karrow.flink.nativebridge.KarrowNative;
+import io.karrow.flink.nativebridge.KarrowNativeException;
+import io.karrow.flink.nativebridge.NativeHandle;
+import io.karrow.flink.nativebridge.RowListLayout;
+import io.karrow.flink.rows.BinaryToGenericRows;
+
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.FlinkRuntimeException;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * Deserializes JSON Kafka values into Flink rows in native code, with the semantics of Flink's
+ * {@code json} format (its token-stream decoder by default, its tree decoder when {@code
+ * decode.json-parser.enabled} is false).
+ *
+ * <p>A value yields 0..n rows: a JSON object one, a top-level array one per element, a null or empty
+ * value none, an unreadable value none under {@code ignore-parse-errors}. Each row is a {@link
+ * BinaryRowData} view over the one array the native call returns (row kind INSERT); when the consumer
+ * needs {@code GenericRowData} (Flink's Kafka connector with a key format or metadata columns), the
+ * top-level fields are copied into one.
+ *
+ * <p>Handle lifetime: {@link #open} opens one native decoder per instance (closing the one from an
+ * earlier {@code open}); {@code DeserializationSchema} has no close hook, so the decoder is freed by a
+ * {@link java.lang.ref.Cleaner} when this instance becomes unreachable, or explicitly through {@link
+ * #close()}. An instance is not thread-safe; Flink uses one per parallel reader.
+ */
+public class JsonNativeDeserializationSchema implements BatchDeserializationSchema, AutoCloseable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final RowType rowType;
+    private final TypeInformation<RowData> producedType;
+    private final JsonDecoderConfig config;
+    private final boolean emitGenericRows;
+
+    private transient NativeHandle decoder;
+    private transient BinaryToGenericRows toGeneric;
+    private transient RowData[] scratch;
+
+    /**
+     * Creates the schema.
+     *
+     * @param rowType the physical row type of the value
+     * @param producedType type information of the produced rows
+     * @param config the decode options
+     * @param emitGenericRows whether to emit {@code GenericRowData} instead of {@code BinaryRowData}
+     */
+    public JsonNativeDeserializationSchema(
+            RowType rowType, TypeInformation<RowData> producedType, JsonDecoderConfig config, boolean emitGenericRows) {
+        this.rowType = Objects.requireNonNull(rowType, "rowType");
+        this.producedType = Objects.requireNonNull(producedType, "producedType");
+        this.config = Objects.requireNonNull(config, "config");
+        this.emitGenericRows = emitGenericRows;
+    }
+
+    /** Loads the native library and opens a decoder, replacing any decoder of an earlier call. */
+    @Override
+    public void open(InitializationContext context) throws Exception {
+        openDecoder();
+    }
+
+    private void openDecoder() throws IOException {
+        close();
+        decoder = NativeHandle.openJsonDecoder(config.toConfigJson(rowType));
+        toGeneric = emitGenericRows ? new BinaryToGenericRows(rowType) : null;
+        scratch = new RowData[1];
+    }
+
+    /**
+     * Decodes one Kafka value into its rows, in order. A null or empty value yields none. A value that
+     * cannot be decoded fails, as in Flink, with an {@link IOException} "Failed to deserialize JSON
+     * '&lt;value&gt;'." whose cause is the native error.
+     */
+    @Override
+    public void deserialize(byte[] message, Collector<RowData> out) throws IOException {
+        int count = decode(message);
+        for (int i = 0; i < count; i++) {
+            RowData row = scratch[i];
+            scratch[i] = null;
+            out.collect(toGeneric == null ? row : toGeneric.toGeneric(row));
+        }
+    }
+
+    /**
+     * Decodes a value that holds at most one row, as Flink's {@code json} format does: {@code null}
+     * when it yields no row.
+     *
+     * @throws FlinkRuntimeException if the value holds several rows (a top-level array): use {@link
+     *     #deserialize(byte[], Collector)}
+     */
+    @Override
+    public RowData deserialize(byte[] message) throws IOException {
+        int count = decode(message);
+        if (count > 1) {
+            Arrays.fill(scratch, 0, count, null);
+            throw new FlinkRuntimeException(
+                    "Please invoke DeserializationSchema#deserialize(byte[], Collector<RowData>) instead.");
+        }
+        if (count == 0) {
+            return null;
+        }
+        RowData row = scratch[0];
+        scratch[0] = null;
+        return toGeneric == null ? row : toGeneric.toGeneric(row);
+    }
+
+    /** Decodes {@code message} into {@code scratch[0..count)}; returns the row count. */
+    private int decode(byte[] message) throws IOException {
+        if (message == null || message.length == 0) {
+            return 0;
+        }
+        if (decoder == null) {
+            openDecoder();
+        }
+        byte[] layout;
+        try {
+            layout = KarrowNative.jsonDecodeOne(decoder.get(), message);
+        } catch (KarrowNativeException e) {
+            throw new IOException(
+                    String.format("Failed to deserialize JSON '%s'.", new String(message, StandardCharsets.UTF_8)), e);
+        }
+        if (layout == null) {
+            return 0;
+        }
+        int count = RowListLayout.rowCount(layout);
+        if (scratch.length < count) {
+            scratch = new RowData[count];
+        }
+        return RowListLayout.views(layout, rowType.getFieldCount(), scratch, 0);
+    }
+
+    /**
+     * Opens a separate native decoder for batches (used by the {@code kafka-native} source); its rows
+     * are always {@link BinaryRowData}. The caller owns and closes it.
+     */
+    @Override
+    public ValueBatchDecoder createBatchDecoder() throws IOException {
+        return new JsonNativeBatchDecoder(NativeHandle.openJsonDecoder(config.toConfigJson(rowType)), rowType);
+    }
+
+    /** Frees the native decoder now; the next {@code open} or {@code deserialize} opens a new one. */
+    @Override
+    public void close() {
+        if (decoder != null) {
+            decoder.close();
+            decoder = null;
+        }
+    }
+
+    @Override
+    public boolean isEndOfStream(RowData nextElement) {
+        return false;
+    }
+
+    @Override
+    public TypeInformation<RowData> getProducedType() {
+        return producedType;
+    }
+
+    /** Whether this schema emits {@code GenericRowData} rather than {@code BinaryRowData}. */
+    public boolean emitsGenericRows() {
+        return emitGenericRows;
+    }
+
+    /** The decode options. */
+    public JsonDecoderConfig getConfig() {
+        return config;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (o == null || getClass() != o.getClass()) {
+            return false;
+        }
+        JsonNativeDeserializationSchema that = (JsonNativeDeserializationSchema) o;
+        return emitGenericRows == that.emitGenericRows
+                && rowType.equals(that.rowType)
+                && producedType.equals(that.producedType)
+                && config.equals(that.config);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(rowType, producedType, config, emitGenericRows);
+    }
+}
