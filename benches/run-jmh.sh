@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# JMH decode benchmark: 8,192 Confluent Avro Nexmark bids -> Flink rows, oracle vs native.
+# JMH benchmarks, oracle vs native in one run: 8,192 Nexmark bids decoded from and encoded to
+# Confluent Avro and JSON (KARROW_JMH_FILTER=<regex> runs a subset, e.g. 'io\.karrow\.bench\.Json.*').
 #
 #   benches/run-jmh.sh                 build (cargo + maven), run, print msgs/s and ratios
 #   benches/run-jmh.sh -f 1 -wi 5 -i 10 -w 2s -r 5s   JMH options instead of the short defaults
@@ -24,7 +25,7 @@ RESULT="$ROOT/benches/jvm/target/jmh-result.json"
 JMH_OPTS=(-f 1 -wi 3 -i 5 -w 2s -r 3s)
 [[ $# -eq 0 ]] || JMH_OPTS=("$@")
 "$JAVA" "${KARROW_JVM_OPTS[@]}" -cp "$KARROW_CLASSPATH" org.openjdk.jmh.Main \
-  'io\.karrow\.bench\.AvroConfluent(De|En)codeBenchmark\..*' \
+  "${KARROW_JMH_FILTER:-io\.karrow\.bench\.(AvroConfluent|Json)(De|En)codeBenchmark\..*}" \
   -t 1 -rf json -rff "$RESULT" "${JMH_OPTS[@]}"
 
 python3 - "$RESULT" <<'EOF'
@@ -34,7 +35,9 @@ for r in json.load(open(sys.argv[1])):
     cls, name = r["benchmark"].rsplit(".", 2)[1:]
     results.setdefault(cls, {})[name] = r["primaryMetric"]
 for cls, what in (("AvroConfluentDecodeBenchmark", "decode 8,192 Nexmark bids into Flink rows"),
-                  ("AvroConfluentEncodeBenchmark", "encode 8,192 Nexmark bid rows into Confluent Avro")):
+                  ("AvroConfluentEncodeBenchmark", "encode 8,192 Nexmark bid rows into Confluent Avro"),
+                  ("JsonDecodeBenchmark", "decode 8,192 JSON Nexmark bids into Flink rows (oracle: flink-json's default decoder)"),
+                  ("JsonEncodeBenchmark", "encode 8,192 Nexmark bid rows into JSON (oracle: flink-json)")):
     if cls not in results:
         continue
     rs = results[cls]

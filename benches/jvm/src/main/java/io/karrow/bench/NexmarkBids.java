@@ -12,6 +12,9 @@ import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.EncoderFactory;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.types.logical.RowType;
 
 import java.io.ByteArrayOutputStream;
@@ -107,6 +110,23 @@ public final class NexmarkBids {
                 throw new UncheckedIOException(e);
             }
             return out.toByteArray();
+        }
+
+        /**
+         * Returns the next bid as a Flink row of {@link #rowType()} (the same sequence of bids as
+         * {@link #next()} would frame, for formats that start from rows).
+         */
+        public GenericRowData nextRow() {
+            fill(record, index++);
+            Object extra = record.get("extra");
+            return GenericRowData.of(
+                    record.get("auction"),
+                    record.get("bidder"),
+                    record.get("price"),
+                    StringData.fromString(record.get("channel").toString()),
+                    StringData.fromString(record.get("url").toString()),
+                    TimestampData.fromEpochMillis((Long) record.get("date_time")),
+                    extra == null ? null : StringData.fromString(extra.toString()));
         }
 
         private void fill(GenericRecord bid, long i) {
