@@ -57,6 +57,18 @@ pub enum CodecError {
         /// Where it happened.
         context: ErrorContext,
     },
+    /// A Confluent-framed value is shorter than the 5-byte header (its first byte, if any,
+    /// is the magic byte 0). Reported with the same text as a wrong magic byte.
+    #[error(
+        "Unknown data format. Magic number does not match: a Confluent value starts with a \
+         5-byte header, this one has {length} bytes{context}"
+    )]
+    ShortHeader {
+        /// Length of the value in bytes (0..=4).
+        length: usize,
+        /// Where it happened.
+        context: ErrorContext,
+    },
     /// The writer schema could not be obtained (unknown id, registry down).
     #[error("{message}{context}")]
     WriterSchema {
@@ -94,6 +106,7 @@ impl CodecError {
     pub fn context(&self) -> Option<&ErrorContext> {
         match self {
             CodecError::BadMagic { context }
+            | CodecError::ShortHeader { context, .. }
             | CodecError::WriterSchema { context, .. }
             | CodecError::Malformed { context, .. }
             | CodecError::Json { context, .. } => Some(context),
@@ -104,6 +117,7 @@ impl CodecError {
     /// Returns this error with the record index and schema id filled in where unknown.
     pub fn at(mut self, record_index: usize, schema_id: Option<i32>) -> Self {
         if let CodecError::BadMagic { context }
+        | CodecError::ShortHeader { context, .. }
         | CodecError::WriterSchema { context, .. }
         | CodecError::Malformed { context, .. }
         | CodecError::Json { context, .. } = &mut self

@@ -35,9 +35,25 @@ pub fn split_confluent(message: &[u8]) -> Result<(i32, &[u8]), CodecError> {
     Ok((id, &message[CONFLUENT_HEADER_LEN..]))
 }
 
+/// The Confluent header of a value written with schema `id`: `0x00`, then `id` as a
+/// big-endian 4-byte integer.
+pub fn confluent_header(id: i32) -> [u8; CONFLUENT_HEADER_LEN] {
+    let [a, b, c, d] = id.to_be_bytes();
+    [0, a, b, c, d]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn header_round_trips_through_split() {
+        assert_eq!(confluent_header(258), [0, 0, 0, 1, 2]);
+        assert_eq!(confluent_header(-1), [0, 0xff, 0xff, 0xff, 0xff]);
+        let mut message = confluent_header(0x0102_0304).to_vec();
+        message.push(b'{');
+        assert_eq!(split_confluent(&message).unwrap(), (0x0102_0304, &b"{"[..]));
+    }
 
     #[test]
     fn splits_header_and_payload() {

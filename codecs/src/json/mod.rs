@@ -6,15 +6,20 @@
 //! streaming token reader), `numbers.rs` (Java's number grammars and spellings),
 //! `temporal.rs` (the date/time grammars of both timestamp standards), `base64.rs`
 //! (Jackson's base64 variant), `decode/` (tokens -> rows), `encode/` (rows -> bytes).
+//! `confluent.rs` adds Confluent's JSON Schema framing (`json-confluent-native`) and
+//! `json_schema.rs` the JSON Schema derived from a row type for the registry.
 
 pub(crate) mod base64;
+pub mod confluent;
 pub mod decode;
 pub mod encode;
+pub mod json_schema;
 pub(crate) mod numbers;
 pub mod options;
 pub(crate) mod temporal;
 pub(crate) mod tokens;
 
+pub use confluent::{JsonConfluentDecoder, JsonConfluentEncoder, JsonSchemaSource};
 pub use decode::JsonRowDecoder;
 pub use encode::JsonRowEncoder;
 pub use options::{JsonDecodeOptions, JsonEncodeOptions, MapNullKeyMode, TimestampStandard};

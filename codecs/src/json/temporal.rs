@@ -61,6 +61,11 @@ pub(crate) fn parse_timestamp(
     text: &str,
     standard: TimestampStandard,
 ) -> Result<(i64, u32), TemporalError> {
+    if standard == TimestampStandard::Sql {
+        if let Some(parsed) = plain_sql_timestamp(text.as_bytes()) {
+            return Ok(parsed);
+        }
+    }
     let mut scan = Scan::new(text);
     let (date, time, resolver) = match standard {
         TimestampStandard::Sql => {
@@ -524,6 +529,53 @@ const MONTH_NAMES: [&str; 12] = [
 ];
 
 /// Proleptic Gregorian leap year (`IsoChronology.isLeapYear`).
+/// The common case of the SQL timestamp grammar without the general scanner:
+/// `yyyy-MM-dd HH:mm:ss[.f{1,9}]` with a valid date (no clamping needed), hour 0..=23.
+/// `None` sends the text through the full parser (which also gives the error messages).
+#[inline]
+pub(crate) fn plain_sql_timestamp(b: &[u8]) -> Option<(i64, u32)> {
+    if b.len() < 19 || b.len() == 20 || b.len() > 29 {
+        return None;
+    }
+    #[inline(always)]
+    fn digit(b: &[u8], i: usize) -> Option<i64> {
+        let d = b[i].wrapping_sub(b'0');
+        (d < 10).then_some(d as i64)
+    }
+    #[inline(always)]
+    fn pair(b: &[u8], i: usize) -> Option<i64> {
+        Some(digit(b, i)? * 10 + digit(b, i + 1)?)
+    }
+    let two = |i: usize| pair(b, i);
+    if b[4] != b'-' || b[7] != b'-' || b[10] != b' ' || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let year = two(0)? * 100 + two(2)?;
+    let (month, day) = (two(5)?, two(8)?);
+    let (hour, minute, second) = (two(11)?, two(14)?, two(17)?);
+    if !(1..=12).contains(&month)
+        || day < 1
+        || day > month_length(year, month)
+        || hour > 23
+        || minute > 59
+        || second > 59
+    {
+        return None;
+    }
+    let mut nanos = 0u32;
+    if b.len() > 19 {
+        if b[19] != b'.' {
+            return None;
+        }
+        for i in 20..29 {
+            nanos = nanos * 10 + if i < b.len() { digit(b, i)? as u32 } else { 0 };
+        }
+    }
+    let seconds = days_from_civil(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second;
+    let millis = seconds * 1_000 + (nanos / 1_000_000) as i64;
+    Some((millis, nanos % 1_000_000))
+}
+
 fn is_leap(year: i64) -> bool {
     year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
 }
@@ -636,6 +688,53 @@ fn write_date_time(
 fn write_two(out: &mut Vec<u8>, value: i64) {
     out.push(b'0' + (value / 10) as u8);
     out.push(b'0' + (value % 10) as u8);
+}
+
+#[cfg(test)]
+mod fast_path_tests {
+    use super::*;
+
+    #[test]
+    fn the_plain_sql_path_agrees_with_the_full_parser() {
+        let mut checked = 0;
+        for year in [0i64, 1, 1969, 1970, 2000, 2020, 2021, 2100, 9999] {
+            for (month, day) in [
+                (1, 1),
+                (2, 28),
+                (2, 29),
+                (2, 30),
+                (4, 30),
+                (4, 31),
+                (12, 31),
+            ] {
+                for time in [
+                    "00:00:00",
+                    "23:59:59",
+                    "12:34:56.7",
+                    "12:34:56.123456789",
+                    "24:00:00",
+                    "12:60:00",
+                    "1:00:00",
+                ] {
+                    let text = format!("{year:04}-{month:02}-{day:02} {time}");
+                    let fast = plain_sql_timestamp(text.as_bytes());
+                    let mut scan = Scan::new(&text);
+                    let full = (|| {
+                        let date = scan.date().ok()?;
+                        scan.literal(b' ', false).ok()?;
+                        let time = scan.sql_time().ok()?;
+                        scan.finish().ok()?;
+                        resolve_date_time(date, time, Resolver::Smart).ok()
+                    })();
+                    if let Some(fast) = fast {
+                        assert_eq!(Some(fast), full, "{text}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 100);
+    }
 }
 
 #[cfg(test)]

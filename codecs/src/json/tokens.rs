@@ -96,6 +96,10 @@ pub(crate) struct Tokens<'a> {
     end: usize,
     string: StringInfo,
     failed: Option<SyntaxError>,
+    /// `failed` is set (checked first on every call).
+    broken: bool,
+    /// The current string token holds bytes Jackson rejects (see [`StringInfo`]).
+    string_pending_bad: bool,
     scratch: Vec<u8>,
 }
 
@@ -114,6 +118,8 @@ impl<'a> Tokens<'a> {
             end: 0,
             string: StringInfo::default(),
             failed: None,
+            broken: false,
+            string_pending_bad: false,
             scratch: Vec::new(),
         }
     }
@@ -136,14 +142,19 @@ impl<'a> Tokens<'a> {
     }
 
     /// The current token (`None` before the first and after the end of input).
+    #[inline]
     pub(crate) fn current(&self) -> Option<Token> {
         self.current
     }
 
     /// Advances to the next token; `Ok(None)` at the end of input outside any container.
+    #[inline]
     pub(crate) fn next(&mut self) -> Result<Option<Token>, SyntaxError> {
-        if let Some(e) = &self.failed {
-            return Err(e.clone());
+        if self.broken {
+            return Err(self
+                .failed
+                .clone()
+                .unwrap_or_else(|| SyntaxError("broken".into())));
         }
         match self.advance() {
             Ok(token) => {
@@ -151,6 +162,7 @@ impl<'a> Tokens<'a> {
                 Ok(token)
             }
             Err(e) => {
+                self.broken = true;
                 self.failed = Some(e.clone());
                 self.current = None;
                 Err(e)
@@ -158,17 +170,19 @@ impl<'a> Tokens<'a> {
         }
     }
 
+    #[inline]
     fn advance(&mut self) -> Result<Option<Token>, SyntaxError> {
-        if matches!(self.current, Some(Token::String) | Some(Token::FieldName)) {
+        if self.string_pending_bad {
             let info = self.string;
             if let Some(at) = info.bad_at {
                 if !info.read || info.bad_more {
                     return Err(self.utf8_error(at));
                 }
             }
+            self.string_pending_bad = false;
         }
         if self.current == Some(Token::FieldName) {
-            let b = self.skip_ws_in("Object entries")?;
+            let b = self.skip_ws_in(true)?;
             return self.value_start(b).map(Some);
         }
         let Some(&in_object) = self.stack.last() else {
@@ -183,27 +197,20 @@ impl<'a> Tokens<'a> {
                 }
             };
         };
-        let what = if in_object {
-            "Object entries"
-        } else {
-            "Array entries"
-        };
-        let b = self.skip_ws_in(what)?;
+        let mut b = self.skip_ws_in(in_object)?;
         if self.after_open {
             self.after_open = false;
-            if let Some(end) = self.close(b, in_object) {
-                return Ok(Some(end));
-            }
+        } else if b == b',' {
+            self.pos += 1;
+            b = self.skip_ws_in(in_object)?;
             return if in_object {
                 self.field_name(b).map(Some)
             } else {
                 self.value_start(b).map(Some)
             };
-        }
-        if let Some(end) = self.close(b, in_object) {
+        } else if let Some(end) = self.close(b, in_object) {
             return Ok(Some(end));
-        }
-        if b != b',' {
+        } else {
             return Err(self.unexpected(
                 b,
                 if in_object {
@@ -213,8 +220,10 @@ impl<'a> Tokens<'a> {
                 },
             ));
         }
-        self.pos += 1;
-        let b = self.skip_ws_in(what)?;
+        // The first entry of a just-opened container, or its end.
+        if let Some(end) = self.close(b, in_object) {
+            return Ok(Some(end));
+        }
         if in_object {
             self.field_name(b).map(Some)
         } else {
@@ -223,6 +232,7 @@ impl<'a> Tokens<'a> {
     }
 
     /// Consumes `b` when it closes the innermost container.
+    #[inline]
     fn close(&mut self, b: u8, in_object: bool) -> Option<Token> {
         let token = match (b, in_object) {
             (b'}', true) => Token::EndObject,
@@ -236,6 +246,7 @@ impl<'a> Tokens<'a> {
         Some(token)
     }
 
+    #[inline]
     fn skip_ws(&mut self) -> Option<u8> {
         while let Some(&b) = self.input.get(self.pos) {
             match b {
@@ -246,16 +257,24 @@ impl<'a> Tokens<'a> {
         None
     }
 
-    fn skip_ws_in(&mut self, what: &str) -> Result<u8, SyntaxError> {
+    #[inline]
+    fn skip_ws_in(&mut self, in_object: bool) -> Result<u8, SyntaxError> {
+        // Fast path: most tokens follow their separator directly.
+        if let Some(&b) = self.input.get(self.pos) {
+            if !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+                return Ok(b);
+            }
+        }
         match self.skip_ws() {
             Some(b) => Ok(b),
             None => Err(SyntaxError(format!(
-                "Unexpected end-of-input: expected close marker for {} (within/between {what})",
+                "Unexpected end-of-input: expected close marker for {} (within/between {} entries)",
                 if self.stack.last() == Some(&true) {
                     "Object"
                 } else {
                     "Array"
-                }
+                },
+                if in_object { "Object" } else { "Array" }
             ))),
         }
     }
@@ -276,6 +295,7 @@ impl<'a> Tokens<'a> {
         ))
     }
 
+    #[inline]
     fn field_name(&mut self, b: u8) -> Result<Token, SyntaxError> {
         if b != b'"' {
             return Err(self.unexpected(b, "was expecting double-quote to start field name"));
@@ -284,7 +304,7 @@ impl<'a> Tokens<'a> {
         if let Some(at) = self.string.bad_at {
             return Err(self.utf8_error(at));
         }
-        let b = self.skip_ws_in("Object entries")?;
+        let b = self.skip_ws_in(true)?;
         if b != b':' {
             return Err(
                 self.unexpected(b, "was expecting a colon to separate field name and value")
@@ -294,6 +314,7 @@ impl<'a> Tokens<'a> {
         Ok(Token::FieldName)
     }
 
+    #[inline]
     fn value_start(&mut self, b: u8) -> Result<Token, SyntaxError> {
         match b {
             b'{' | b'[' => {
@@ -362,6 +383,7 @@ impl<'a> Tokens<'a> {
         self.pos - from
     }
 
+    #[inline]
     fn number(&mut self) -> Result<Token, SyntaxError> {
         let start = self.pos;
         if self.input[start] == b'-' {
@@ -421,10 +443,20 @@ impl<'a> Tokens<'a> {
     }
 
     /// Scans a string whose opening quote is at `self.pos`, recording what the text needs.
+    #[inline]
     fn scan_string(&mut self, what: &str) -> Result<(), SyntaxError> {
         let input = self.input;
         let start = self.pos + 1;
-        let mut i = start;
+        let mut i = skip_plain_ascii(input, start);
+        if input.get(i) == Some(&b'"') {
+            // The common case: plain ASCII, no escapes.
+            self.start = start;
+            self.end = i;
+            self.pos = i + 1;
+            self.string_pending_bad = false;
+            self.string = StringInfo::default();
+            return Ok(());
+        }
         let mut info = StringInfo::default();
         loop {
             // Plain ASCII bytes other than the quote and the backslash need no work.
@@ -464,6 +496,7 @@ impl<'a> Tokens<'a> {
         self.start = start;
         self.end = i;
         self.pos = i + 1;
+        self.string_pending_bad = info.bad_at.is_some();
         self.string = info;
         Ok(())
     }
@@ -518,6 +551,7 @@ impl<'a> Tokens<'a> {
     }
 
     /// The literal text of the current number token.
+    #[inline]
     pub(crate) fn literal(&self) -> &'a [u8] {
         &self.input[self.start..self.end]
     }
@@ -525,6 +559,7 @@ impl<'a> Tokens<'a> {
     /// Jackson's `getText()`: the unescaped text of a string or field name, the literal
     /// of a number, or the token's own characters. Fails when the string holds bytes
     /// Jackson rejects as UTF-8 (a conversion failure, not a syntax error).
+    #[inline]
     pub(crate) fn text(&mut self) -> Result<&[u8], String> {
         match self.current {
             Some(Token::String) | Some(Token::FieldName) => {
@@ -555,6 +590,7 @@ impl<'a> Tokens<'a> {
 
     /// The raw (still escaped) content of the current string or field name, and whether
     /// it can be used as is (no escapes, valid UTF-8): the fast path of name lookups.
+    #[inline]
     pub(crate) fn raw_string(&self) -> (&'a [u8], bool) {
         let info = self.string;
         (

@@ -15,7 +15,9 @@ use crate::json::numbers::{
     java_trim, parse_decimal, parse_java_double, parse_java_float, parse_java_integer,
 };
 use crate::json::options::TimestampStandard;
-use crate::json::temporal::{parse_date, parse_time, parse_timestamp, parse_timestamp_ltz};
+use crate::json::temporal::{
+    parse_date, parse_time, parse_timestamp, parse_timestamp_ltz, plain_sql_timestamp,
+};
 use crate::json::tokens::{Token, Tokens};
 
 use super::plan::{Conv, RowPlan, Value};
@@ -61,6 +63,7 @@ impl ParserConverters {
     /// `null` token is NULL; a failure is NULL under `ignore-parse-errors` (the cursor
     /// stays where the failure left it), else it propagates. Writes the value into
     /// `slot` of the image at `base`; returns whether it is non-NULL.
+    #[inline]
     pub(crate) fn nullable(
         &mut self,
         value: &Value,
@@ -121,7 +124,13 @@ impl ParserConverters {
             }
             Conv::Int => {
                 let v = match token {
-                    Token::Int | Token::Float => jackson_int(token, t.literal())?,
+                    Token::Int => {
+                        match short_integer(t.literal()).and_then(|v| i32::try_from(v).ok()) {
+                            Some(v) => v,
+                            None => jackson_int(token, t.literal())?,
+                        }
+                    }
+                    Token::Float => jackson_int(token, t.literal())?,
                     _ => parse_java_integer(java_trim(text(t)?), i32::MIN as i64, i32::MAX as i64)
                         .map_err(|e| e.0)? as i32,
                 };
@@ -129,7 +138,11 @@ impl ParserConverters {
             }
             Conv::BigInt => {
                 let v = match token {
-                    Token::Int | Token::Float => jackson_long(token, t.literal())?,
+                    Token::Int => match short_integer(t.literal()) {
+                        Some(v) => v,
+                        None => jackson_long(token, t.literal())?,
+                    },
+                    Token::Float => jackson_long(token, t.literal())?,
                     _ => parse_java_integer(java_trim(text(t)?), i64::MIN, i64::MAX)
                         .map_err(|e| e.0)?,
                 };
@@ -215,13 +228,26 @@ impl ParserConverters {
             }
             Conv::Timestamp { compact } | Conv::TimestampLtz { compact } => {
                 let standard = self.timestamp_standard;
-                let text = text(t)?;
-                let (millis, nanos) = if matches!(value.conv, Conv::Timestamp { .. }) {
-                    parse_timestamp(text, standard)
+                let sql = standard == TimestampStandard::Sql
+                    && matches!(value.conv, Conv::Timestamp { .. });
+                // The common `yyyy-MM-dd HH:mm:ss[.f]` shape skips the general grammar.
+                let plain = if sql {
+                    plain_sql_timestamp(t.text()?)
                 } else {
-                    parse_timestamp_ltz(text, standard)
-                }
-                .map_err(|e| e.0)?;
+                    None
+                };
+                let (millis, nanos) = match plain {
+                    Some(parsed) => parsed,
+                    None => {
+                        let text = text(t)?;
+                        if matches!(value.conv, Conv::Timestamp { .. }) {
+                            parse_timestamp(text, standard)
+                        } else {
+                            parse_timestamp_ltz(text, standard)
+                        }
+                        .map_err(|e| e.0)?
+                    }
+                };
                 if *compact {
                     put(out, slot, &millis.to_le_bytes());
                 } else {
@@ -506,6 +532,24 @@ fn skip_to_next_field(t: &mut Tokens<'_>) -> Result<(), Fail> {
     }
     t.next().map_err(|e| e.0)?;
     Ok(())
+}
+
+/// An integer literal of at most 18 digits (always inside the long range), parsed
+/// without the general path.
+#[inline]
+fn short_integer(literal: &[u8]) -> Option<i64> {
+    let (negative, digits) = match literal.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, literal),
+    };
+    if digits.len() > 18 {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &d in digits {
+        v = v * 10 + (d - b'0') as i64;
+    }
+    Some(if negative { -v } else { v })
 }
 
 /// Points `slot` at the variable-part data written since `start`.

@@ -100,10 +100,34 @@ impl RowPlan {
     }
 }
 
-/// Byte equality without a library call for the short names JSON keys usually are.
+/// Byte equality without a library call for the short names JSON keys usually are:
+/// two overlapping word loads cover 4..=16 bytes.
 #[inline]
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        0..=3 => a == b,
+        4..=7 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
+        8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
+        _ => a == b,
+    }
+}
+
+#[inline(always)]
+fn word4(s: &[u8], at: usize) -> u32 {
+    let mut w = [0u8; 4];
+    w.copy_from_slice(&s[at..at + 4]);
+    u32::from_le_bytes(w)
+}
+
+#[inline(always)]
+fn word8(s: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&s[at..at + 8]);
+    u64::from_le_bytes(w)
 }
 
 impl Value {
@@ -150,6 +174,28 @@ impl Value {
             conv,
             ty: ty.clone(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_bytes;
+
+    #[test]
+    fn word_compares_agree_with_slice_equality() {
+        let names: Vec<Vec<u8>> = (0..24)
+            .map(|n| (0..n).map(|i| b'a' + (i % 26) as u8).collect())
+            .collect();
+        for a in &names {
+            for b in &names {
+                assert_eq!(same_bytes(a, b), a == b);
+                for i in 0..b.len() {
+                    let mut c = b.clone();
+                    c[i] ^= 1;
+                    assert_eq!(same_bytes(a, &c), *a == c);
+                }
+            }
+        }
     }
 }
 
