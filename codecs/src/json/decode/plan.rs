@@ -177,28 +177,6 @@ impl Value {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::same_bytes;
-
-    #[test]
-    fn word_compares_agree_with_slice_equality() {
-        let names: Vec<Vec<u8>> = (0..24)
-            .map(|n| (0..n).map(|i| b'a' + (i % 26) as u8).collect())
-            .collect();
-        for a in &names {
-            for b in &names {
-                assert_eq!(same_bytes(a, b), a == b);
-                for i in 0..b.len() {
-                    let mut c = b.clone();
-                    c[i] ^= 1;
-                    assert_eq!(same_bytes(a, &c), *a == c);
-                }
-            }
-        }
-    }
-}
-
 fn check_map_key(key: &FlinkType, map: &FlinkType) -> Result<(), CodecError> {
     match key.kind {
         FlinkKind::Char(_) | FlinkKind::VarChar(_) => Ok(()),
@@ -218,5 +196,27 @@ pub(crate) fn has_decimal(ty: &FlinkType) -> bool {
         FlinkKind::Map(k, v) => has_decimal(k) || has_decimal(v),
         FlinkKind::Row(fields) => fields.iter().any(|f| has_decimal(&f.ty)),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_bytes;
+
+    #[test]
+    fn word_compares_agree_with_slice_equality() {
+        let names: Vec<Vec<u8>> = (0..24)
+            .map(|n| (0..n).map(|i| b'a' + (i % 26) as u8).collect())
+            .collect();
+        for a in &names {
+            for b in &names {
+                assert_eq!(same_bytes(a, b), a == b);
+                for i in 0..b.len() {
+                    let mut c = b.clone();
+                    c[i] ^= 1;
+                    assert_eq!(same_bytes(a, &c), *a == c);
+                }
+            }
+        }
     }
 }
