@@ -2,8 +2,9 @@
 //! back) with exactly the semantics of Apache Flink's formats.
 //!
 //! The crate does no I/O: writer schemas are obtained through the
-//! [`avro::WriterSchemaSource`] trait, which the native library implements on top of
-//! the schema registry client.
+//! [`avro::WriterSchemaSource`] trait, and JSON schema ids are checked through the
+//! [`json::JsonSchemaSource`] trait, which the native library implements on top of the
+//! schema registry client.
 
 pub mod avro;
 pub mod error;

@@ -10,16 +10,13 @@ use serde::Deserialize;
 
 use crate::error::NativeError;
 
-/// Options of a Confluent Avro decoder, mirroring `avro-confluent`.
+/// How to reach the schema registry: URL(s), authentication, TLS trust and extra client
+/// properties. Shared by `avro-confluent-native` and `json-confluent-native` (the Java side
+/// renders it from the same options).
 #[derive(Debug, Deserialize)]
-pub struct AvroDecoderConfig {
-    /// The Flink row type, in the contract's JSON form.
-    pub row_type: serde_json::Value,
+pub struct RegistrySettings {
     /// Registry URL(s), comma-separated.
     pub url: String,
-    /// Explicit reader schema (the format's `schema` option).
-    #[serde(default)]
-    pub schema: Option<String>,
     /// `basic-auth.credentials-source`.
     #[serde(default)]
     pub basic_auth_credentials_source: Option<String>,
@@ -40,12 +37,7 @@ pub struct AvroDecoderConfig {
     pub properties: BTreeMap<String, String>,
 }
 
-impl AvroDecoderConfig {
-    /// Parses the JSON text passed from Java.
-    pub fn from_json(text: &str) -> Result<Self, NativeError> {
-        serde_json::from_str(text).map_err(|e| NativeError::Config(format!("{e}")))
-    }
-
+impl RegistrySettings {
     /// The registry client configuration these options describe.
     pub fn registry_config(&self) -> karrow_registry::RegistryConfig {
         let mut cfg = karrow_registry::RegistryConfig::from_url(&self.url);
@@ -54,6 +46,31 @@ impl AvroDecoderConfig {
         cfg.ssl_ca_pem = self.ssl_ca_pem.clone();
         cfg.properties = self.properties.clone();
         cfg
+    }
+}
+
+/// Options of a Confluent Avro decoder, mirroring `avro-confluent`.
+#[derive(Debug, Deserialize)]
+pub struct AvroDecoderConfig {
+    /// The Flink row type, in the contract's JSON form.
+    pub row_type: serde_json::Value,
+    /// Explicit reader schema (the format's `schema` option).
+    #[serde(default)]
+    pub schema: Option<String>,
+    /// Registry URL, authentication, TLS and client properties.
+    #[serde(flatten)]
+    pub registry: RegistrySettings,
+}
+
+impl AvroDecoderConfig {
+    /// Parses the JSON text passed from Java.
+    pub fn from_json(text: &str) -> Result<Self, NativeError> {
+        serde_json::from_str(text).map_err(|e| NativeError::Config(format!("{e}")))
+    }
+
+    /// The registry client configuration these options describe.
+    pub fn registry_config(&self) -> karrow_registry::RegistryConfig {
+        self.registry.registry_config()
     }
 }
 
@@ -85,6 +102,36 @@ pub struct JsonDecoderConfig {
     /// `decode.json-parser.enabled`; every field defaults to the format's default.
     #[serde(default)]
     pub options: JsonDecodeOptions,
+    /// Present for `json-confluent-native`: values carry Confluent's 5-byte header.
+    #[serde(default)]
+    pub confluent: Option<JsonConfluentDecoderConfig>,
+}
+
+/// The Confluent section of a JSON decoder (`json-confluent-native`).
+#[derive(Debug, Deserialize)]
+pub struct JsonConfluentDecoderConfig {
+    /// `validate-schema-id`: every schema id must name a JSON schema in the registry.
+    #[serde(default)]
+    pub validate_schema_id: bool,
+    /// How to reach the registry (used only when `validate_schema_id` is true; the Java side
+    /// also sends `schema`, which reading does not use).
+    #[serde(flatten)]
+    pub registry: RegistrySettings,
+}
+
+/// The Confluent section of a JSON encoder (`json-confluent-native`).
+#[derive(Debug, Deserialize)]
+pub struct JsonConfluentEncoderConfig {
+    /// Subject the writer schema is registered under (resolved by the Java factory, e.g.
+    /// `<topic>-value`).
+    pub subject: String,
+    /// The JSON Schema text to register (the `schema` option); derived from the row type
+    /// when absent.
+    #[serde(default)]
+    pub schema: Option<String>,
+    /// How to reach the registry.
+    #[serde(flatten)]
+    pub registry: RegistrySettings,
 }
 
 impl JsonDecoderConfig {
@@ -130,6 +177,10 @@ pub struct JsonEncoderConfig {
     /// `encode.ignore-null-fields`.
     #[serde(default)]
     pub ignore_null_fields: bool,
+    /// Present for `json-confluent-native`: the writer schema is registered at open and
+    /// every value starts with Confluent's 5-byte header.
+    #[serde(default)]
+    pub confluent: Option<JsonConfluentEncoderConfig>,
 }
 
 fn default_map_null_key_literal() -> String {
@@ -192,6 +243,45 @@ mod tests {
         assert!(JsonDecoderConfig::from_json(&bad_standard).is_err());
         let unknown_key = format!(r#"{{"row_type":{ROW},"option":{{}}}}"#);
         assert!(JsonDecoderConfig::from_json(&unknown_key).is_err());
+    }
+
+    #[test]
+    fn json_confluent_sections_are_optional_and_read_the_registry_settings() {
+        let plain = JsonDecoderConfig::from_json(&format!(r#"{{"row_type":{ROW}}}"#)).unwrap();
+        assert!(plain.confluent.is_none());
+
+        let decoder = JsonDecoderConfig::from_json(&format!(
+            r#"{{"row_type":{ROW},"confluent":{{"url":"http://r:1,http://r:2","schema":null,
+                "basic_auth_credentials_source":"USER_INFO","basic_auth_user_info":"u:p",
+                "bearer_auth_credentials_source":null,"bearer_auth_token":null,"ssl_ca_pem":null,
+                "properties":{{"a":"b"}},"validate_schema_id":true}}}}"#
+        ))
+        .unwrap();
+        let confluent = decoder.confluent.unwrap();
+        assert!(confluent.validate_schema_id);
+        let registry = confluent.registry.registry_config();
+        assert_eq!(registry.urls.len(), 2);
+        assert_eq!(registry.basic_auth_user_info.as_deref(), Some("u:p"));
+        assert_eq!(registry.properties.get("a").map(String::as_str), Some("b"));
+        let defaults = JsonDecoderConfig::from_json(&format!(
+            r#"{{"row_type":{ROW},"confluent":{{"url":"http://r:1"}}}}"#
+        ))
+        .unwrap();
+        assert!(!defaults.confluent.unwrap().validate_schema_id);
+        let no_url = format!(r#"{{"row_type":{ROW},"confluent":{{}}}}"#);
+        assert!(JsonDecoderConfig::from_json(&no_url).is_err());
+
+        let encoder = JsonEncoderConfig::from_json(&format!(
+            r#"{{"row_type":{ROW},"ignore_null_fields":true,
+                "confluent":{{"url":"http://r:1","subject":"t-value","schema":"{{}}","properties":{{}}}}}}"#
+        ))
+        .unwrap();
+        assert!(encoder.ignore_null_fields);
+        let confluent = encoder.confluent.unwrap();
+        assert_eq!(confluent.subject, "t-value");
+        assert_eq!(confluent.schema.as_deref(), Some("{}"));
+        let no_subject = format!(r#"{{"row_type":{ROW},"confluent":{{"url":"http://r:1"}}}}"#);
+        assert!(JsonEncoderConfig::from_json(&no_subject).is_err());
     }
 
     #[test]

@@ -1,11 +1,13 @@
-//! Writer schemas for the codecs, fetched by id from the Confluent Schema Registry.
+//! Schemas for the codecs, fetched by id from the Confluent Schema Registry: Avro writer
+//! schemas for `avro-confluent-native`, JSON schema checks for `json-confluent-native`.
 
 use std::sync::Arc;
 
 use karrow_codecs::avro::WriterSchemaSource;
+use karrow_codecs::json::JsonSchemaSource;
 use karrow_registry::{RegistryClient, SchemaType};
 
-/// A [`WriterSchemaSource`] over a shared, cached registry client.
+/// A [`WriterSchemaSource`] and [`JsonSchemaSource`] over a shared, cached registry client.
 pub struct RegistrySchemaSource {
     client: Arc<RegistryClient>,
 }
@@ -27,5 +29,17 @@ impl WriterSchemaSource for RegistrySchemaSource {
             ));
         }
         Ok(Arc::from(schema.definition.schema.as_str()))
+    }
+}
+
+impl JsonSchemaSource for RegistrySchemaSource {
+    fn check_json_schema(&self, id: i32) -> Result<(), String> {
+        let schema = self.client.schema_by_id(id).map_err(|e| e.to_string())?;
+        match schema.definition.schema_type {
+            SchemaType::Json => Ok(()),
+            other => Err(format!(
+                "Schema with id {id} in registry is a {other} schema, not a JSON schema"
+            )),
+        }
     }
 }

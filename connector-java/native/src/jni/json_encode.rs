@@ -1,4 +1,4 @@
-//! Shims for the JSON encoder (format `json-native`).
+//! Shims for the JSON encoder (formats `json-native` and `json-confluent-native`).
 
 use jni::objects::{JByteArray, JClass, JIntArray, JString};
 use jni::sys::{jbyteArray, jint, jlong};
@@ -19,6 +19,24 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_jsonEncode
     guard(&mut env, 0, |env| {
         let text: String = env.get_string(&config).map_err(jni_error)?.into();
         Ok(into_handle(JsonEncodeSession::open(&text)?))
+    })
+}
+
+/// `int jsonEncoderSchemaId(long handle)`: the registered writer schema id, `-1` for an
+/// encoder without Confluent framing.
+#[no_mangle]
+pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_jsonEncoderSchemaId<
+    'local,
+>(
+    mut env: JNIEnv<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) -> jint {
+    guard(&mut env, -1, |_| {
+        // SAFETY: the handle comes from `jsonEncoderOpen` and is owned by one Java object
+        // that calls it from one thread at a time (see `handles`).
+        let session = unsafe { borrow_handle::<JsonEncodeSession>(handle)? };
+        Ok(session.schema_id().unwrap_or(-1))
     })
 }
 

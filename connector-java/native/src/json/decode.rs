@@ -1,16 +1,44 @@
 //! The JSON decode session behind a Java handle: the codec's row decoder and reusable
 //! buffers. Values are decoded straight into Flink binary row images, 0..n per value.
+//! With a `confluent` section (`json-confluent-native`) values carry Confluent's header,
+//! checked and removed by [`JsonConfluentDecoder`] (schema ids validated against the
+//! registry when asked).
 
-use karrow_codecs::json::JsonRowDecoder;
-use karrow_codecs::FlinkType;
+use std::sync::Arc;
+
+use karrow_codecs::json::{JsonConfluentDecoder, JsonRowDecoder, JsonSchemaSource};
+use karrow_codecs::{CodecError, FlinkType};
+use karrow_registry::RegistryClient;
 
 use crate::config::JsonDecoderConfig;
 use crate::error::NativeError;
 use crate::handles::HandleType;
+use crate::registry_source::RegistrySchemaSource;
+
+/// The value decoder of a session: plain JSON (`json-native`) or Confluent-framed JSON
+/// (`json-confluent-native`).
+enum ValueDecoder {
+    Plain(JsonRowDecoder),
+    Confluent(JsonConfluentDecoder),
+}
+
+impl ValueDecoder {
+    fn decode_message(
+        &mut self,
+        message: &[u8],
+        out: &mut Vec<u8>,
+        row_ends: &mut Vec<usize>,
+    ) -> Result<(), CodecError> {
+        match self {
+            ValueDecoder::Plain(d) => d.decode_message(message, out, row_ends),
+            ValueDecoder::Confluent(d) => d.decode_message(message, out, row_ends),
+        }
+    }
+}
 
 /// One decoder per parallel Flink reader.
 pub struct JsonDecodeSession {
-    decoder: JsonRowDecoder,
+    decoder: ValueDecoder,
     /// Reused buffer of the row images of the last call, back to back.
     images: Vec<u8>,
     /// Reused end offsets (in `images`) of the rows of the last call.
@@ -56,7 +84,20 @@ impl JsonDecodeSession {
     pub fn open(config_json: &str) -> Result<Self, NativeError> {
         let config = JsonDecoderConfig::from_json(config_json)?;
         let row_type = FlinkType::from_json(&config.row_type)?;
-        let decoder = JsonRowDecoder::new(&row_type, config.options)?;
+        let decoder = match &config.confluent {
+            None => ValueDecoder::Plain(JsonRowDecoder::new(&row_type, config.options)?),
+            Some(confluent) => {
+                let ids = if confluent.validate_schema_id {
+                    let client = RegistryClient::new(confluent.registry.registry_config())?;
+                    let source: Arc<dyn JsonSchemaSource> =
+                        Arc::new(RegistrySchemaSource::new(Arc::new(client)));
+                    Some(source)
+                } else {
+                    None
+                };
+                ValueDecoder::Confluent(JsonConfluentDecoder::new(&row_type, config.options, ids)?)
+            }
+        };
         Ok(JsonDecodeSession {
             decoder,
             images: Vec::new(),
@@ -237,6 +278,60 @@ mod tests {
         let (rows, ends) = session.decode_batch(std::iter::empty()).unwrap();
         assert!(ends.is_empty());
         assert_eq!(parse(rows).0, 0);
+    }
+
+    const CONFLUENT_CONFIG: &str = r#"{"row_type":{"type":"ROW","nullable":false,"fields":[
+        {"name":"a","type":{"type":"BIGINT","nullable":true}}]},"options":{},
+        "confluent":{"url":"http://127.0.0.1:9","validate_schema_id":false}}"#;
+
+    #[test]
+    fn confluent_values_lose_their_header_and_bad_ones_name_the_record() {
+        let mut session = JsonDecodeSession::open(CONFLUENT_CONFIG).unwrap();
+        let mut plain = JsonDecodeSession::open(CONFIG).unwrap();
+        session.message = b"\x00\x00\x00\x00\x07[{\"a\":1},{\"a\":2}]".to_vec();
+        plain.message = br#"[{"a":1},{"a":2}]"#.to_vec();
+        let framed = parse(session.decode_held_message().unwrap().unwrap());
+        assert_eq!(framed, parse(plain.decode_held_message().unwrap().unwrap()));
+        assert_eq!(framed.0, 2);
+
+        // A zero-length value is shorter than the header: an error, not "no row".
+        session.message = Vec::new();
+        let err = session.decode_held_message().err().unwrap().to_string();
+        assert!(err.contains("Magic number does not match"), "{err}");
+
+        let values: [Option<&[u8]>; 4] = [
+            Some(b"\x00\x00\x00\x00\x01{\"a\":1}"),
+            None,
+            Some(b"\x00\x00\x00\x00\x01"),
+            Some(br#"{"a":2}"#),
+        ];
+        let err = match session.decode_batch(values) {
+            Err(e) => e,
+            Ok(_) => panic!("an unframed value must fail"),
+        };
+        assert_eq!(err.record_index(), Some(3), "{err}");
+        assert!(err
+            .to_string()
+            .starts_with("Unknown data format. Magic number does not match"));
+    }
+
+    #[test]
+    fn validating_schema_ids_reports_an_unreachable_registry_with_the_id() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let config = CONFLUENT_CONFIG
+            .replace("http://127.0.0.1:9", &format!("http://127.0.0.1:{port}"))
+            .replace(
+                "\"validate_schema_id\":false",
+                "\"validate_schema_id\":true",
+            );
+        let mut session = JsonDecodeSession::open(&config).unwrap();
+        session.message = b"\x00\x00\x00\x01\x00{}".to_vec();
+        let err = session.decode_held_message().err().unwrap();
+        assert_eq!(err.schema_id(), Some(256), "{err}");
     }
 
     #[test]

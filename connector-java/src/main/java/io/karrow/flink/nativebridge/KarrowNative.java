@@ -102,12 +102,19 @@ public final class KarrowNative {
     public static native void jsonDecoderClose(long handle);
 
     /**
-     * Builds a JSON encoder ({@code json-native}) from the JSON configuration of the contract.
+     * Builds a JSON encoder ({@code json-native}) from the JSON configuration of the contract; with a
+     * {@code confluent} section ({@code json-confluent-native}) it registers the writer schema here.
      *
      * @return an opaque, non-zero handle that the caller owns and must close with {@link
      *     #jsonEncoderClose(long)}
      */
     public static native long jsonEncoderOpen(String configJson) throws KarrowNativeException;
+
+    /**
+     * The writer schema id a {@code json-confluent-native} encoder registered and writes in every
+     * header; {@code -1} for an encoder without Confluent framing ({@code json-native}).
+     */
+    public static native int jsonEncoderSchemaId(long handle) throws KarrowNativeException;
 
     /**
      * Encodes the image of one Flink {@code BinaryRowData} of the physical row type (one contiguous

@@ -1,8 +1,8 @@
 package io.karrow.flink.nativebridge;
 
 /**
- * Sole owner of one native Avro encoder handle, with the writer schema id it registered. The handle's
- * lifetime (idempotent close, {@link java.lang.ref.Cleaner} when dropped unclosed) is {@link
+ * Sole owner of one native encoder handle (Avro, or JSON with or without Confluent framing), with the
+ * writer schema id it registered ({@code -1} when it writes no header). The handle's lifetime (idempotent close, {@link java.lang.ref.Cleaner} when dropped unclosed) is {@link
  * NativeHandle}'s. Not thread-safe: use one instance per parallel serializer.
  */
 public final class NativeEncoderHandle implements AutoCloseable {
@@ -33,6 +33,24 @@ public final class NativeEncoderHandle implements AutoCloseable {
     }
 
     /**
+     * Opens a native JSON encoder; with a {@code confluent} section in the configuration ({@code
+     * json-confluent-native}) it registers its writer schema under the configured subject.
+     *
+     * @throws KarrowNativeException if the configuration is invalid or the registry fails
+     */
+    public static NativeEncoderHandle openJsonEncoder(String configJson) throws KarrowNativeException {
+        NativeLibraryLoader.load();
+        NativeHandle handle = NativeHandle.own(
+                KarrowNative.jsonEncoderOpen(configJson), KarrowNative::jsonEncoderClose, "JSON encoder");
+        try {
+            return new NativeEncoderHandle(handle, KarrowNative.jsonEncoderSchemaId(handle.get()));
+        } catch (KarrowNativeException | RuntimeException e) {
+            handle.close();
+            throw e;
+        }
+    }
+
+    /**
      * The raw handle for a native call.
      *
      * @throws IllegalStateException if the handle was closed
@@ -41,7 +59,7 @@ public final class NativeEncoderHandle implements AutoCloseable {
         return handle.get();
     }
 
-    /** The registered writer schema id written in every header. */
+    /** The registered writer schema id written in every header, or {@code -1} for unframed JSON. */
     public int schemaId() {
         return schemaId;
     }

@@ -62,16 +62,6 @@ public final class NativeHandle implements AutoCloseable {
     }
 
     /**
-     * Opens a native JSON encoder ({@code json-native}) for the given contract configuration.
-     *
-     * @throws KarrowNativeException if the configuration is invalid
-     */
-    public static NativeHandle openJsonEncoder(String configJson) throws KarrowNativeException {
-        NativeLibraryLoader.load();
-        return own(KarrowNative.jsonEncoderOpen(configJson), KarrowNative::jsonEncoderClose, "JSON encoder");
-    }
-
-    /**
      * The raw handle for a native call.
      *
      * @throws IllegalStateException if the handle was closed

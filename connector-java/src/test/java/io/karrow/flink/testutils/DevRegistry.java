@@ -127,8 +127,20 @@ public final class DevRegistry implements AutoCloseable {
 
     /** Registers {@code schemaJson} (Avro) under {@code subject} and returns its id. */
     public int register(String subject, String schemaJson) throws IOException, InterruptedException {
+        return register(subject, null, schemaJson);
+    }
+
+    /**
+     * Registers {@code schema} under {@code subject} with the given {@code schemaType} ({@code AVRO},
+     * {@code JSON}, {@code PROTOBUF}; null leaves it out, which means AVRO) and returns its id.
+     */
+    public int register(String subject, String schemaType, String schema) throws IOException, InterruptedException {
         // HTTP/1.1 explicitly: the JDK client otherwise sends "Upgrade: h2c", which the dev registry does not answer.
-        String body = JSON.writeValueAsString(JSON.createObjectNode().put("schema", schemaJson));
+        var payload = JSON.createObjectNode();
+        if (schemaType != null) {
+            payload.put("schemaType", schemaType);
+        }
+        String body = JSON.writeValueAsString(payload.put("schema", schema));
         HttpRequest request =
                 HttpRequest.newBuilder(
                                 URI.create(url + "/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8) + "/versions"))
@@ -142,6 +154,25 @@ public final class DevRegistry implements AutoCloseable {
         }
         JsonNode id = JSON.readTree(response.body()).get("id");
         return id.asInt();
+    }
+
+    /**
+     * The latest version of {@code subject} ({@code GET /subjects/{subject}/versions/latest}): an object
+     * with {@code subject}, {@code version}, {@code id}, {@code schema} and, unless AVRO, {@code
+     * schemaType}.
+     */
+    public JsonNode latestVersion(String subject) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(
+                        url + "/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8) + "/versions/latest"))
+                .timeout(Duration.ofSeconds(30))
+                .GET()
+                .build();
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IOException("latest version of " + subject + " failed: HTTP " + response.statusCode() + " "
+                    + response.body());
+        }
+        return JSON.readTree(response.body());
     }
 
     @Override

@@ -1,15 +1,7 @@
 package io.karrow.flink.formats.avro;
 
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.BASIC_AUTH_CREDENTIALS_SOURCE;
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.BASIC_AUTH_USER_INFO;
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.BEARER_AUTH_CREDENTIALS_SOURCE;
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.BEARER_AUTH_TOKEN;
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.PROPERTIES;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.REGISTRY_CONNECTION_OPTIONS;
 import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SCHEMA;
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SSL_KEYSTORE_LOCATION;
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SSL_KEYSTORE_PASSWORD;
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SSL_TRUSTSTORE_LOCATION;
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SSL_TRUSTSTORE_PASSWORD;
 import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SUBJECT;
 import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.URL;
 
@@ -19,7 +11,6 @@ import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
-import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.format.DecodingFormat;
 import org.apache.flink.table.connector.format.EncodingFormat;
 import org.apache.flink.table.data.RowData;
@@ -28,7 +19,7 @@ import org.apache.flink.table.factories.DynamicTableFactory;
 import org.apache.flink.table.factories.FactoryUtil;
 import org.apache.flink.table.factories.SerializationFormatFactory;
 
-import java.util.Map;
+import java.util.HashSet;
 import java.util.Set;
 
 /**
@@ -61,36 +52,15 @@ public class AvroConfluentNativeFormatFactory implements DeserializationFormatFa
     public EncodingFormat<SerializationSchema<RowData>> createEncodingFormat(
             DynamicTableFactory.Context context, ReadableConfig formatOptions) {
         RegistryDecoderConfig registry = registryConfig(formatOptions);
-        String subject = formatOptions.getOptional(SUBJECT)
-                .or(() -> SubjectAutoCompletion.defaultSubject(
-                        IDENTIFIER, context.getCatalogTable().getOptions(), formatOptions))
-                .orElseThrow(() -> new ValidationException(String.format(
-                        "Option %s.%s is required for serialization (it is auto-completed as '<topic>-value' or "
-                                + "'<topic>-key' only for a Kafka table with a single literal 'topic' whose key or "
-                                + "value format is unambiguously '%s')",
-                        IDENTIFIER, SUBJECT.key(), IDENTIFIER)));
+        String subject = SubjectAutoCompletion.requireSubject(IDENTIFIER, context, formatOptions);
         return new AvroConfluentNativeEncodingFormat(new RegistryEncoderConfig(registry, subject));
     }
 
     /** Validates the format options and builds the registry settings shared by both sides. */
     private RegistryDecoderConfig registryConfig(ReadableConfig formatOptions) {
         FactoryUtil.validateFactoryOptions(this, formatOptions);
-        if (formatOptions.getOptional(SSL_KEYSTORE_LOCATION).isPresent()) {
-            throw new ValidationException(
-                    "Option '" + SSL_KEYSTORE_LOCATION.key() + "' (TLS client certificates) is not supported by '"
-                            + IDENTIFIER + "' yet; use 'avro-confluent' for registries that require client "
-                            + "certificates.");
-        }
-        return new RegistryDecoderConfig(
-                formatOptions.get(URL),
-                formatOptions.getOptional(SCHEMA).orElse(null),
-                formatOptions.getOptional(BASIC_AUTH_CREDENTIALS_SOURCE).orElse(null),
-                formatOptions.getOptional(BASIC_AUTH_USER_INFO).orElse(null),
-                formatOptions.getOptional(BEARER_AUTH_CREDENTIALS_SOURCE).orElse(null),
-                formatOptions.getOptional(BEARER_AUTH_TOKEN).orElse(null),
-                formatOptions.getOptional(SSL_TRUSTSTORE_LOCATION).orElse(null),
-                formatOptions.getOptional(SSL_TRUSTSTORE_PASSWORD).orElse(null),
-                formatOptions.getOptional(PROPERTIES).orElse(Map.of()));
+        return RegistryDecoderConfig.fromOptions(
+                IDENTIFIER, formatOptions, formatOptions.getOptional(SCHEMA).orElse(null), "avro-confluent");
     }
 
     @Override
@@ -105,34 +75,18 @@ public class AvroConfluentNativeFormatFactory implements DeserializationFormatFa
 
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
-        return Set.of(
-                SUBJECT,
-                SCHEMA,
-                PROPERTIES,
-                SSL_KEYSTORE_LOCATION,
-                SSL_KEYSTORE_PASSWORD,
-                SSL_TRUSTSTORE_LOCATION,
-                SSL_TRUSTSTORE_PASSWORD,
-                BASIC_AUTH_CREDENTIALS_SOURCE,
-                BASIC_AUTH_USER_INFO,
-                BEARER_AUTH_CREDENTIALS_SOURCE,
-                BEARER_AUTH_TOKEN);
+        Set<ConfigOption<?>> options = new HashSet<>(REGISTRY_CONNECTION_OPTIONS);
+        options.add(SUBJECT);
+        options.add(SCHEMA);
+        return options;
     }
 
     @Override
     public Set<ConfigOption<?>> forwardOptions() {
-        return Set.of(
-                URL,
-                SUBJECT,
-                SCHEMA,
-                PROPERTIES,
-                SSL_KEYSTORE_LOCATION,
-                SSL_KEYSTORE_PASSWORD,
-                SSL_TRUSTSTORE_LOCATION,
-                SSL_TRUSTSTORE_PASSWORD,
-                BASIC_AUTH_CREDENTIALS_SOURCE,
-                BASIC_AUTH_USER_INFO,
-                BEARER_AUTH_CREDENTIALS_SOURCE,
-                BEARER_AUTH_TOKEN);
+        Set<ConfigOption<?>> options = new HashSet<>(REGISTRY_CONNECTION_OPTIONS);
+        options.add(URL);
+        options.add(SUBJECT);
+        options.add(SCHEMA);
+        return options;
     }
 }

@@ -4,6 +4,7 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Options of the {@code avro-confluent-native} format: the same keys, fallback keys, types and
@@ -104,6 +105,22 @@ public final class AvroConfluentNativeFormatOptions {
                     .withDescription(
                             "Properties map that is forwarded to the underlying Schema Registry client. "
                                     + "Options of this format have higher precedence.");
+
+    /**
+     * The optional options that say how to reach the registry (TLS, authentication, client
+     * properties); every registry format ({@code avro-confluent-native}, {@code json-confluent-native})
+     * accepts and forwards them, next to {@link #URL} and {@link #SUBJECT}.
+     */
+    public static final Set<ConfigOption<?>> REGISTRY_CONNECTION_OPTIONS = Set.of(
+            PROPERTIES,
+            SSL_KEYSTORE_LOCATION,
+            SSL_KEYSTORE_PASSWORD,
+            SSL_TRUSTSTORE_LOCATION,
+            SSL_TRUSTSTORE_PASSWORD,
+            BASIC_AUTH_CREDENTIALS_SOURCE,
+            BASIC_AUTH_USER_INFO,
+            BEARER_AUTH_CREDENTIALS_SOURCE,
+            BEARER_AUTH_TOKEN);
 
     private AvroConfluentNativeFormatOptions() {}
 }

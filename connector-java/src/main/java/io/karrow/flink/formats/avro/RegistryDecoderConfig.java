@@ -1,8 +1,20 @@
 package io.karrow.flink.formats.avro;
 
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.BASIC_AUTH_CREDENTIALS_SOURCE;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.BASIC_AUTH_USER_INFO;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.BEARER_AUTH_CREDENTIALS_SOURCE;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.BEARER_AUTH_TOKEN;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.PROPERTIES;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SSL_KEYSTORE_LOCATION;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SSL_TRUSTSTORE_LOCATION;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SSL_TRUSTSTORE_PASSWORD;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.URL;
+
 import io.karrow.flink.nativebridge.JsonText;
 import io.karrow.flink.nativebridge.LogicalTypeJson;
 
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.types.logical.RowType;
 
 import java.io.IOException;
@@ -13,7 +25,9 @@ import java.util.TreeMap;
 
 /**
  * The registry-related settings of one {@code avro-confluent-native} table, and their rendering as
- * the {@code configJson} of {@code docs/jni-contract.md}.
+ * the {@code configJson} of {@code docs/jni-contract.md}. {@code json-confluent-native} uses the same
+ * settings (built by {@link #fromOptions}) for the {@code confluent} section of its configuration
+ * ({@link #toRegistryJson()}).
  *
  * <p>Like Flink's format, a named option wins over the same setting given through {@code
  * properties} (e.g. {@code basic-auth.user-info} over {@code properties.basic.auth.user.info}). The
@@ -55,6 +69,40 @@ public final class RegistryDecoderConfig implements Serializable {
         this.truststorePassword = orProperty(truststorePassword, "schema.registry.ssl.truststore.password");
     }
 
+    /**
+     * Reads the registry settings from a registry format's (already validated) options: {@code url},
+     * the basic / bearer authentication options, the truststore and {@code properties}.
+     *
+     * @param identifier the format identifier, for messages
+     * @param formatOptions the format's options (prefix removed)
+     * @param schema the format's schema text (reader or writer schema), or null
+     * @param clientCertificateAlternative a format to suggest when client certificates are asked for,
+     *     or null
+     * @throws ValidationException if {@code ssl.keystore.location} (TLS client certificates, not
+     *     supported natively yet) is set
+     */
+    public static RegistryDecoderConfig fromOptions(
+            String identifier, ReadableConfig formatOptions, String schema, String clientCertificateAlternative) {
+        if (formatOptions.getOptional(SSL_KEYSTORE_LOCATION).isPresent()) {
+            throw new ValidationException("Option '" + SSL_KEYSTORE_LOCATION.key()
+                    + "' (TLS client certificates) is not supported by '" + identifier + "' yet"
+                    + (clientCertificateAlternative == null
+                            ? "."
+                            : "; use '" + clientCertificateAlternative
+                                    + "' for registries that require client certificates."));
+        }
+        return new RegistryDecoderConfig(
+                formatOptions.get(URL),
+                schema,
+                formatOptions.getOptional(BASIC_AUTH_CREDENTIALS_SOURCE).orElse(null),
+                formatOptions.getOptional(BASIC_AUTH_USER_INFO).orElse(null),
+                formatOptions.getOptional(BEARER_AUTH_CREDENTIALS_SOURCE).orElse(null),
+                formatOptions.getOptional(BEARER_AUTH_TOKEN).orElse(null),
+                formatOptions.getOptional(SSL_TRUSTSTORE_LOCATION).orElse(null),
+                formatOptions.getOptional(SSL_TRUSTSTORE_PASSWORD).orElse(null),
+                formatOptions.getOptional(PROPERTIES).orElse(Map.of()));
+    }
+
     private String orProperty(String value, String propertyKey) {
         return value != null ? value : properties.get(propertyKey);
     }
@@ -70,16 +118,31 @@ public final class RegistryDecoderConfig implements Serializable {
     }
 
     /**
-     * Renders the contract's {@code configJson} for a decoder of {@code rowType}.
+     * Renders the contract's {@code configJson} for a decoder of {@code rowType}: the row type, then
+     * the fields of {@link #toRegistryJson()}.
      *
      * @throws IOException if the configured truststore cannot be read
      */
     public String toConfigJson(RowType rowType) throws IOException {
-        String caPem = truststoreLocation == null ? null : TruststorePem.read(truststoreLocation, truststorePassword);
-        StringBuilder out = new StringBuilder(512);
+        String registry = toRegistryJson();
+        StringBuilder out = new StringBuilder(registry.length() + 256);
         out.append("{\"row_type\":");
         LogicalTypeJson.append(out, rowType);
-        field(out, "url", url);
+        return out.append(',').append(registry, 1, registry.length()).toString();
+    }
+
+    /**
+     * Renders the registry settings as one JSON object: {@code url}, {@code schema}, the
+     * authentication fields, {@code ssl_ca_pem} (the truststore's certificates as PEM, read now) and
+     * {@code properties}, as listed in {@code docs/jni-contract.md}.
+     *
+     * @throws IOException if the configured truststore cannot be read
+     */
+    public String toRegistryJson() throws IOException {
+        String caPem = truststoreLocation == null ? null : TruststorePem.read(truststoreLocation, truststorePassword);
+        StringBuilder out = new StringBuilder(256);
+        out.append("{\"url\":");
+        JsonText.appendString(out, url);
         field(out, "schema", schema);
         field(out, "basic_auth_credentials_source", basicAuthCredentialsSource);
         field(out, "basic_auth_user_info", basicAuthUserInfo);

@@ -3,6 +3,8 @@ package io.karrow.flink.formats.avro;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DelegatingConfiguration;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.factories.DynamicTableFactory;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,7 +15,9 @@ import java.util.Optional;
 /**
  * The default registry subject of a format used as a Kafka sink's key or value format, resolved the
  * way Flink's Kafka connector auto-completes it for {@code avro-confluent} (which it does only for
- * that identifier, so a format with another identifier has to do it itself).
+ * that identifier, so a format with another identifier has to do it itself). Shared by every
+ * registry format ({@code avro-confluent-native}, {@code json-confluent-native}); the identifier is a
+ * parameter.
  *
  * <p>The rule, applied to the options of the catalog table:
  *
@@ -42,6 +46,27 @@ public final class SubjectAutoCompletion {
     static final String TOPIC_PATTERN = "topic-pattern";
 
     private SubjectAutoCompletion() {}
+
+    /**
+     * The subject a registry format registers its writer schema under: the {@code subject} option
+     * when set, else the default of the rule above.
+     *
+     * @param identifier the format identifier
+     * @param context the sink table's factory context (its catalog table options are read)
+     * @param formatOptions the format's options (prefix removed)
+     * @throws ValidationException "Option &lt;identifier&gt;.subject is required for serialization"
+     *     when neither gives one, as Flink's {@code avro-confluent} fails
+     */
+    public static String requireSubject(
+            String identifier, DynamicTableFactory.Context context, ReadableConfig formatOptions) {
+        return formatOptions.getOptional(AvroConfluentNativeFormatOptions.SUBJECT)
+                .or(() -> defaultSubject(identifier, context.getCatalogTable().getOptions(), formatOptions))
+                .orElseThrow(() -> new ValidationException(String.format(
+                        "Option %s.%s is required for serialization (it is auto-completed as '<topic>-value' or "
+                                + "'<topic>-key' only for a Kafka table with a single literal 'topic' whose key or "
+                                + "value format is unambiguously '%s')",
+                        identifier, AvroConfluentNativeFormatOptions.SUBJECT.key(), identifier)));
+    }
 
     /**
      * The default subject for format {@code identifier} given the catalog table's options and the

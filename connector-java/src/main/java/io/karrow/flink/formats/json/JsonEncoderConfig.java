@@ -5,12 +5,16 @@ import io.karrow.flink.nativebridge.LogicalTypeJson;
 
 import org.apache.flink.table.types.logical.RowType;
 
+import java.io.IOException;
 import java.io.Serializable;
+import java.io.UncheckedIOException;
 import java.util.Objects;
 
 /**
  * The encode-side settings of one {@code json-native} sink (already validated by the factory),
- * rendered as the encoder's {@code configJson} of {@code docs/jni-contract.md}.
+ * rendered as the encoder's {@code configJson} of {@code docs/jni-contract.md}. A {@code
+ * json-confluent-native} sink adds a {@link JsonConfluentConfig}: the writer schema is registered
+ * when the encoder opens and every value starts with Confluent's 5-byte header.
  */
 public final class JsonEncoderConfig implements Serializable {
 
@@ -21,6 +25,7 @@ public final class JsonEncoderConfig implements Serializable {
     private final String mapNullKeyLiteral;
     private final boolean decimalAsPlainNumber;
     private final boolean ignoreNullFields;
+    private final JsonConfluentConfig confluent;
 
     /**
      * Creates the settings.
@@ -38,6 +43,31 @@ public final class JsonEncoderConfig implements Serializable {
             String mapNullKeyLiteral,
             boolean decimalAsPlainNumber,
             boolean ignoreNullFields) {
+        this(timestampFormat, mapNullKeyMode, mapNullKeyLiteral, decimalAsPlainNumber, ignoreNullFields, null);
+    }
+
+    /**
+     * Creates the settings of a sink whose values may carry Confluent's header.
+     *
+     * @param timestampFormat {@code timestamp-format.standard}: {@code SQL} or {@code ISO-8601}
+     * @param mapNullKeyMode {@code map-null-key.mode}, upper-cased
+     * @param mapNullKeyLiteral {@code map-null-key.literal}
+     * @param decimalAsPlainNumber {@code encode.decimal-as-plain-number}
+     * @param ignoreNullFields {@code encode.ignore-null-fields}
+     * @param confluent the Confluent settings ({@code json-confluent-native}, with the subject), or null
+     *     for plain JSON
+     */
+    public JsonEncoderConfig(
+            String timestampFormat,
+            String mapNullKeyMode,
+            String mapNullKeyLiteral,
+            boolean decimalAsPlainNumber,
+            boolean ignoreNullFields,
+            JsonConfluentConfig confluent) {
+        if (confluent != null && confluent.subject() == null) {
+            throw new IllegalArgumentException("the Confluent settings of an encoder need a subject");
+        }
+        this.confluent = confluent;
         this.timestampFormat = Objects.requireNonNull(timestampFormat, "timestampFormat");
         this.mapNullKeyMode = Objects.requireNonNull(mapNullKeyMode, "mapNullKeyMode");
         this.mapNullKeyLiteral = Objects.requireNonNull(mapNullKeyLiteral, "mapNullKeyLiteral");
@@ -70,8 +100,26 @@ public final class JsonEncoderConfig implements Serializable {
         return ignoreNullFields;
     }
 
-    /** Renders the contract's encoder {@code configJson} for rows of {@code rowType}. */
+    /** The Confluent settings ({@code json-confluent-native}), or null for plain JSON. */
+    public JsonConfluentConfig confluent() {
+        return confluent;
+    }
+
+    /**
+     * Renders the contract's encoder {@code configJson} for rows of {@code rowType}.
+     *
+     * @throws UncheckedIOException if the Confluent settings name a truststore that cannot be read
+     */
     public String toConfigJson(RowType rowType) {
+        try {
+            return configJson(rowType);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** As {@link #toConfigJson}, with the truststore failure checked. */
+    String configJson(RowType rowType) throws IOException {
         StringBuilder out = new StringBuilder(256).append("{\"row_type\":");
         LogicalTypeJson.append(out, rowType);
         out.append(",\"timestamp_standard\":");
@@ -80,10 +128,12 @@ public final class JsonEncoderConfig implements Serializable {
         JsonText.appendString(out, mapNullKeyMode);
         out.append(",\"map_null_key_literal\":");
         JsonText.appendString(out, mapNullKeyLiteral);
-        return out.append(",\"decimal_as_plain_number\":").append(decimalAsPlainNumber)
-                .append(",\"ignore_null_fields\":").append(ignoreNullFields)
-                .append('}')
-                .toString();
+        out.append(",\"decimal_as_plain_number\":").append(decimalAsPlainNumber)
+                .append(",\"ignore_null_fields\":").append(ignoreNullFields);
+        if (confluent != null) {
+            confluent.appendSection(out);
+        }
+        return out.append('}').toString();
     }
 
     @Override
@@ -99,18 +149,20 @@ public final class JsonEncoderConfig implements Serializable {
                 && ignoreNullFields == that.ignoreNullFields
                 && timestampFormat.equals(that.timestampFormat)
                 && mapNullKeyMode.equals(that.mapNullKeyMode)
-                && mapNullKeyLiteral.equals(that.mapNullKeyLiteral);
+                && mapNullKeyLiteral.equals(that.mapNullKeyLiteral)
+                && Objects.equals(confluent, that.confluent);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(timestampFormat, mapNullKeyMode, mapNullKeyLiteral, decimalAsPlainNumber, ignoreNullFields);
+        return Objects.hash(
+                timestampFormat, mapNullKeyMode, mapNullKeyLiteral, decimalAsPlainNumber, ignoreNullFields, confluent);
     }
 
     @Override
     public String toString() {
         return "JsonEncoderConfig{timestampFormat=" + timestampFormat + ", mapNullKeyMode=" + mapNullKeyMode
                 + ", mapNullKeyLiteral=" + mapNullKeyLiteral + ", decimalAsPlainNumber=" + decimalAsPlainNumber
-                + ", ignoreNullFields=" + ignoreNullFields + "}";
+                + ", ignoreNullFields=" + ignoreNullFields + (confluent == null ? "" : ", confluent=" + confluent) + "}";
     }
 }

@@ -3,7 +3,7 @@ package io.karrow.flink.formats.json;
 import io.karrow.flink.formats.ValueBatchEncoder;
 import io.karrow.flink.nativebridge.DirectValueBuffer;
 import io.karrow.flink.nativebridge.KarrowNative;
-import io.karrow.flink.nativebridge.NativeHandle;
+import io.karrow.flink.nativebridge.NativeEncoderHandle;
 
 import org.apache.flink.table.types.logical.RowType;
 
@@ -11,13 +11,13 @@ import java.io.IOException;
 import java.util.Objects;
 
 /**
- * Encodes a batch of row images into JSON values with one {@code KarrowNative.jsonEncodeBatch} call.
- * NULL map keys are handled by the native encoder ({@code map-null-key.mode}). Owns one native encoder
- * handle. Not thread-safe.
+ * Encodes a batch of row images into JSON values with one {@code KarrowNative.jsonEncodeBatch} call
+ * (Confluent-framed for {@code json-confluent-native}). NULL map keys are handled by the native
+ * encoder ({@code map-null-key.mode}). Owns one native encoder handle. Not thread-safe.
  */
 public final class JsonNativeBatchEncoder implements ValueBatchEncoder {
 
-    private final NativeHandle encoder;
+    private final NativeEncoderHandle encoder;
     private final RowType rowType;
 
     /**
@@ -26,7 +26,7 @@ public final class JsonNativeBatchEncoder implements ValueBatchEncoder {
      * @param encoder an open native JSON encoder for {@code rowType}
      * @param rowType the physical row type of the encoded rows
      */
-    public JsonNativeBatchEncoder(NativeHandle encoder, RowType rowType) {
+    public JsonNativeBatchEncoder(NativeEncoderHandle encoder, RowType rowType) {
         this.encoder = Objects.requireNonNull(encoder, "encoder");
         this.rowType = Objects.requireNonNull(rowType, "rowType");
     }
@@ -55,6 +55,11 @@ public final class JsonNativeBatchEncoder implements ValueBatchEncoder {
         }
         return KarrowNative.jsonEncodeBatch(
                 encoder.get(), rowImages.dataAddress(), rowImages.lengthsAddress(), count, offsets);
+    }
+
+    /** The registered writer schema id written in every header, or {@code -1} for plain JSON. */
+    public int schemaId() {
+        return encoder.schemaId();
     }
 
     @Override

@@ -13,8 +13,8 @@ import org.apache.flink.table.types.logical.RowType;
 import java.util.Objects;
 
 /**
- * The {@code json-native} decoding format: checks the (projected) physical row type with Flink's
- * messages and creates {@link JsonNativeDeserializationSchema} instances. Top-level projection is
+ * The {@code json-native} (and {@code json-confluent-native}) decoding format: checks the (projected)
+ * physical row type with Flink's messages and creates {@link JsonNativeDeserializationSchema} instances. Top-level projection is
  * supported (fields are matched by name); nested projection is not.
  */
 public class JsonNativeDecodingFormat implements ProjectableDecodingFormat<DeserializationSchema<RowData>> {

@@ -31,6 +31,12 @@ import java.util.Objects;
  * needs {@code GenericRowData} (Flink's Kafka connector with a key format or metadata columns), the
  * top-level fields are copied into one.
  *
+ * <p>With Confluent settings ({@code json-confluent-native}, {@link JsonDecoderConfig#confluent()})
+ * each value must start with Confluent's 5-byte header ({@code 0x00}, the schema id), which native
+ * code checks (and validates against the registry with {@code validate-schema-id}) and removes before
+ * the same JSON rules apply; a zero-length value is then too short for the header and fails like a
+ * wrong magic byte (skipped under {@code ignore-parse-errors}).
+ *
  * <p>Handle lifetime: {@link #open} opens one native decoder per instance (closing the one from an
  * earlier {@code open}); {@code DeserializationSchema} has no close hook, so the decoder is freed by a
  * {@link java.lang.ref.Cleaner} when this instance becomes unreachable, or explicitly through {@link
@@ -39,6 +45,9 @@ import java.util.Objects;
 public class JsonNativeDeserializationSchema implements BatchDeserializationSchema, AutoCloseable {
 
     private static final long serialVersionUID = 1L;
+
+    /** Length of Confluent's header: the magic byte {@code 0x00} and the 4-byte schema id. */
+    private static final int CONFLUENT_HEADER_LENGTH = 5;
 
     private final RowType rowType;
     private final TypeInformation<RowData> producedType;
@@ -73,7 +82,7 @@ public class JsonNativeDeserializationSchema implements BatchDeserializationSche
 
     private void openDecoder() throws IOException {
         close();
-        decoder = NativeHandle.openJsonDecoder(config.toConfigJson(rowType));
+        decoder = NativeHandle.openJsonDecoder(config.configJson(rowType));
         toGeneric = emitGenericRows ? new BinaryToGenericRows(rowType) : null;
         scratch = new RowData[1];
     }
@@ -118,7 +127,7 @@ public class JsonNativeDeserializationSchema implements BatchDeserializationSche
 
     /** Decodes {@code message} into {@code scratch[0..count)}; returns the row count. */
     private int decode(byte[] message) throws IOException {
-        if (message == null || message.length == 0) {
+        if (message == null || (message.length == 0 && config.confluent() == null)) {
             return 0;
         }
         if (decoder == null) {
@@ -128,8 +137,7 @@ public class JsonNativeDeserializationSchema implements BatchDeserializationSche
         try {
             layout = KarrowNative.jsonDecodeOne(decoder.get(), message);
         } catch (KarrowNativeException e) {
-            throw new IOException(
-                    String.format("Failed to deserialize JSON '%s'.", new String(message, StandardCharsets.UTF_8)), e);
+            throw new IOException(failureMessage(message), e);
         }
         if (layout == null) {
             return 0;
@@ -142,12 +150,27 @@ public class JsonNativeDeserializationSchema implements BatchDeserializationSche
     }
 
     /**
+     * "Failed to deserialize JSON '&lt;value&gt;'." as Flink's {@code json} format says it; for
+     * Confluent-framed values the text shown is the JSON after the header, with the schema id.
+     */
+    private String failureMessage(byte[] message) {
+        if (config.confluent() != null && message.length >= CONFLUENT_HEADER_LENGTH && message[0] == 0) {
+            int schemaId = ((message[1] & 0xff) << 24) | ((message[2] & 0xff) << 16)
+                    | ((message[3] & 0xff) << 8) | (message[4] & 0xff);
+            String json = new String(message, CONFLUENT_HEADER_LENGTH, message.length - CONFLUENT_HEADER_LENGTH,
+                    StandardCharsets.UTF_8);
+            return String.format("Failed to deserialize JSON '%s' (Confluent schema id %d).", json, schemaId);
+        }
+        return String.format("Failed to deserialize JSON '%s'.", new String(message, StandardCharsets.UTF_8));
+    }
+
+    /**
      * Opens a separate native decoder for batches (used by the {@code kafka-native} source); its rows
      * are always {@link BinaryRowData}. The caller owns and closes it.
      */
     @Override
     public ValueBatchDecoder createBatchDecoder() throws IOException {
-        return new JsonNativeBatchDecoder(NativeHandle.openJsonDecoder(config.toConfigJson(rowType)), rowType);
+        return new JsonNativeBatchDecoder(NativeHandle.openJsonDecoder(config.configJson(rowType)), rowType);
     }
 
     /** Frees the native decoder now; the next {@code open} or {@code deserialize} opens a new one. */

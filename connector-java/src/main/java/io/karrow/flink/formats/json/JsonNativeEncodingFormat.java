@@ -11,8 +11,8 @@ import org.apache.flink.table.types.logical.RowType;
 import java.util.Objects;
 
 /**
- * The {@code json-native} encoding format: checks the physical row type with Flink's messages and
- * creates {@link JsonNativeSerializationSchema} instances.
+ * The {@code json-native} (and {@code json-confluent-native}) encoding format: checks the physical row
+ * type with Flink's messages and creates {@link JsonNativeSerializationSchema} instances.
  */
 public class JsonNativeEncodingFormat implements EncodingFormat<SerializationSchema<RowData>> {
 

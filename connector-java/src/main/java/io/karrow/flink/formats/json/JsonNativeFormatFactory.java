@@ -53,12 +53,8 @@ public class JsonNativeFormatFactory implements DeserializationFormatFactory, Se
             DynamicTableFactory.Context context, ReadableConfig formatOptions) {
         FactoryUtil.validateFactoryOptions(this, formatOptions);
         validateDecodingOptions(formatOptions);
-        JsonDecoderConfig config = new JsonDecoderConfig(
-                formatOptions.get(FAIL_ON_MISSING_FIELD),
-                formatOptions.get(IGNORE_PARSE_ERRORS),
-                formatOptions.get(TIMESTAMP_FORMAT),
-                formatOptions.get(DECODE_JSON_PARSER_ENABLED));
-        return new JsonNativeDecodingFormat(config, ProducedRowClass.needsGenericRows(context));
+        return new JsonNativeDecodingFormat(
+                decoderConfig(formatOptions, null), ProducedRowClass.needsGenericRows(context));
     }
 
     @Override
@@ -66,13 +62,34 @@ public class JsonNativeFormatFactory implements DeserializationFormatFactory, Se
             DynamicTableFactory.Context context, ReadableConfig formatOptions) {
         FactoryUtil.validateFactoryOptions(this, formatOptions);
         validateEncodingOptions(formatOptions);
-        JsonEncoderConfig config = new JsonEncoderConfig(
+        return new JsonNativeEncodingFormat(encoderConfig(formatOptions, null));
+    }
+
+    /**
+     * The decode settings of validated options; {@code confluent} is null for {@code json-native}
+     * and set for {@code json-confluent-native}.
+     */
+    static JsonDecoderConfig decoderConfig(ReadableConfig formatOptions, JsonConfluentConfig confluent) {
+        return new JsonDecoderConfig(
+                formatOptions.get(FAIL_ON_MISSING_FIELD),
+                formatOptions.get(IGNORE_PARSE_ERRORS),
+                formatOptions.get(TIMESTAMP_FORMAT),
+                formatOptions.get(DECODE_JSON_PARSER_ENABLED),
+                confluent);
+    }
+
+    /**
+     * The encode settings of validated options; {@code confluent} is null for {@code json-native}
+     * and set (with the subject) for {@code json-confluent-native}.
+     */
+    static JsonEncoderConfig encoderConfig(ReadableConfig formatOptions, JsonConfluentConfig confluent) {
+        return new JsonEncoderConfig(
                 formatOptions.get(TIMESTAMP_FORMAT),
                 mapNullKeyMode(formatOptions),
                 formatOptions.get(MAP_NULL_KEY_LITERAL),
                 formatOptions.get(ENCODE_DECIMAL_AS_PLAIN_NUMBER),
-                formatOptions.get(ENCODE_IGNORE_NULL_FIELDS));
-        return new JsonNativeEncodingFormat(config);
+                formatOptions.get(ENCODE_IGNORE_NULL_FIELDS),
+                confluent);
     }
 
     /** Checks the decode-side options as Flink's {@code json} format does, with its messages. */

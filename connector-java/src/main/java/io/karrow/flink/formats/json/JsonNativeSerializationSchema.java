@@ -3,7 +3,8 @@ package io.karrow.flink.formats.json;
 import io.karrow.flink.formats.BatchSerializationSchema;
 import io.karrow.flink.formats.ValueBatchEncoder;
 import io.karrow.flink.nativebridge.KarrowNative;
-import io.karrow.flink.nativebridge.NativeHandle;
+import io.karrow.flink.nativebridge.KarrowNativeException;
+import io.karrow.flink.nativebridge.NativeEncoderHandle;
 import io.karrow.flink.rows.BinaryRowImages;
 
 import org.apache.flink.table.data.RowData;
@@ -21,6 +22,12 @@ import java.util.Objects;
  * KarrowNative.jsonEncodeOne}. A row that cannot be written fails as in Flink, with a {@link
  * RuntimeException} "Could not serialize row '&lt;row&gt;'." whose cause is the native error.
  *
+ * <p>With Confluent settings ({@code json-confluent-native}, {@link JsonEncoderConfig#confluent()})
+ * opening the encoder registers the writer schema (the {@code schema} option, or the JSON Schema
+ * derived from the row type) under the subject, with schema type JSON, and every value is {@code
+ * 0x00}, the registered id (big-endian), then exactly the JSON {@code json-native} writes; a registry
+ * that is down fails {@code open} with a message naming the URL and the subject.
+ *
  * <p>Handle lifetime: Flink 2.2's {@code SerializationSchema} has no close hook, so the encoder is
  * freed by a {@link java.lang.ref.Cleaner} when this instance becomes unreachable, or explicitly
  * through {@link #close()}; a later {@code open} replaces it. An instance is not thread-safe; Flink
@@ -33,7 +40,7 @@ public class JsonNativeSerializationSchema implements BatchSerializationSchema, 
     private final RowType rowType;
     private final JsonEncoderConfig config;
 
-    private transient NativeHandle encoder;
+    private transient NativeEncoderHandle encoder;
     private transient BinaryRowImages images;
 
     /**
@@ -55,8 +62,24 @@ public class JsonNativeSerializationSchema implements BatchSerializationSchema, 
 
     private void openEncoder() throws IOException {
         close();
-        encoder = NativeHandle.openJsonEncoder(config.toConfigJson(rowType));
+        encoder = openNativeEncoder();
         images = new BinaryRowImages(rowType, false);
+    }
+
+    private NativeEncoderHandle openNativeEncoder() throws IOException {
+        JsonConfluentConfig confluent = config.confluent();
+        try {
+            return NativeEncoderHandle.openJsonEncoder(config.configJson(rowType));
+        } catch (KarrowNativeException e) {
+            if (confluent == null) {
+                throw e;
+            }
+            throw new IOException(
+                    "Could not open the json-confluent-native encoder: registering the writer schema under subject '"
+                            + confluent.subject() + "' at schema registry " + confluent.registry().getUrl()
+                            + " failed: " + e.getMessage(),
+                    e);
+        }
     }
 
     /** Encodes one row into one JSON value; a null row gives a null value. */
@@ -81,7 +104,15 @@ public class JsonNativeSerializationSchema implements BatchSerializationSchema, 
      */
     @Override
     public ValueBatchEncoder createBatchEncoder() throws IOException {
-        return new JsonNativeBatchEncoder(NativeHandle.openJsonEncoder(config.toConfigJson(rowType)), rowType);
+        return new JsonNativeBatchEncoder(openNativeEncoder(), rowType);
+    }
+
+    /**
+     * The writer schema id registered at {@link #open} ({@code json-confluent-native}); {@code -1}
+     * before it, and always for plain JSON.
+     */
+    public int schemaId() {
+        return encoder == null ? -1 : encoder.schemaId();
     }
 
     /** Frees the native encoder now; the next {@code open} or {@code serialize} opens a new one. */
