@@ -1,7 +1,7 @@
 package io.karrow.bench;
 
 import io.karrow.flink.formats.avro.AvroConfluentNativeDeserializationSchema;
-import io.karrow.flink.formats.avro.RegistryDecoderConfig;
+import io.karrow.flink.formats.registry.RegistryDecoderConfig;
 import io.karrow.flink.formats.avro.reference.ReferenceDeserializers;
 import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.NativeHandle;

@@ -1,5 +1,7 @@
 package io.karrow.flink.formats.avro;
 
+import io.karrow.flink.formats.registry.RegistryDecoderConfig;
+
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.table.connector.ChangelogMode;

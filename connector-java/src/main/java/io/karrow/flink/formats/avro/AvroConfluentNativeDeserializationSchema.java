@@ -1,5 +1,6 @@
 package io.karrow.flink.formats.avro;
 
+import io.karrow.flink.formats.registry.RegistryDecoderConfig;
 import io.karrow.flink.formats.BatchDeserializationSchema;
 import io.karrow.flink.formats.ValueBatchDecoder;
 import io.karrow.flink.nativebridge.KarrowNative;

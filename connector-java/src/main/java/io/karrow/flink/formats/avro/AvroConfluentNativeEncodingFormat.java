@@ -1,5 +1,7 @@
 package io.karrow.flink.formats.avro;
 
+import io.karrow.flink.formats.registry.RegistryEncoderConfig;
+
 import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.format.EncodingFormat;

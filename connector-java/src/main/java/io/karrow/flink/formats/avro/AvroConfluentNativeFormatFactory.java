@@ -1,10 +1,13 @@
 package io.karrow.flink.formats.avro;
 
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.REGISTRY_CONNECTION_OPTIONS;
+import static io.karrow.flink.formats.registry.RegistryFormatOptions.REGISTRY_CONNECTION_OPTIONS;
 import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SCHEMA;
 import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SUBJECT;
 import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.URL;
 
+import io.karrow.flink.formats.registry.RegistryDecoderConfig;
+import io.karrow.flink.formats.registry.RegistryEncoderConfig;
+import io.karrow.flink.formats.registry.SubjectAutoCompletion;
 import io.karrow.flink.formats.ProducedRowClass;
 
 import org.apache.flink.api.common.serialization.DeserializationSchema;

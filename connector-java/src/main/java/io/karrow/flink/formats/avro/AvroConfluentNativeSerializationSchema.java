@@ -1,5 +1,6 @@
 package io.karrow.flink.formats.avro;
 
+import io.karrow.flink.formats.registry.RegistryEncoderConfig;
 import io.karrow.flink.formats.BatchSerializationSchema;
 import io.karrow.flink.formats.ValueBatchEncoder;
 import io.karrow.flink.nativebridge.KarrowNative;

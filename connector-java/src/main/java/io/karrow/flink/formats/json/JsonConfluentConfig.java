@@ -1,6 +1,6 @@
 package io.karrow.flink.formats.json;
 
-import io.karrow.flink.formats.avro.RegistryDecoderConfig;
+import io.karrow.flink.formats.registry.RegistryDecoderConfig;
 import io.karrow.flink.nativebridge.JsonText;
 
 import java.io.IOException;

@@ -1,14 +1,14 @@
 package io.karrow.flink.formats.json;
 
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.REGISTRY_CONNECTION_OPTIONS;
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SUBJECT;
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.URL;
+import static io.karrow.flink.formats.registry.RegistryFormatOptions.REGISTRY_CONNECTION_OPTIONS;
+import static io.karrow.flink.formats.registry.RegistryFormatOptions.SUBJECT;
+import static io.karrow.flink.formats.registry.RegistryFormatOptions.URL;
 import static io.karrow.flink.formats.json.JsonConfluentNativeFormatOptions.SCHEMA;
 import static io.karrow.flink.formats.json.JsonConfluentNativeFormatOptions.VALIDATE_SCHEMA_ID;
 
 import io.karrow.flink.formats.ProducedRowClass;
-import io.karrow.flink.formats.avro.RegistryDecoderConfig;
-import io.karrow.flink.formats.avro.SubjectAutoCompletion;
+import io.karrow.flink.formats.registry.RegistryDecoderConfig;
+import io.karrow.flink.formats.registry.SubjectAutoCompletion;
 
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.serialization.SerializationSchema;

@@ -5,9 +5,9 @@ import org.apache.flink.configuration.ConfigOptions;
 
 /**
  * The options {@code json-confluent-native} has on top of the eight options of {@code json-native}
- * ({@link JsonNativeFormatOptions}) and the registry options of {@code avro-confluent-native} ({@code
+ * ({@link JsonNativeFormatOptions}) and the registry options every registry format takes ({@code
  * url}, {@code subject}, authentication, TLS, {@code properties}; see {@link
- * io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions}).
+ * io.karrow.flink.formats.registry.RegistryFormatOptions}).
  */
 public final class JsonConfluentNativeFormatOptions {
 

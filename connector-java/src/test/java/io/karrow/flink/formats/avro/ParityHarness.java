@@ -1,5 +1,6 @@
 package io.karrow.flink.formats.avro;
 
+import io.karrow.flink.formats.registry.RegistryDecoderConfig;
 import io.karrow.flink.formats.avro.reference.ReferenceDeserializers;
 import io.karrow.flink.testutils.RowDataDiff;
 

@@ -13,7 +13,7 @@ import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SSL_
 import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SUBJECT;
 import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.URL;
 
-import io.karrow.flink.formats.avro.SubjectAutoCompletion;
+import io.karrow.flink.formats.registry.SubjectAutoCompletion;
 
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.serialization.SerializationSchema;

@@ -1,4 +1,4 @@
-package io.karrow.flink.formats.avro;
+package io.karrow.flink.formats.registry;
 
 import java.io.IOException;
 import java.io.InputStream;

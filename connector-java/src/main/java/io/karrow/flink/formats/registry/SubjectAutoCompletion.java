@@ -1,4 +1,4 @@
-package io.karrow.flink.formats.avro;
+package io.karrow.flink.formats.registry;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DelegatingConfiguration;
@@ -59,13 +59,13 @@ public final class SubjectAutoCompletion {
      */
     public static String requireSubject(
             String identifier, DynamicTableFactory.Context context, ReadableConfig formatOptions) {
-        return formatOptions.getOptional(AvroConfluentNativeFormatOptions.SUBJECT)
+        return formatOptions.getOptional(RegistryFormatOptions.SUBJECT)
                 .or(() -> defaultSubject(identifier, context.getCatalogTable().getOptions(), formatOptions))
                 .orElseThrow(() -> new ValidationException(String.format(
                         "Option %s.%s is required for serialization (it is auto-completed as '<topic>-value' or "
                                 + "'<topic>-key' only for a Kafka table with a single literal 'topic' whose key or "
                                 + "value format is unambiguously '%s')",
-                        identifier, AvroConfluentNativeFormatOptions.SUBJECT.key(), identifier)));
+                        identifier, RegistryFormatOptions.SUBJECT.key(), identifier)));
     }
 
     /**

@@ -1,14 +1,14 @@
-package io.karrow.flink.formats.avro;
+package io.karrow.flink.formats.registry;
 
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.BASIC_AUTH_CREDENTIALS_SOURCE;
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.BASIC_AUTH_USER_INFO;
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.BEARER_AUTH_CREDENTIALS_SOURCE;
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.BEARER_AUTH_TOKEN;
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.PROPERTIES;
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SSL_KEYSTORE_LOCATION;
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SSL_TRUSTSTORE_LOCATION;
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SSL_TRUSTSTORE_PASSWORD;
-import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.URL;
+import static io.karrow.flink.formats.registry.RegistryFormatOptions.BASIC_AUTH_CREDENTIALS_SOURCE;
+import static io.karrow.flink.formats.registry.RegistryFormatOptions.BASIC_AUTH_USER_INFO;
+import static io.karrow.flink.formats.registry.RegistryFormatOptions.BEARER_AUTH_CREDENTIALS_SOURCE;
+import static io.karrow.flink.formats.registry.RegistryFormatOptions.BEARER_AUTH_TOKEN;
+import static io.karrow.flink.formats.registry.RegistryFormatOptions.PROPERTIES;
+import static io.karrow.flink.formats.registry.RegistryFormatOptions.SSL_KEYSTORE_LOCATION;
+import static io.karrow.flink.formats.registry.RegistryFormatOptions.SSL_TRUSTSTORE_LOCATION;
+import static io.karrow.flink.formats.registry.RegistryFormatOptions.SSL_TRUSTSTORE_PASSWORD;
+import static io.karrow.flink.formats.registry.RegistryFormatOptions.URL;
 
 import io.karrow.flink.nativebridge.JsonText;
 import io.karrow.flink.nativebridge.LogicalTypeJson;

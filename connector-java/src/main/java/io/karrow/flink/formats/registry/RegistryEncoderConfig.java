@@ -1,4 +1,4 @@
-package io.karrow.flink.formats.avro;
+package io.karrow.flink.formats.registry;
 
 import io.karrow.flink.nativebridge.JsonText;
 
