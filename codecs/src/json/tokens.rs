@@ -100,6 +100,8 @@ pub(crate) struct Tokens<'a> {
     broken: bool,
     /// The current string token holds bytes Jackson rejects (see [`StringInfo`]).
     string_pending_bad: bool,
+    /// The current field name was recognised as the name the caller expected.
+    matched_expected: bool,
     scratch: Vec<u8>,
 }
 
@@ -120,6 +122,7 @@ impl<'a> Tokens<'a> {
             failed: None,
             broken: false,
             string_pending_bad: false,
+            matched_expected: false,
             scratch: Vec::new(),
         }
     }
@@ -150,6 +153,7 @@ impl<'a> Tokens<'a> {
     /// Advances to the next token; `Ok(None)` at the end of input outside any container.
     #[inline]
     pub(crate) fn next(&mut self) -> Result<Option<Token>, SyntaxError> {
+        self.matched_expected = false;
         if self.broken {
             return Err(self
                 .failed
@@ -168,6 +172,77 @@ impl<'a> Tokens<'a> {
                 Err(e)
             }
         }
+    }
+
+    /// [`Tokens::next`], telling the reader which field name most likely comes next (the
+    /// row decoder's guess): when the next token is exactly that plain name, it is
+    /// recognised without scanning, and [`Tokens::matched_expected`] says so. Same tokens,
+    /// same errors as `next`.
+    #[inline]
+    pub(crate) fn next_expecting(
+        &mut self,
+        expected: Option<&[u8]>,
+    ) -> Result<Option<Token>, SyntaxError> {
+        self.matched_expected = false;
+        if let Some(name) = expected {
+            if !self.broken && !self.string_pending_bad && self.current != Some(Token::FieldName) {
+                if let Some(token) = self.expected_name(name) {
+                    self.current = Some(token);
+                    return Ok(Some(token));
+                }
+            }
+        }
+        self.next()
+    }
+
+    /// Whether the current field name is the one passed to [`Tokens::next_expecting`].
+    #[inline]
+    pub(crate) fn matched_expected(&self) -> bool {
+        self.matched_expected
+    }
+
+    /// The fast path of `next_expecting`: inside an object, after a value or right after
+    /// `{`, the input holds `"name"` followed by a colon (whitespace allowed where JSON
+    /// allows it). Anything else returns `None` without consuming input.
+    #[inline]
+    fn expected_name(&mut self, name: &[u8]) -> Option<Token> {
+        if self.stack.last() != Some(&true) {
+            return None;
+        }
+        let input = self.input;
+        let mut at = self.pos;
+        let skip = |mut at: usize| {
+            while matches!(input.get(at), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+                at += 1;
+            }
+            at
+        };
+        at = skip(at);
+        if !self.after_open {
+            if input.get(at) != Some(&b',') {
+                return None;
+            }
+            at = skip(at + 1);
+        }
+        let start = at + 1;
+        let end = start + name.len();
+        if input.get(at) != Some(&b'"')
+            || input.get(end) != Some(&b'"')
+            || !same_bytes(&input[start..end], name)
+        {
+            return None;
+        }
+        let colon = skip(end + 1);
+        if input.get(colon) != Some(&b':') {
+            return None;
+        }
+        self.after_open = false;
+        self.start = start;
+        self.end = end;
+        self.pos = colon + 1;
+        self.string = StringInfo::default();
+        self.matched_expected = true;
+        Some(Token::FieldName)
     }
 
     #[inline]
@@ -601,9 +676,30 @@ impl<'a> Tokens<'a> {
 }
 
 /// The index of the first byte at or after `i` that is a quote, a backslash or non-ASCII
-/// (or `input.len()`), looking at eight bytes per step.
+/// (or `input.len()`): sixteen bytes per step with SSE2 on x86-64, eight elsewhere.
 #[inline]
 fn skip_plain_ascii(input: &[u8], mut i: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        };
+        while i + 16 <= input.len() {
+            // SAFETY: SSE2 is part of the x86-64 baseline; the load reads the 16 bytes
+            // `input[i..i + 16]`, which the loop condition keeps in bounds (unaligned load).
+            let mask = unsafe {
+                let v = _mm_loadu_si128(input.as_ptr().add(i).cast());
+                let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+                let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+                // The high bit of each byte: set for matches and for non-ASCII bytes.
+                _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), v))
+            };
+            if mask != 0 {
+                return i + mask.trailing_zeros() as usize;
+            }
+            i += 16;
+        }
+    }
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     while let Some(chunk) = input.get(i..i + 8) {
@@ -628,6 +724,36 @@ fn skip_plain_ascii(input: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// Byte equality without a library call for the short names JSON keys usually are:
+/// two overlapping word loads cover 4..=16 bytes.
+#[inline]
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        0..=3 => a == b,
+        4..=7 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
+        8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
+        _ => a == b,
+    }
+}
+
+#[inline(always)]
+fn word4(s: &[u8], at: usize) -> u32 {
+    let mut w = [0u8; 4];
+    w.copy_from_slice(&s[at..at + 4]);
+    u32::from_le_bytes(w)
+}
+
+#[inline(always)]
+fn word8(s: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&s[at..at + 8]);
+    u64::from_le_bytes(w)
 }
 
 fn number_too_long(len: usize) -> SyntaxError {
@@ -916,6 +1042,46 @@ mod tests {
             }
         }
         assert_eq!(skip_plain_ascii(b"abc", 0), 3);
+    }
+
+    #[test]
+    fn expected_names_are_recognised_only_verbatim() {
+        let mut t = Tokens::new(br#"{ "a" : 1 , "bc":2,"b\u0063":3,"x":4}"#);
+        t.next().unwrap();
+        assert_eq!(
+            t.next_expecting(Some(b"a")).unwrap(),
+            Some(Token::FieldName)
+        );
+        assert!(t.matched_expected());
+        t.next().unwrap();
+        assert_eq!(
+            t.next_expecting(Some(b"b")).unwrap(),
+            Some(Token::FieldName)
+        );
+        assert!(
+            !t.matched_expected(),
+            "a longer name is not the expected one"
+        );
+        assert_eq!(t.text().unwrap(), b"bc");
+        t.next().unwrap();
+        assert_eq!(
+            t.next_expecting(Some(b"bc")).unwrap(),
+            Some(Token::FieldName)
+        );
+        assert!(
+            !t.matched_expected(),
+            "an escaped spelling goes through the scanner"
+        );
+        assert_eq!(t.text().unwrap(), b"bc");
+        t.next().unwrap();
+        t.next_expecting(Some(b"x")).unwrap();
+        assert!(t.matched_expected());
+        t.next().unwrap();
+        assert!(!t.matched_expected());
+        assert_eq!(
+            t.next_expecting(Some(b"y")).unwrap(),
+            Some(Token::EndObject)
+        );
     }
 
     #[test]

@@ -412,7 +412,7 @@ impl ParserConverters {
         let mut present = vec_bits(arity);
         let mut count = 0;
         let mut hint = 0;
-        t.next().map_err(|e| e.0)?;
+        t.next_expecting(plan.plain_name(0)).map_err(|e| e.0)?;
         loop {
             match t.current() {
                 Some(Token::EndObject) => break,
@@ -423,7 +423,9 @@ impl ParserConverters {
                 skip_to_next_field(t)?;
                 continue;
             }
-            let index = {
+            let index = if t.matched_expected() {
+                Some(hint)
+            } else {
                 let (raw, plain) = t.raw_string();
                 if plain && t.current() == Some(Token::FieldName) {
                     plan.lookup(raw, hint)
@@ -440,9 +442,14 @@ impl ParserConverters {
                         .nullable(&plan.values[i], t, out, base, slot)
                         .map_err(|e| field_failure(&plan.names[i], e))?;
                     set_present(&mut present, i, written);
-                    t.next().map_err(|e| e.0)?;
                     count += 1;
                     hint = i + 1;
+                    let expected = if count < arity {
+                        plan.plain_name(hint)
+                    } else {
+                        None
+                    };
+                    t.next_expecting(expected).map_err(|e| e.0)?;
                 }
                 None => skip_to_next_field(t)?,
             }

@@ -2,6 +2,7 @@
 //! way flink-json checks it when the format is created.
 
 use crate::error::CodecError;
+use crate::json::tokens::same_bytes;
 use crate::types::{FlinkField, FlinkKind, FlinkType};
 
 /// How one value is converted.
@@ -72,6 +73,9 @@ pub(crate) struct RowPlan {
     pub(crate) names: Vec<Box<[u8]>>,
     /// Field conversions, in declared order.
     pub(crate) values: Vec<Value>,
+    /// Per field, whether its name appears in JSON exactly as its bytes (no character
+    /// that must be escaped), so the tokenizer may recognise it without scanning.
+    pub(crate) plain_names: Vec<bool>,
 }
 
 impl RowPlan {
@@ -86,48 +90,35 @@ impl RowPlan {
                 .iter()
                 .map(|f| Value::new(&f.ty))
                 .collect::<Result<_, _>>()?,
+            plain_names: fields
+                .iter()
+                .map(|f| {
+                    f.name
+                        .bytes()
+                        .all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b < 0x80)
+                })
+                .collect(),
         })
+    }
+
+    /// The name of field `i` when the tokenizer may match it verbatim.
+    #[inline]
+    pub(crate) fn plain_name(&self, i: usize) -> Option<&[u8]> {
+        match self.plain_names.get(i) {
+            Some(true) => Some(&self.names[i]),
+            _ => None,
+        }
     }
 
     /// Index of the field named `name`, trying `hint` (the field after the last one
     /// matched: JSON producers mostly write fields in declared order) first.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn lookup(&self, name: &[u8], hint: usize) -> Option<usize> {
         if self.names.get(hint).is_some_and(|n| same_bytes(n, name)) {
             return Some(hint);
         }
         self.names.iter().position(|n| same_bytes(n, name))
     }
-}
-
-/// Byte equality without a library call for the short names JSON keys usually are:
-/// two overlapping word loads cover 4..=16 bytes.
-#[inline]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    match n {
-        0..=3 => a == b,
-        4..=7 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
-        8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
-        _ => a == b,
-    }
-}
-
-#[inline(always)]
-fn word4(s: &[u8], at: usize) -> u32 {
-    let mut w = [0u8; 4];
-    w.copy_from_slice(&s[at..at + 4]);
-    u32::from_le_bytes(w)
-}
-
-#[inline(always)]
-fn word8(s: &[u8], at: usize) -> u64 {
-    let mut w = [0u8; 8];
-    w.copy_from_slice(&s[at..at + 8]);
-    u64::from_le_bytes(w)
 }
 
 impl Value {
@@ -201,7 +192,7 @@ pub(crate) fn has_decimal(ty: &FlinkType) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::same_bytes;
+    use crate::json::tokens::same_bytes;
 
     #[test]
     fn word_compares_agree_with_slice_equality() {
