@@ -251,46 +251,49 @@ fn map_type(key: Field, value: Field) -> DataType {
     DataType::Map(Arc::new(entries), false)
 }
 
-/// The type as Flink's `LogicalType.asSummaryString()` prints it (for messages).
+/// The type as Flink's `LogicalType.asSummaryString()` prints it (for error messages):
+/// `NOT NULL` suffixes, `STRING`/`BYTES` for the maximal lengths, default interval
+/// precisions, back-quoted ROW field names.
 pub fn summary_string(ty: &FlinkType) -> String {
-    let base = match &ty.kind {
-        FlinkKind::Null => "NULL".to_string(),
-        FlinkKind::Boolean => "BOOLEAN".to_string(),
-        FlinkKind::TinyInt => "TINYINT".to_string(),
-        FlinkKind::SmallInt => "SMALLINT".to_string(),
-        FlinkKind::Int => "INT".to_string(),
-        FlinkKind::BigInt => "BIGINT".to_string(),
-        FlinkKind::Float => "FLOAT".to_string(),
-        FlinkKind::Double => "DOUBLE".to_string(),
+    let text = match &ty.kind {
+        FlinkKind::Null => return "NULL".into(),
+        FlinkKind::Boolean => "BOOLEAN".into(),
+        FlinkKind::TinyInt => "TINYINT".into(),
+        FlinkKind::SmallInt => "SMALLINT".into(),
+        FlinkKind::Int => "INT".into(),
+        FlinkKind::BigInt => "BIGINT".into(),
+        FlinkKind::Float => "FLOAT".into(),
+        FlinkKind::Double => "DOUBLE".into(),
         FlinkKind::Char(n) => format!("CHAR({n})"),
-        FlinkKind::VarChar(n) if *n == i32::MAX as u32 => "STRING".to_string(),
+        FlinkKind::VarChar(n) if *n == i32::MAX as u32 => "STRING".into(),
         FlinkKind::VarChar(n) => format!("VARCHAR({n})"),
         FlinkKind::Binary(n) => format!("BINARY({n})"),
-        FlinkKind::VarBinary(n) if *n == i32::MAX as u32 => "BYTES".to_string(),
+        FlinkKind::VarBinary(n) if *n == i32::MAX as u32 => "BYTES".into(),
         FlinkKind::VarBinary(n) => format!("VARBINARY({n})"),
         FlinkKind::Decimal { precision, scale } => format!("DECIMAL({precision}, {scale})"),
-        FlinkKind::Date => "DATE".to_string(),
+        FlinkKind::Date => "DATE".into(),
         FlinkKind::Time(p) => format!("TIME({p})"),
         FlinkKind::Timestamp(p) => format!("TIMESTAMP({p})"),
         FlinkKind::TimestampLtz(p) => format!("TIMESTAMP_LTZ({p})"),
-        FlinkKind::IntervalYearMonth => "INTERVAL YEAR TO MONTH".to_string(),
-        FlinkKind::IntervalDayTime => "INTERVAL DAY TO SECOND".to_string(),
-        FlinkKind::Array(e) => format!("ARRAY<{}>", summary_string(e)),
-        FlinkKind::Map(k, v) => format!("MAP<{}, {}>", summary_string(k), summary_string(v)),
-        FlinkKind::Multiset(e) => format!("MULTISET<{}>", summary_string(e)),
-        FlinkKind::Row(fields) => format!(
-            "ROW<{}>",
-            fields
+        FlinkKind::IntervalYearMonth => "INTERVAL YEAR(2) TO MONTH".into(),
+        FlinkKind::IntervalDayTime => "INTERVAL DAY(2) TO SECOND(3)".into(),
+        FlinkKind::Array(item) => format!("ARRAY<{}>", summary_string(item)),
+        FlinkKind::Map(key, value) => {
+            format!("MAP<{}, {}>", summary_string(key), summary_string(value))
+        }
+        FlinkKind::Multiset(item) => format!("MULTISET<{}>", summary_string(item)),
+        FlinkKind::Row(fields) => {
+            let inner: Vec<String> = fields
                 .iter()
-                .map(|f| format!("`{}` {}", f.name, summary_string(&f.ty)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+                .map(|f| format!("`{}` {}", f.name.replace('`', "``"), summary_string(&f.ty)))
+                .collect();
+            format!("ROW<{}>", inner.join(", "))
+        }
     };
     if ty.nullable {
-        base
+        text
     } else {
-        format!("{base} NOT NULL")
+        format!("{text} NOT NULL")
     }
 }
 

@@ -89,7 +89,7 @@ fn write_type(out: &mut String, ty: &FlinkType, row_name: &str) -> Result<(), Co
     let unsupported = || {
         CodecError::InvalidType(format!(
             "Unsupported to derive Schema for type: {}",
-            describe(ty)
+            crate::types::summary_string(ty)
         ))
     };
     if ty.kind == FlinkKind::Null {
@@ -159,51 +159,8 @@ fn require_string_key(key: &FlinkType) -> Result<(), CodecError> {
         FlinkKind::Char(_) | FlinkKind::VarChar(_) => Ok(()),
         _ => Err(CodecError::InvalidType(format!(
             "Avro format doesn't support non-string as key type of map. The key type is: {}",
-            describe(key)
+            crate::types::summary_string(key)
         ))),
-    }
-}
-
-/// A short SQL-like rendering of a type for error messages.
-pub fn describe(ty: &FlinkType) -> String {
-    let base = match &ty.kind {
-        FlinkKind::Null => "NULL".to_string(),
-        FlinkKind::Boolean => "BOOLEAN".into(),
-        FlinkKind::TinyInt => "TINYINT".into(),
-        FlinkKind::SmallInt => "SMALLINT".into(),
-        FlinkKind::Int => "INT".into(),
-        FlinkKind::BigInt => "BIGINT".into(),
-        FlinkKind::Float => "FLOAT".into(),
-        FlinkKind::Double => "DOUBLE".into(),
-        FlinkKind::Char(n) => format!("CHAR({n})"),
-        FlinkKind::VarChar(n) if *n == i32::MAX as u32 => "STRING".into(),
-        FlinkKind::VarChar(n) => format!("VARCHAR({n})"),
-        FlinkKind::Binary(n) => format!("BINARY({n})"),
-        FlinkKind::VarBinary(n) if *n == i32::MAX as u32 => "BYTES".into(),
-        FlinkKind::VarBinary(n) => format!("VARBINARY({n})"),
-        FlinkKind::Decimal { precision, scale } => format!("DECIMAL({precision}, {scale})"),
-        FlinkKind::Date => "DATE".into(),
-        FlinkKind::Time(p) => format!("TIME({p})"),
-        FlinkKind::Timestamp(p) => format!("TIMESTAMP({p})"),
-        FlinkKind::TimestampLtz(p) => format!("TIMESTAMP_LTZ({p})"),
-        FlinkKind::IntervalYearMonth => "INTERVAL YEAR TO MONTH".into(),
-        FlinkKind::IntervalDayTime => "INTERVAL DAY TO SECOND".into(),
-        FlinkKind::Array(e) => format!("ARRAY<{}>", describe(e)),
-        FlinkKind::Multiset(e) => format!("MULTISET<{}>", describe(e)),
-        FlinkKind::Map(k, v) => format!("MAP<{}, {}>", describe(k), describe(v)),
-        FlinkKind::Row(fields) => format!(
-            "ROW<{}>",
-            fields
-                .iter()
-                .map(|f| format!("`{}` {}", f.name, describe(&f.ty)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
-    if ty.nullable {
-        base
-    } else {
-        format!("{base} NOT NULL")
     }
 }
 

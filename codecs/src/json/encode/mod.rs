@@ -463,7 +463,7 @@ fn plan(ty: &FlinkType) -> Result<Plan, CodecError> {
             // `IllegalArgumentException` for it when flink-json builds its converters.
             return Err(CodecError::InvalidType(format!(
                 "JSON format cannot write type {}: Flink has no field getter for it",
-                summary(ty)
+                crate::types::summary_string(ty)
             )));
         }
         FlinkKind::Boolean => Scalar::Boolean,
@@ -507,50 +507,8 @@ fn check_map_key(container: &FlinkType, key: &FlinkType) -> Result<(), CodecErro
         FlinkKind::Char(_) | FlinkKind::VarChar(_) => Ok(()),
         _ => Err(CodecError::InvalidType(format!(
             "JSON format doesn't support non-string as key type of map. The type is: {}",
-            summary(container)
+            crate::types::summary_string(container)
         ))),
-    }
-}
-
-/// Flink's `LogicalType.asSummaryString()` of a type, for error messages.
-fn summary(ty: &FlinkType) -> String {
-    let text = match &ty.kind {
-        FlinkKind::Null => return "NULL".into(),
-        FlinkKind::Boolean => "BOOLEAN".into(),
-        FlinkKind::TinyInt => "TINYINT".into(),
-        FlinkKind::SmallInt => "SMALLINT".into(),
-        FlinkKind::Int => "INT".into(),
-        FlinkKind::BigInt => "BIGINT".into(),
-        FlinkKind::Float => "FLOAT".into(),
-        FlinkKind::Double => "DOUBLE".into(),
-        FlinkKind::Char(n) => format!("CHAR({n})"),
-        FlinkKind::VarChar(n) if *n == i32::MAX as u32 => "STRING".into(),
-        FlinkKind::VarChar(n) => format!("VARCHAR({n})"),
-        FlinkKind::Binary(n) => format!("BINARY({n})"),
-        FlinkKind::VarBinary(n) if *n == i32::MAX as u32 => "BYTES".into(),
-        FlinkKind::VarBinary(n) => format!("VARBINARY({n})"),
-        FlinkKind::Decimal { precision, scale } => format!("DECIMAL({precision}, {scale})"),
-        FlinkKind::Date => "DATE".into(),
-        FlinkKind::Time(p) => format!("TIME({p})"),
-        FlinkKind::Timestamp(p) => format!("TIMESTAMP({p})"),
-        FlinkKind::TimestampLtz(p) => format!("TIMESTAMP_LTZ({p})"),
-        FlinkKind::IntervalYearMonth => "INTERVAL YEAR(2) TO MONTH".into(),
-        FlinkKind::IntervalDayTime => "INTERVAL DAY(2) TO SECOND(3)".into(),
-        FlinkKind::Array(item) => format!("ARRAY<{}>", summary(item)),
-        FlinkKind::Map(key, value) => format!("MAP<{}, {}>", summary(key), summary(value)),
-        FlinkKind::Multiset(item) => format!("MULTISET<{}>", summary(item)),
-        FlinkKind::Row(fields) => {
-            let inner: Vec<String> = fields
-                .iter()
-                .map(|f| format!("`{}` {}", f.name.replace('`', "``"), summary(&f.ty)))
-                .collect();
-            format!("ROW<{}>", inner.join(", "))
-        }
-    };
-    if ty.nullable {
-        text
-    } else {
-        format!("{text} NOT NULL")
     }
 }
 
