@@ -4,6 +4,10 @@ import static io.karrow.flink.testutils.KafkaTestSupport.createTopic;
 import static io.karrow.flink.testutils.KafkaTestSupport.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static io.karrow.flink.testutils.SqlTestSupport.tableEnv;
+import static io.karrow.flink.testutils.SqlTestSupport.collect;
+import static io.karrow.flink.testutils.SqlTestSupport.size;
+import static io.karrow.flink.testutils.SqlTestSupport.messages;
 
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
@@ -11,11 +15,9 @@ import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -25,7 +27,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
 
@@ -91,12 +92,6 @@ class KafkaNativeSourceITCase {
         return topic;
     }
 
-    private static StreamTableEnvironment tableEnv() {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
-        return StreamTableEnvironment.create(env);
-    }
-
     private static String with(String connector, String topic, String format) {
         return " WITH ('connector' = '" + connector + "', 'topic' = '" + topic + "',"
                 + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "',"
@@ -120,20 +115,6 @@ class KafkaNativeSourceITCase {
                 + " headers MAP<STRING, BYTES> METADATA VIRTUAL)"
                 + with(connector, topic, format)
                 + ", 'key.format' = 'raw', 'key.fields' = 'k', 'value.fields-include' = 'EXCEPT_KEY')";
-    }
-
-    private static Map<Row, Integer> collect(StreamTableEnvironment tEnv, String query) throws Exception {
-        Map<Row, Integer> multiset = new HashMap<>();
-        try (CloseableIterator<Row> rows = tEnv.executeSql(query).collect()) {
-            while (rows.hasNext()) {
-                multiset.merge(rows.next(), 1, Integer::sum);
-            }
-        }
-        return multiset;
-    }
-
-    private static int size(Map<Row, Integer> multiset) {
-        return multiset.values().stream().mapToInt(Integer::intValue).sum();
     }
 
     private static final String KEYED_QUERY = "SELECT k, auction, bidder, price, channel, url, date_time, extra, `topic`,"
@@ -188,11 +169,4 @@ class KafkaNativeSourceITCase {
                         .containsIgnoringCase("magic"));
     }
 
-    static String messages(Throwable t) {
-        StringBuilder s = new StringBuilder();
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            s.append(c.getMessage()).append(" | ");
-        }
-        return s.toString();
-    }
 }

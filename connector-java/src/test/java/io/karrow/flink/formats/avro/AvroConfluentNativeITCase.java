@@ -4,6 +4,9 @@ import static io.karrow.flink.testutils.KafkaTestSupport.createTopic;
 import static io.karrow.flink.testutils.KafkaTestSupport.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static io.karrow.flink.testutils.SqlTestSupport.tableEnv;
+import static io.karrow.flink.testutils.SqlTestSupport.collect;
+import static io.karrow.flink.testutils.SqlTestSupport.size;
 
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
@@ -11,11 +14,9 @@ import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
@@ -25,7 +26,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -86,12 +86,6 @@ class AvroConfluentNativeITCase {
         return topic;
     }
 
-    private static StreamTableEnvironment tableEnv() {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
-        return StreamTableEnvironment.create(env);
-    }
-
     private static String valueOnlyDdl(String table, String topic, String format) {
         return "CREATE TABLE " + table + " (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,"
                 + " date_time TIMESTAMP(3), extra STRING) WITH ("
@@ -115,20 +109,6 @@ class AvroConfluentNativeITCase {
                 + "'key.format' = 'raw', 'key.fields' = 'k', 'value.fields-include' = 'EXCEPT_KEY',"
                 + "'value.format' = '" + format + "',"
                 + "'value." + format + ".url' = '" + registry.url() + "')";
-    }
-
-    private static Map<Row, Integer> collect(StreamTableEnvironment tEnv, String query) throws Exception {
-        Map<Row, Integer> multiset = new HashMap<>();
-        try (CloseableIterator<Row> rows = tEnv.executeSql(query).collect()) {
-            while (rows.hasNext()) {
-                multiset.merge(rows.next(), 1, Integer::sum);
-            }
-        }
-        return multiset;
-    }
-
-    private static int size(Map<Row, Integer> multiset) {
-        return multiset.values().stream().mapToInt(Integer::intValue).sum();
     }
 
     @Test

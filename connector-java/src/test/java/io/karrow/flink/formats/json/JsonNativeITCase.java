@@ -4,14 +4,16 @@ import static io.karrow.flink.testutils.KafkaTestSupport.createTopic;
 import static io.karrow.flink.testutils.KafkaTestSupport.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static io.karrow.flink.testutils.SqlTestSupport.tableEnv;
+import static io.karrow.flink.testutils.SqlTestSupport.collect;
+import static io.karrow.flink.testutils.SqlTestSupport.size;
+import static io.karrow.flink.testutils.SqlTestSupport.messages;
 
 import io.karrow.flink.testutils.KafkaTestSupport;
 
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -105,12 +107,6 @@ class JsonNativeITCase {
         return s.append('}').toString();
     }
 
-    private static StreamTableEnvironment tableEnv() {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(2);
-        return StreamTableEnvironment.create(env);
-    }
-
     private static final String COLUMNS = "auction BIGINT, bidder INT, price BIGINT, channel STRING, url STRING,"
             + " date_time TIMESTAMP(3), extra STRING, amount DECIMAL(10, 2)";
 
@@ -124,20 +120,6 @@ class JsonNativeITCase {
                 + " 'topic' = '" + topic + "', 'properties.bootstrap.servers' = '" + BOOTSTRAP + "',"
                 + " 'properties.group.id' = 'json-native-it', 'scan.startup.mode' = 'earliest-offset',"
                 + " 'scan.bounded.mode' = 'latest-offset', 'value.format' = '" + format + "'" + extraOptions + ")";
-    }
-
-    private static Map<Row, Integer> collect(StreamTableEnvironment tEnv, String query) throws Exception {
-        Map<Row, Integer> multiset = new HashMap<>();
-        try (CloseableIterator<Row> rows = tEnv.executeSql(query).collect()) {
-            while (rows.hasNext()) {
-                multiset.merge(rows.next(), 1, Integer::sum);
-            }
-        }
-        return multiset;
-    }
-
-    private static int size(Map<?, Integer> multiset) {
-        return multiset.values().stream().mapToInt(Integer::intValue).sum();
     }
 
     @Test
@@ -252,11 +234,4 @@ class JsonNativeITCase {
         return multiset;
     }
 
-    private static String messages(Throwable t) {
-        StringBuilder s = new StringBuilder();
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            s.append(c.getMessage()).append(" | ");
-        }
-        return s.toString();
-    }
 }

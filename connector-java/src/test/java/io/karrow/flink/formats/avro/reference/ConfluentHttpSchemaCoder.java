@@ -33,7 +33,7 @@ public final class ConfluentHttpSchemaCoder implements SchemaCoder {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final String url;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(60)).build();
     private final Map<Integer, Schema> cache = new HashMap<>();
     private final Map<Schema, Integer> registered = new HashMap<>();
     private final String subject;
@@ -66,7 +66,7 @@ public final class ConfluentHttpSchemaCoder implements SchemaCoder {
     }
 
     private Schema fetch(int id) throws IOException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/schemas/ids/" + id)).timeout(Duration.ofSeconds(30)).GET().build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/schemas/ids/" + id)).timeout(Duration.ofSeconds(120)).GET().build();
         HttpResponse<String> response;
         try {
             response = http.send(request, HttpResponse.BodyHandlers.ofString());
@@ -104,7 +104,7 @@ public final class ConfluentHttpSchemaCoder implements SchemaCoder {
         HttpRequest request = HttpRequest.newBuilder(URI.create(
                         url + "/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8) + "/versions"))
                 .header("Content-Type", "application/vnd.schemaregistry.v1+json")
-                .timeout(Duration.ofSeconds(30))
+                .timeout(Duration.ofSeconds(120))
                 .POST(HttpRequest.BodyPublishers.ofString(body))
                 .build();
         HttpResponse<String> response;
