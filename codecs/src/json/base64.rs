@@ -69,6 +69,7 @@ pub(crate) fn decode_base64_tree(text: &[u8], out: &mut Vec<u8>) -> Result<(), B
 /// `JsonParser.getBinaryValue()` on a string token the parser has not read yet: decodes
 /// `raw`, the bytes **between the quotes exactly as they appear in the JSON message**
 /// (escape sequences not yet resolved). Appends the bytes to `out` (unchanged on error).
+#[cfg(test)]
 pub(crate) fn decode_base64_parser(raw: &[u8], out: &mut Vec<u8>) -> Result<(), Base64Error> {
     decode_base64_parser_at(raw, out).map_err(|(error, _)| error)
 }

@@ -102,6 +102,15 @@ pub(crate) struct Tokens<'a> {
     string_pending_bad: bool,
     /// The current field name was recognised as the name the caller expected.
     matched_expected: bool,
+    /// The last `text()` replaced lone surrogates (Java strings that differ can store
+    /// the same UTF-8).
+    text_lossy: bool,
+    /// Where Jackson's cursor stands after a failed `getText()` of the current string
+    /// (it marks the token finished and goes on from there).
+    resume_at: Option<usize>,
+    /// Where Jackson goes on skipping string content after a failed `getBinaryValue()`
+    /// that consumed the closing quote (the token stays unfinished).
+    skip_string_from: Option<usize>,
     scratch: Vec<u8>,
 }
 
@@ -123,6 +132,9 @@ impl<'a> Tokens<'a> {
             broken: false,
             string_pending_bad: false,
             matched_expected: false,
+            text_lossy: false,
+            resume_at: None,
+            skip_string_from: None,
             scratch: Vec::new(),
         }
     }
@@ -247,6 +259,9 @@ impl<'a> Tokens<'a> {
 
     #[inline]
     fn advance(&mut self) -> Result<Option<Token>, SyntaxError> {
+        if self.resume_at.is_some() || self.skip_string_from.is_some() {
+            self.resume_after_failed_string()?;
+        }
         if self.string_pending_bad {
             let info = self.string;
             if let Some(at) = info.bad_at {
@@ -303,6 +318,36 @@ impl<'a> Tokens<'a> {
             self.field_name(b).map(Some)
         } else {
             self.value_start(b).map(Some)
+        }
+    }
+
+    /// Puts the cursor where Jackson's stands after a string value failed to convert:
+    /// right after the offending bytes (text), or after skipping string content up to
+    /// the next quote (base64 that consumed the closing quote).
+    #[cold]
+    fn resume_after_failed_string(&mut self) -> Result<(), SyntaxError> {
+        if let Some(at) = self.resume_at.take() {
+            self.pos = at;
+            self.string_pending_bad = false;
+        }
+        if let Some(from) = self.skip_string_from.take() {
+            // Pretend the byte before `from` opened a string and skip to its end.
+            self.pos = from - 1;
+            self.scan_string("a String value")?;
+            if let Some(at) = self.string.bad_at {
+                return Err(self.utf8_error(at));
+            }
+        }
+        Ok(())
+    }
+
+    /// Records that a base64 decode of the current string failed after Jackson's cursor
+    /// advanced `consumed` bytes into the raw content (`raw.len() + 1`: it consumed the
+    /// closing quote, so the next token read first skips string content).
+    pub(crate) fn base64_failed_at(&mut self, consumed: usize) {
+        if self.current == Some(Token::String) && consumed > self.end - self.start {
+            self.string_pending_bad = false;
+            self.skip_string_from = Some(self.end + 1);
         }
     }
 
@@ -556,9 +601,11 @@ impl<'a> Tokens<'a> {
                             } else {
                                 info.bad_at = Some(i);
                             }
-                            if input[i + 1..i + len.max(1)].contains(&b'"') {
-                                info.bad_more = true;
-                            }
+                            // Go on from the next byte so that a quote Jackson would take
+                            // as a (bad) continuation byte still ends the token here; where
+                            // Jackson's cursor really stands is worked out if the text is read.
+                            i += 1;
+                            continue;
                         }
                         Utf8Seq::Truncated => {
                             return Err(SyntaxError(format!("Unexpected end-of-input in {what}")));
@@ -641,14 +688,20 @@ impl<'a> Tokens<'a> {
                 self.string.read = true;
                 let info = self.string;
                 if let Some(at) = info.bad_at {
+                    // Jackson has consumed the offending byte(s) and treats the token as
+                    // finished: it reads on from there (usually a syntax error follows).
+                    if self.current == Some(Token::String) {
+                        self.resume_at = Some(at + rejected_length(&self.input[at..]));
+                    }
                     return Err(self.utf8_error(at).0);
                 }
                 let raw = &self.input[self.start..self.end];
+                self.text_lossy = false;
                 if !info.escaped && !info.lenient {
                     return Ok(raw);
                 }
                 self.scratch.clear();
-                unescape_into(raw, info.lenient, &mut self.scratch);
+                self.text_lossy = unescape_into(raw, info.lenient, &mut self.scratch);
                 Ok(&self.scratch)
             }
             Some(Token::Int) | Some(Token::Float) => Ok(self.literal()),
@@ -661,6 +714,11 @@ impl<'a> Tokens<'a> {
             Some(Token::Null) => Ok(b"null"),
             None => Err("no current token".into()),
         }
+    }
+
+    /// Whether the last [`Tokens::text`] replaced lone surrogates with `?`.
+    pub(crate) fn text_was_lossy(&self) -> bool {
+        self.text_lossy
     }
 
     /// The raw (still escaped) content of the current string or field name, and whether
@@ -762,6 +820,26 @@ fn number_too_long(len: usize) -> SyntaxError {
     ))
 }
 
+/// How many bytes Jackson has consumed when it rejects the sequence at the start of
+/// `bytes`: the start byte alone when it is invalid, else up to and including the first
+/// byte that is not a continuation byte.
+fn rejected_length(bytes: &[u8]) -> usize {
+    let b = bytes[0];
+    let len = match b {
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF7 => 4,
+        _ => return 1,
+    };
+    match bytes[1..len.min(bytes.len())]
+        .iter()
+        .position(|&c| c & 0xC0 != 0x80)
+    {
+        Some(k) => k + 2,
+        None => 1,
+    }
+}
+
 /// How Jackson takes the multi-byte sequence at the start of a slice.
 enum Utf8Seq {
     Valid,
@@ -802,8 +880,9 @@ fn jackson_utf8_sequence(bytes: &[u8]) -> (usize, Utf8Seq) {
 /// UTF-8 bytes Flink would store for the Java string Jackson builds: escaped surrogate
 /// pairs combine; lone surrogates (escaped or from lenient byte sequences) become `?`,
 /// as Java's UTF-8 encoder writes them.
-fn unescape_into(raw: &[u8], lenient: bool, out: &mut Vec<u8>) {
+fn unescape_into(raw: &[u8], lenient: bool, out: &mut Vec<u8>) -> bool {
     let mut units: Vec<u16> = Vec::new();
+    let mut lossy = false;
     let mut i = 0;
     while i < raw.len() {
         let b = raw[i];
@@ -828,7 +907,7 @@ fn unescape_into(raw: &[u8], lenient: bool, out: &mut Vec<u8>) {
             i += 2;
             continue;
         }
-        flush_units(&mut units, out);
+        lossy |= flush_units(&mut units, out);
         if b < 0x80 {
             out.push(b);
             i += 1;
@@ -843,7 +922,7 @@ fn unescape_into(raw: &[u8], lenient: bool, out: &mut Vec<u8>) {
         }
         i += len;
     }
-    flush_units(&mut units, out);
+    lossy | flush_units(&mut units, out)
 }
 
 /// Decodes a sequence Jackson accepts but UTF-8 does not, with Jackson's bit arithmetic,
@@ -862,17 +941,21 @@ fn push_jackson_decoded(seq: &[u8], units: &mut Vec<u16>) {
     }
 }
 
-/// Writes pending UTF-16 units as Java's UTF-8 encoder would (lone surrogates as `?`).
-fn flush_units(units: &mut Vec<u16>, out: &mut Vec<u8>) {
+/// Writes pending UTF-16 units as Java's UTF-8 encoder would (lone surrogates as `?`);
+/// returns whether any was replaced.
+fn flush_units(units: &mut Vec<u16>, out: &mut Vec<u8>) -> bool {
     if units.is_empty() {
-        return;
+        return false;
     }
+    let mut lossy = false;
     for decoded in char::decode_utf16(units.iter().copied()) {
+        lossy |= decoded.is_err();
         let c = decoded.unwrap_or('?');
         let mut buf = [0u8; 4];
         out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
     }
     units.clear();
+    lossy
 }
 
 #[cfg(test)]
@@ -1004,7 +1087,21 @@ mod tests {
             .text()
             .unwrap_err()
             .contains("Invalid UTF-8 start byte 0xff"));
-        // Read once and a single bad byte: Jackson skips the rest and goes on.
+        // Jackson goes on right after the bad byte, so `b"` is read as the next token.
+        assert!(t
+            .next()
+            .unwrap_err()
+            .0
+            .contains("Unexpected character ('b'"));
+        // A lead byte followed by the closing quote swallows the quote: reading goes on
+        // after it, and here that happens to be valid.
+        let mut t = Tokens::new(b"[\"\xc3\",1]");
+        t.next().unwrap();
+        t.next().unwrap();
+        assert!(t
+            .text()
+            .unwrap_err()
+            .contains("Invalid UTF-8 middle byte 0x22"));
         assert_eq!(t.next().unwrap(), Some(Token::Int));
         let mut t = Tokens::new(b"[\"a\xffb\",1]");
         t.next().unwrap();

@@ -10,7 +10,7 @@ use crate::flink_binary::layout::{
     put, row_null_bytes, set_offset_and_size, write_big_decimal, write_big_timestamp,
     write_var_bytes,
 };
-use crate::json::base64::decode_base64_parser;
+use crate::json::base64::decode_base64_parser_at;
 use crate::json::numbers::{
     java_trim, parse_decimal, parse_java_double, parse_java_float, parse_java_integer,
 };
@@ -35,7 +35,7 @@ pub(crate) struct ParserConverters {
     pub(crate) has_decimal: bool,
     pool: Vec<ElementImages>,
     bytes: Vec<u8>,
-    map_keys: Vec<(usize, usize)>,
+    map_keys: Vec<MapKey>,
     key_text: Vec<u8>,
 }
 
@@ -188,8 +188,15 @@ impl ParserConverters {
                 }
                 let mut bytes = std::mem::take(&mut self.bytes);
                 bytes.clear();
-                // Jackson decodes base64 straight from the raw (still escaped) string.
-                let r = decode_base64_parser(t.raw_string().0, &mut bytes).map_err(|e| e.0);
+                // Jackson decodes base64 straight from the raw (still escaped) string; on
+                // failure its cursor stays where the decoding stopped.
+                let r = match decode_base64_parser_at(t.raw_string().0, &mut bytes) {
+                    Ok(()) => Ok(()),
+                    Err((e, consumed)) => {
+                        t.base64_failed_at(consumed);
+                        Err(e.0)
+                    }
+                };
                 let r = r.and_then(|_| {
                     write_var_bytes(out, base, slot, &bytes).map_err(|e| e.to_string())
                 });
@@ -292,8 +299,12 @@ impl ParserConverters {
         items: &mut ElementImages,
     ) -> Result<(), Fail> {
         loop {
-            if t.next().map_err(|e| e.0)? == Some(Token::EndArray) {
-                return Ok(());
+            match t.next().map_err(|e| e.0)? {
+                Some(Token::EndArray) => return Ok(()),
+                // Only reachable after a failed element moved the cursor past the array's
+                // end; flink-json would read null elements forever here.
+                None => return Err("Unexpected end-of-input in an array".into()),
+                Some(_) => {}
             }
             let mut failure = None;
             items
@@ -324,7 +335,6 @@ impl ParserConverters {
         key_spans.clear();
         key_text.clear();
         let r = self.map_entries(
-            key,
             item,
             t,
             &mut keys,
@@ -336,10 +346,9 @@ impl ParserConverters {
             // HashMap semantics: a later equal key replaces the earlier entry.
             let keep: Vec<bool> = (0..key_spans.len())
                 .map(|i| {
-                    let k = &key_text[key_spans[i].0..key_spans[i].1];
                     !key_spans[i + 1..]
                         .iter()
-                        .any(|&(s, e)| &key_text[s..e] == k)
+                        .any(|k| same_key(&key_text, key_spans[i], *k))
                 })
                 .collect();
             let start = out.len();
@@ -360,37 +369,67 @@ impl ParserConverters {
         r
     }
 
+    /// Reads entries as flink-json's map converter does: a key through the (null-safe)
+    /// string converter at whatever token the cursor is on, the next token as the value.
     #[allow(clippy::too_many_arguments)]
     fn map_entries(
         &mut self,
-        key: &Value,
         item: &Value,
         t: &mut Tokens<'_>,
         keys: &mut ElementImages,
         values: &mut ElementImages,
-        key_spans: &mut Vec<(usize, usize)>,
+        key_spans: &mut Vec<MapKey>,
         key_text: &mut Vec<u8>,
     ) -> Result<(), Fail> {
         loop {
-            if t.next().map_err(|e| e.0)? == Some(Token::EndObject) {
-                return Ok(());
+            match t.next().map_err(|e| e.0)? {
+                Some(Token::EndObject) => return Ok(()),
+                None => return Err("Unexpected end-of-input in an object".into()),
+                Some(_) => {}
             }
-            let from = key_text.len();
-            key_text.extend_from_slice(t.text().unwrap_or(b""));
-            key_spans.push((from, key_text.len()));
-            let mut failure = None;
-            keys.push_with(|scratch, slot| {
-                self.nullable(key, t, scratch, 0, slot)
-                    .map_err(|e| failure = Some(e))
-            })
-            .map_err(|_| failure.take().unwrap_or_default())?;
+            let key = self.map_key(t, key_text)?;
+            key_spans.push(key);
+            match key {
+                MapKey::Null => keys.push_null(),
+                MapKey::Text { start, end, .. } => keys
+                    .push_with(|scratch, slot| {
+                        write_var_bytes(scratch, 0, slot, &key_text[start..end]).map(|_| true)
+                    })
+                    .map_err(|e| e.to_string())?,
+            }
             t.next().map_err(|e| e.0)?;
+            let mut failure = None;
             values
                 .push_with(|scratch, slot| {
                     self.nullable(item, t, scratch, 0, slot)
                         .map_err(|e| failure = Some(e))
                 })
                 .map_err(|_| failure.take().unwrap_or_default())?;
+        }
+    }
+
+    /// The key converter (null-safe STRING) at the current token, its text appended to
+    /// `key_text`.
+    fn map_key(&mut self, t: &mut Tokens<'_>, key_text: &mut Vec<u8>) -> Result<MapKey, Fail> {
+        let start = key_text.len();
+        let converted = match t.current() {
+            None | Some(Token::Null) => return Ok(MapKey::Null),
+            Some(Token::StartObject) | Some(Token::StartArray) => {
+                container_text(t, self.has_decimal, key_text)
+            }
+            Some(_) => t.text().map(|text| key_text.extend_from_slice(text)),
+        };
+        match converted {
+            Ok(()) => Ok(MapKey::Text {
+                start,
+                end: key_text.len(),
+                lossy: t.text_was_lossy(),
+            }),
+            Err(_) if self.ignore_parse_errors => {
+                key_text.truncate(start);
+                Ok(MapKey::Null)
+            }
+            Err(e) => Err(e),
         }
     }
 
@@ -464,6 +503,40 @@ impl ParserConverters {
             }
         }
         Ok(())
+    }
+}
+
+/// One decoded map key: NULL, or its stored text in the key buffer.
+#[derive(Clone, Copy)]
+pub(crate) enum MapKey {
+    /// A NULL key (a `null` token reached as a key after the cursor moved).
+    Null,
+    /// Text at `start..end`; `lossy` when Java's string had lone surrogates that the
+    /// stored UTF-8 replaced with `?` (such keys equal only identical spellings).
+    Text {
+        start: usize,
+        end: usize,
+        lossy: bool,
+    },
+}
+
+/// Java `HashMap` key equality of two decoded keys.
+fn same_key(text: &[u8], a: MapKey, b: MapKey) -> bool {
+    match (a, b) {
+        (MapKey::Null, MapKey::Null) => true,
+        (
+            MapKey::Text {
+                start: s1,
+                end: e1,
+                lossy: l1,
+            },
+            MapKey::Text {
+                start: s2,
+                end: e2,
+                lossy: l2,
+            },
+        ) => !l1 && !l2 && text[s1..e1] == text[s2..e2],
+        _ => false,
     }
 }
 

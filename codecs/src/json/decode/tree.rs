@@ -12,7 +12,7 @@ use crate::json::tokens::{Token, Tokens};
 /// One node of the tree.
 pub(crate) enum Node {
     /// An object, entries in first-seen key order.
-    Object(Vec<(Vec<u8>, Node)>),
+    Object(Vec<Entry>),
     /// An array.
     Array(Vec<Node>),
     /// A string (unescaped UTF-8).
@@ -39,21 +39,41 @@ pub(crate) fn container_text(
     Ok(())
 }
 
+/// One member of an object node.
+pub(crate) struct Entry {
+    /// The key as Flink stores it (UTF-8).
+    pub(crate) key: Vec<u8>,
+    /// The Java key had lone surrogates the stored UTF-8 replaced with `?`: it equals
+    /// no other key, and no field name, with the same stored bytes.
+    pub(crate) lossy: bool,
+    /// The value.
+    pub(crate) value: Node,
+}
+
+impl Entry {
+    /// Whether this member is the one Java's `ObjectNode.get(name)` finds.
+    pub(crate) fn is_named(&self, name: &[u8]) -> bool {
+        !self.lossy && self.key == name
+    }
+}
+
 /// Reads the value at the current token (a container ends on its end token).
 pub(crate) fn read_node(t: &mut Tokens<'_>) -> Result<Node, String> {
     match t.current() {
         Some(Token::StartObject) => {
-            let mut entries: Vec<(Vec<u8>, Node)> = Vec::new();
+            let mut entries: Vec<Entry> = Vec::new();
             loop {
                 match t.next().map_err(|e| e.0)? {
                     Some(Token::EndObject) => return Ok(Node::Object(entries)),
                     Some(Token::FieldName) => {
                         let key = t.text()?.to_vec();
+                        let lossy = t.text_was_lossy();
                         t.next().map_err(|e| e.0)?;
                         let value = read_node(t)?;
-                        match entries.iter_mut().find(|(k, _)| *k == key) {
-                            Some(entry) => entry.1 = value,
-                            None => entries.push((key, value)),
+                        // LinkedHashMap.put: an equal key keeps its place, takes the value.
+                        match entries.iter_mut().find(|e| !lossy && e.is_named(&key)) {
+                            Some(entry) => entry.value = value,
+                            None => entries.push(Entry { key, lossy, value }),
                         }
                     }
                     other => return Err(format!("unexpected token {other:?} in an object")),
@@ -125,13 +145,13 @@ fn write_node(node: &Node, has_decimal: bool, out: &mut Vec<u8>) {
     match node {
         Node::Object(entries) => {
             out.push(b'{');
-            for (i, (key, value)) in entries.iter().enumerate() {
+            for (i, entry) in entries.iter().enumerate() {
                 if i > 0 {
                     out.push(b',');
                 }
-                write_quoted(key, out);
+                write_quoted(&entry.key, out);
                 out.push(b':');
-                write_node(value, has_decimal, out);
+                write_node(&entry.value, has_decimal, out);
             }
             out.push(b'}');
         }

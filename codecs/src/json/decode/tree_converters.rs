@@ -19,7 +19,7 @@ use crate::json::temporal::{parse_date, parse_time, parse_timestamp, parse_times
 
 use super::parser::Fail;
 use super::plan::{Conv, RowPlan, Value};
-use super::tree::Node;
+use super::tree::{Entry, Node};
 
 /// The tree decoder's options and scratch buffers.
 pub(crate) struct TreeConverters {
@@ -222,9 +222,10 @@ impl TreeConverters {
                     _ => &empty,
                 };
                 let (mut keys, mut values) = (ElementImages::default(), ElementImages::default());
-                for (name, item_node) in entries {
+                for entry in entries {
+                    let item_node = &entry.value;
                     let mut failure = None;
-                    let key_node = Node::Text(name.clone());
+                    let key_node = Node::Text(entry.key.clone());
                     keys.push_with(|scratch, s| {
                         self.nullable(key, &key_node, scratch, 0, s)
                             .map_err(|e| failure = Some(e))
@@ -273,8 +274,17 @@ impl TreeConverters {
                 inside.then_some(whole)
             }
             Node::Float(literal) => {
+                // `DoubleNode.canConvertToInt/Long()` compares in double arithmetic (so
+                // 2^63 is "in range") and `asInt/Long()` is a saturating cast.
                 let d: f64 = lit(literal).parse().ok()?;
-                (d >= min as f64 && d <= max as f64).then_some(d as i128)
+                if d < min as f64 || d > max as f64 {
+                    return None;
+                }
+                Some(if max == i32::MAX as i128 {
+                    d as i32 as i128
+                } else {
+                    d as i64 as i128
+                })
             }
             _ => None,
         }
@@ -292,7 +302,7 @@ impl TreeConverters {
         for (i, value) in plan.values.iter().enumerate() {
             let name = &plan.names[i];
             let slot = base + null_bytes + 8 * i;
-            let written = match entries.iter().find(|(k, _)| **k == **name) {
+            let written = match entries.iter().find(|e| e.is_named(name)) {
                 None if self.fail_on_missing_field => {
                     return Err(format!(
                         "Fail to deserialize at field: {}. Could not find field with name '{}'.",
@@ -301,12 +311,14 @@ impl TreeConverters {
                     ))
                 }
                 None => false,
-                Some((_, field)) => self.nullable(value, field, out, base, slot).map_err(|e| {
-                    format!(
-                        "Fail to deserialize at field: {}. {e}",
-                        String::from_utf8_lossy(name)
-                    )
-                })?,
+                Some(Entry { value: field, .. }) => {
+                    self.nullable(value, field, out, base, slot).map_err(|e| {
+                        format!(
+                            "Fail to deserialize at field: {}. {e}",
+                            String::from_utf8_lossy(name)
+                        )
+                    })?
+                }
             };
             if !written {
                 set_bit(out, base, i + 8);

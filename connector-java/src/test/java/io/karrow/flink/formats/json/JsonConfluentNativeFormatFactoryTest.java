@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.karrow.flink.formats.avro.AvroConfluentNativeFormatFactory;
-import io.karrow.flink.formats.avro.RegistryDecoderConfig;
+import io.karrow.flink.formats.registry.RegistryDecoderConfig;
 import io.karrow.flink.nativebridge.LogicalTypeJson;
 
 import org.apache.flink.api.common.serialization.DeserializationSchema;
