@@ -1,8 +1,8 @@
 package io.karrow.bench;
 
 import io.karrow.flink.formats.avro.AvroConfluentNativeDeserializationSchema;
-import io.karrow.flink.formats.registry.RegistryDecoderConfig;
 import io.karrow.flink.formats.avro.reference.ReferenceDeserializers;
+import io.karrow.flink.formats.registry.RegistryDecoderConfig;
 import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.NativeHandle;
 import io.karrow.flink.testutils.DevRegistry;

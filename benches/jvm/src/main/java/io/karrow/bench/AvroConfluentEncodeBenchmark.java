@@ -2,10 +2,10 @@ package io.karrow.bench;
 
 import io.karrow.flink.formats.ValueBatchEncoder;
 import io.karrow.flink.formats.avro.AvroConfluentNativeSerializationSchema;
-import io.karrow.flink.formats.registry.RegistryDecoderConfig;
-import io.karrow.flink.formats.registry.RegistryEncoderConfig;
 import io.karrow.flink.formats.avro.reference.ReferenceDeserializers;
 import io.karrow.flink.formats.avro.reference.ReferenceSerializers;
+import io.karrow.flink.formats.registry.RegistryDecoderConfig;
+import io.karrow.flink.formats.registry.RegistryEncoderConfig;
 import io.karrow.flink.nativebridge.DirectValueBuffer;
 import io.karrow.flink.testutils.DevRegistry;
 

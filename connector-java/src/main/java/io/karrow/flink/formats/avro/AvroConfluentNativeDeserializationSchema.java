@@ -1,8 +1,8 @@
 package io.karrow.flink.formats.avro;
 
-import io.karrow.flink.formats.registry.RegistryDecoderConfig;
 import io.karrow.flink.formats.BatchDeserializationSchema;
 import io.karrow.flink.formats.ValueBatchDecoder;
+import io.karrow.flink.formats.registry.RegistryDecoderConfig;
 import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.NativeHandle;
 import io.karrow.flink.rows.BinaryToGenericRows;

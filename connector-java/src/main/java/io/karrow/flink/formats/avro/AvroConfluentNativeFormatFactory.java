@@ -5,10 +5,10 @@ import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SCHE
 import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SUBJECT;
 import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.URL;
 
+import io.karrow.flink.formats.ProducedRowClass;
 import io.karrow.flink.formats.registry.RegistryDecoderConfig;
 import io.karrow.flink.formats.registry.RegistryEncoderConfig;
 import io.karrow.flink.formats.registry.SubjectAutoCompletion;
-import io.karrow.flink.formats.ProducedRowClass;
 
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.serialization.SerializationSchema;

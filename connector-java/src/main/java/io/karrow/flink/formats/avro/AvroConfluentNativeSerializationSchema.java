@@ -1,8 +1,9 @@
 package io.karrow.flink.formats.avro;
 
-import io.karrow.flink.formats.registry.RegistryEncoderConfig;
 import io.karrow.flink.formats.BatchSerializationSchema;
+import io.karrow.flink.formats.NativeBatchEncoder;
 import io.karrow.flink.formats.ValueBatchEncoder;
+import io.karrow.flink.formats.registry.RegistryEncoderConfig;
 import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.nativebridge.NativeEncoderHandle;
@@ -109,7 +110,7 @@ public class AvroConfluentNativeSerializationSchema
                             + " failed: " + e.getMessage(),
                     e);
         }
-        return new AvroConfluentNativeBatchEncoder(handle, rowType);
+        return new NativeBatchEncoder(handle, rowType, KarrowNative::avroEncodeBatch, false);
     }
 
     /** The writer schema id registered at {@link #open}, or {@code -1} before it. */

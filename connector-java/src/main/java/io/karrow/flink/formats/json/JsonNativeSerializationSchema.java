@@ -1,6 +1,7 @@
 package io.karrow.flink.formats.json;
 
 import io.karrow.flink.formats.BatchSerializationSchema;
+import io.karrow.flink.formats.NativeBatchEncoder;
 import io.karrow.flink.formats.ValueBatchEncoder;
 import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.KarrowNativeException;
@@ -104,7 +105,7 @@ public class JsonNativeSerializationSchema implements BatchSerializationSchema, 
      */
     @Override
     public ValueBatchEncoder createBatchEncoder() throws IOException {
-        return new JsonNativeBatchEncoder(openNativeEncoder(), rowType);
+        return new NativeBatchEncoder(openNativeEncoder(), rowType, KarrowNative::jsonEncodeBatch, true);
     }
 
     /**

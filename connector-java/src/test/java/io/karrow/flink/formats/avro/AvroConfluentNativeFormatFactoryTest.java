@@ -3,8 +3,8 @@ package io.karrow.flink.formats.avro;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.karrow.flink.formats.registry.RegistryDecoderConfig;
 import io.karrow.flink.formats.avro.reference.AvroConfluentReferenceFormatFactory;
+import io.karrow.flink.formats.registry.RegistryDecoderConfig;
 import io.karrow.flink.nativebridge.LogicalTypeJson;
 
 import org.apache.flink.api.common.serialization.DeserializationSchema;

@@ -2,13 +2,13 @@ package io.karrow.flink.formats.avro;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.karrow.flink.formats.registry.RegistryDecoderConfig;
-import io.karrow.flink.formats.registry.RegistryEncoderConfig;
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
 import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
 import io.karrow.flink.formats.avro.reference.ReferenceDeserializers;
 import io.karrow.flink.formats.avro.reference.ReferenceSerializers;
+import io.karrow.flink.formats.registry.RegistryDecoderConfig;
+import io.karrow.flink.formats.registry.RegistryEncoderConfig;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.RowDataDiff;
 

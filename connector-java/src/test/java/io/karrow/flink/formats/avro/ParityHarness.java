@@ -1,7 +1,7 @@
 package io.karrow.flink.formats.avro;
 
-import io.karrow.flink.formats.registry.RegistryDecoderConfig;
 import io.karrow.flink.formats.avro.reference.ReferenceDeserializers;
+import io.karrow.flink.formats.registry.RegistryDecoderConfig;
 import io.karrow.flink.testutils.RowDataDiff;
 
 import org.apache.flink.api.common.serialization.DeserializationSchema;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.karrow.flink.formats.BatchDeserializationSchema;
 import io.karrow.flink.formats.DecodedValues;
+import io.karrow.flink.formats.NativeBatchEncoder;
 import io.karrow.flink.formats.ValueBatchDecoder;
 import io.karrow.flink.formats.ValueBatchEncoder;
 import io.karrow.flink.nativebridge.DirectValueBuffer;
@@ -256,7 +257,7 @@ class JsonConfluentNativeSchemaTest {
             // The batch encoder registers (finding the same id) and writes the same values.
             try (ValueBatchEncoder batch = confluent.createBatchEncoder();
                  DirectValueBuffer images = new DirectValueBuffer()) {
-                assertThat(((JsonNativeBatchEncoder) batch).schemaId()).isEqualTo(schemaId);
+                assertThat(((NativeBatchEncoder) batch).schemaId()).isEqualTo(schemaId);
                 BinaryRowImages imager = new BinaryRowImages(ROW_TYPE, !batch.acceptsNullMapKeys());
                 for (RowData row : rows) {
                     images.add(imager.image(row).clone());
