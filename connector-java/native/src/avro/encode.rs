@@ -107,6 +107,20 @@ fn same_shape(a: &AvroNode, b: &AvroNode) -> bool {
     }
 }
 
+impl crate::jni::EncodeSession for AvroEncodeSession {
+    fn held_image(&mut self) -> &mut Vec<u8> {
+        &mut self.image
+    }
+
+    fn encode_held_image(&mut self) -> Result<&[u8], NativeError> {
+        AvroEncodeSession::encode_held_image(self)
+    }
+
+    fn encode_images(&mut self, images: Vec<&[u8]>) -> Result<(&[u8], &[i32]), NativeError> {
+        self.encode_batch(images)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,8 +4,7 @@ use jni::objects::{JByteArray, JClass, JIntArray, JString};
 use jni::sys::{jbyteArray, jint, jlong};
 use jni::JNIEnv;
 
-use super::{check_int_array, copy_byte_array, direct_values, guard, jni_error};
-use crate::error::NativeError;
+use super::{encode_calls, guard, jni_error};
 use crate::handles::{borrow_handle, drop_handle, into_handle};
 use crate::json::JsonEncodeSession;
 
@@ -49,15 +48,7 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_jsonEncode
     row_image: JByteArray<'local>,
 ) -> jbyteArray {
     guard(&mut env, std::ptr::null_mut(), |env| {
-        // SAFETY: the handle comes from `jsonEncoderOpen` and is owned by one Java object
-        // that calls it from one thread at a time (see `handles`).
-        let session = unsafe { borrow_handle::<JsonEncodeSession>(handle)? };
-        copy_byte_array(env, &row_image, &mut session.image)?;
-        let message = session.encode_held_image()?;
-        Ok(env
-            .byte_array_from_slice(message)
-            .map_err(jni_error)?
-            .into_raw())
+        encode_calls::encode_one::<JsonEncodeSession>(env, handle, &row_image)
     })
 }
 
@@ -73,23 +64,14 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_jsonEncode
     message_offsets: JIntArray<'local>,
 ) -> jbyteArray {
     guard(&mut env, std::ptr::null_mut(), |env| {
-        // SAFETY: as in `jsonEncodeOne`.
-        let session = unsafe { borrow_handle::<JsonEncodeSession>(handle)? };
-        check_int_array(env, &message_offsets, count.max(0) as usize + 1)?;
-        // SAFETY: Java passes direct buffers in the documented layout, alive and unmodified
-        // for the duration of this call.
-        let images = unsafe { direct_values(data_address, lengths_address, count)? };
-        let images = images
-            .into_iter()
-            .map(|i| i.ok_or_else(|| NativeError::InvalidCall("a row image is null".into())))
-            .collect::<Result<Vec<_>, _>>()?;
-        let (messages, offsets) = session.encode_batch(images)?;
-        env.set_int_array_region(&message_offsets, 0, offsets)
-            .map_err(jni_error)?;
-        Ok(env
-            .byte_array_from_slice(messages)
-            .map_err(jni_error)?
-            .into_raw())
+        encode_calls::encode_batch::<JsonEncodeSession>(
+            env,
+            handle,
+            data_address,
+            lengths_address,
+            count,
+            &message_offsets,
+        )
     })
 }
 

@@ -8,6 +8,9 @@
 
 mod avro_decode;
 mod avro_encode;
+mod encode_calls;
+
+pub(crate) use encode_calls::EncodeSession;
 mod exceptions;
 mod json_decode;
 mod json_encode;

@@ -130,6 +130,20 @@ fn register_writer_schema(
     Ok(client.register(&confluent.subject, &SchemaDefinition::json(schema))?)
 }
 
+impl crate::jni::EncodeSession for JsonEncodeSession {
+    fn held_image(&mut self) -> &mut Vec<u8> {
+        &mut self.image
+    }
+
+    fn encode_held_image(&mut self) -> Result<&[u8], NativeError> {
+        JsonEncodeSession::encode_held_image(self)
+    }
+
+    fn encode_images(&mut self, images: Vec<&[u8]>) -> Result<(&[u8], &[i32]), NativeError> {
+        self.encode_batch(images)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
