@@ -67,9 +67,6 @@ struct StringInfo {
     lenient: bool,
     /// Byte offset of the first sequence Jackson rejects, if any.
     bad_at: Option<usize>,
-    /// More than one rejected sequence, or one that swallowed the closing quote: Jackson
-    /// cannot skip the rest of the string cleanly after reporting the first.
-    bad_more: bool,
     /// The text was asked for (so Jackson already reported the first bad sequence).
     read: bool,
 }
@@ -265,7 +262,7 @@ impl<'a> Tokens<'a> {
         if self.string_pending_bad {
             let info = self.string;
             if let Some(at) = info.bad_at {
-                if !info.read || info.bad_more {
+                if !info.read {
                     return Err(self.utf8_error(at));
                 }
             }
@@ -596,9 +593,7 @@ impl<'a> Tokens<'a> {
                         Utf8Seq::Valid => {}
                         Utf8Seq::Lenient => info.lenient = true,
                         Utf8Seq::Rejected => {
-                            if info.bad_at.is_some() {
-                                info.bad_more = true;
-                            } else {
+                            if info.bad_at.is_none() {
                                 info.bad_at = Some(i);
                             }
                             // Go on from the next byte so that a quote Jackson would take

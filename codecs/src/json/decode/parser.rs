@@ -7,7 +7,7 @@
 
 use crate::flink_binary::elements::ElementImages;
 use crate::flink_binary::layout::{
-    put, row_null_bytes, set_offset_and_size, write_big_decimal, write_big_timestamp,
+    put, row_null_bytes, set_bit, set_offset_and_size, write_big_decimal, write_big_timestamp,
     write_var_bytes,
 };
 use crate::json::base64::decode_base64_parser_at;
@@ -448,7 +448,10 @@ impl ParserConverters {
         let base = out.len();
         let null_bytes = row_null_bytes(arity);
         out.resize(base + null_bytes + 8 * arity, 0);
-        let mut present = vec_bits(arity);
+        // Every field starts NULL (absent); a converted field clears or sets its bit.
+        for i in 0..arity {
+            set_bit(out, base, i + 8);
+        }
         let mut count = 0;
         let mut hint = 0;
         t.next_expecting(plan.plain_name(0)).map_err(|e| e.0)?;
@@ -480,7 +483,12 @@ impl ParserConverters {
                     let written = self
                         .nullable(&plan.values[i], t, out, base, slot)
                         .map_err(|e| field_failure(&plan.names[i], e))?;
-                    set_present(&mut present, i, written);
+                    let bit = i + 8;
+                    if written {
+                        out[base + (bit >> 3)] &= !(1 << (bit & 7));
+                    } else {
+                        out[base + (bit >> 3)] |= 1 << (bit & 7);
+                    }
                     count += 1;
                     hint = i + 1;
                     let expected = if count < arity {
@@ -495,12 +503,6 @@ impl ParserConverters {
         }
         if count < arity && self.fail_on_missing_field {
             return Err("Some field is missing in the JSON data.".into());
-        }
-        for i in 0..arity {
-            if !is_present(&present, i) {
-                let bit = i + 8;
-                out[base + (bit >> 3)] |= 1 << (bit & 7);
-            }
         }
         Ok(())
     }
@@ -537,59 +539,6 @@ fn same_key(text: &[u8], a: MapKey, b: MapKey) -> bool {
             },
         ) => !l1 && !l2 && text[s1..e1] == text[s2..e2],
         _ => false,
-    }
-}
-
-/// A bit set sized for a row (small rows need no heap).
-type Bits = smallbits::Bits;
-
-fn vec_bits(n: usize) -> Bits {
-    Bits::new(n)
-}
-
-fn set_present(bits: &mut Bits, i: usize, v: bool) {
-    bits.set(i, v)
-}
-
-fn is_present(bits: &Bits, i: usize) -> bool {
-    bits.get(i)
-}
-
-mod smallbits {
-    /// Presence bits of a row's fields.
-    pub(crate) enum Bits {
-        Inline(u128),
-        Heap(Vec<bool>),
-    }
-
-    impl Bits {
-        pub(crate) fn new(n: usize) -> Self {
-            if n <= 128 {
-                Bits::Inline(0)
-            } else {
-                Bits::Heap(vec![false; n])
-            }
-        }
-
-        pub(crate) fn set(&mut self, i: usize, v: bool) {
-            match self {
-                Bits::Inline(w) => {
-                    if v {
-                        *w |= 1 << i
-                    } else {
-                        *w &= !(1 << i)
-                    }
-                }
-                Bits::Heap(b) => b[i] = v,
-            }
-        }
-
-        pub(crate) fn get(&self, i: usize) -> bool {
-            match self {
-                Bits::Inline(w) => *w & (1 << i) != 0,
-                Bits::Heap(b) => b[i],
-            }
-        }
     }
 }
 
