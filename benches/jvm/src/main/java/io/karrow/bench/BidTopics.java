@@ -3,6 +3,10 @@ package io.karrow.bench;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.flink.formats.common.TimestampFormat;
+import org.apache.flink.formats.json.JsonFormatOptions;
+import org.apache.flink.formats.json.JsonRowDataSerializationSchema;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -33,7 +37,8 @@ final class BidTopics {
     }
 
     /**
-     * Writes {@code o.records} bids framed with {@code schemaId} to {@code o.topic}, partition {@code i %
+     * Writes {@code o.records} bids ({@code --format avro}: Confluent Avro framed with {@code schemaId};
+     * {@code json}: flink-json's JSON) to {@code o.topic}, partition {@code i %
      * partitions} for bid {@code i}; returns the time taken and how many bids have price > 1000.
      */
     static Produced produce(JobOptions o, int schemaId) throws Exception {
@@ -49,12 +54,28 @@ final class BidTopics {
         props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(128L * 1024 * 1024));
         AtomicReference<Exception> failure = new AtomicReference<>();
         NexmarkBids.Generator bids = new NexmarkBids.Generator(schemaId, 7L);
+        JsonRowDataSerializationSchema json = null;
+        if (o.format.equals("json")) {
+            json = new JsonRowDataSerializationSchema(NexmarkBids.rowType(), TimestampFormat.SQL,
+                    JsonFormatOptions.MapNullKeyMode.FAIL, "null", false, false);
+            json.open(null);
+        }
         long above = 0;
         long start = System.nanoTime();
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
             for (long i = 0; i < o.records && failure.get() == null; i++) {
-                byte[] value = bids.next();
-                if (bids.lastPrice() > 1000) {
+                byte[] value;
+                long price;
+                if (json != null) {
+                    // The same bids, as flink-json writes them.
+                    GenericRowData row = bids.nextRow();
+                    value = json.serialize(row);
+                    price = row.getLong(2);
+                } else {
+                    value = bids.next();
+                    price = bids.lastPrice();
+                }
+                if (price > 1000) {
                     above++;
                 }
                 producer.send(new ProducerRecord<>(o.topic, (int) (i % o.partitions), null, value), (metadata, e) -> {

@@ -9,9 +9,11 @@ final class JobOptions {
     int partitions = 2;
     int parallelism = 2;
     int rounds;
+    /** The value format family: {@code avro} (Confluent Avro, the default) or {@code json}. */
+    String format = "avro";
 
     /**
-     * Parses {@code --records --bootstrap --registry --topic --partitions --parallelism --rounds}.
+     * Parses {@code --records --bootstrap --registry --topic --partitions --parallelism --rounds --format}.
      *
      * @param program the name printed by {@code --help}
      * @param records default record count
@@ -27,7 +29,7 @@ final class JobOptions {
             String name = args[i];
             if (name.equals("-h") || name.equals("--help")) {
                 System.out.println("usage: " + program + " [--records N] [--bootstrap HOST:PORT] [--registry URL]"
-                        + " [--topic NAME] [--partitions N] [--parallelism N] [--rounds N]");
+                        + " [--topic NAME] [--partitions N] [--parallelism N] [--rounds N] [--format avro|json]");
                 System.exit(0);
             }
             if (i + 1 >= args.length) {
@@ -42,8 +44,12 @@ final class JobOptions {
                 case "--partitions" -> o.partitions = Integer.parseInt(value);
                 case "--parallelism" -> o.parallelism = Integer.parseInt(value);
                 case "--rounds" -> o.rounds = Integer.parseInt(value);
+                case "--format" -> o.format = value;
                 default -> throw new IllegalArgumentException("unknown option " + name);
             }
+        }
+        if (!o.format.equals("avro") && !o.format.equals("json")) {
+            throw new IllegalArgumentException("--format must be avro or json, got " + o.format);
         }
         if (o.records < 1 || o.partitions < 1 || o.parallelism < 1 || o.rounds < 1) {
             throw new IllegalArgumentException("--records, --partitions, --parallelism and --rounds must be >= 1");

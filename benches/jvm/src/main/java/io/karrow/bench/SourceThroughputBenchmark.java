@@ -29,6 +29,10 @@ import java.util.concurrent.TimeUnit;
  *       native call per fetched batch, on the fetcher thread).
  * </ol>
  *
+ * <p>With {@code --format json} the bids are written as flink-json writes them and the three
+ * configurations are {@code kafka} + {@code json}, {@code kafka} + {@code json-native} and {@code
+ * kafka-native} + {@code json-native}.
+ *
  * <p>Each round runs all three, in an order rotated per round so none always runs on the warmest
  * JVM; each configuration keeps its best job net runtime over the rounds. Prints rows/s and the ratio
  * of each to {@code stock}. Afterwards every configuration's {@code COUNT(*)} and {@code SUM(price)}
@@ -39,13 +43,15 @@ public final class SourceThroughputBenchmark {
 
     private static final String[] LABELS = {"stock", "format", "native"};
     private static final String[] CONNECTORS = {"kafka", "kafka", "kafka-native"};
-    private static final String[] FORMATS = {"avro-confluent-reference", "avro-confluent-native", "avro-confluent-native"};
+    private static final String[] AVRO_FORMATS = {"avro-confluent-reference", "avro-confluent-native", "avro-confluent-native"};
+    private static final String[] JSON_FORMATS = {"json", "json-native", "json-native"};
 
     private SourceThroughputBenchmark() {}
 
     /** Runs the benchmark; see the class comment. */
     public static void main(String[] args) throws Exception {
         JobOptions o = JobOptions.parse(args, "SourceThroughputBenchmark", 2_000_000L, "source-bench-", 5);
+        String[] formats = o.format.equals("json") ? JSON_FORMATS : AVRO_FORMATS;
         long started = System.nanoTime();
         System.out.printf(Locale.ROOT,
                 "karrow source benchmark: %,d Nexmark bids -> topic %s (%d partitions), Flink parallelism %d, %d rounds%n",
@@ -61,8 +67,8 @@ public final class SourceThroughputBenchmark {
         TableEnvironment streaming = tableEnvironment(o, false);
         TableEnvironment batch = tableEnvironment(o, true);
         for (int c = 0; c < LABELS.length; c++) {
-            createSourceTable(streaming, o, c);
-            createSourceTable(batch, o, c);
+            createSourceTable(streaming, o, c, formats[c]);
+            createSourceTable(batch, o, c, formats[c]);
         }
         streaming.executeSql("CREATE TEMPORARY TABLE sink (" + NexmarkBids.COLUMNS_DDL + ") WITH ('connector' = 'blackhole')");
 
@@ -91,7 +97,7 @@ public final class SourceThroughputBenchmark {
         System.out.printf(Locale.ROOT, "%-52s %12s %9s %14s %9s%n", "source", "records", "best s", "rows/s", "vs stock");
         for (int c = 0; c < LABELS.length; c++) {
             System.out.printf(Locale.ROOT, "%-52s %,12d %9.2f %,14.0f %8.2fx%n",
-                    LABELS[c] + " (" + CONNECTORS[c] + " + " + FORMATS[c] + ")",
+                    LABELS[c] + " (" + CONNECTORS[c] + " + " + formats[c] + ")",
                     (Long) checks[c].getField(0), best[c], o.records / best[c], best[0] / best[c]);
         }
         for (int c = 0; c < LABELS.length; c++) {
@@ -111,8 +117,8 @@ public final class SourceThroughputBenchmark {
     }
 
     /** The bids table read through configuration {@code c}, bounded at the offsets of job start. */
-    private static void createSourceTable(TableEnvironment env, JobOptions o, int c) {
-        String format = FORMATS[c];
+    private static void createSourceTable(TableEnvironment env, JobOptions o, int c, String format) {
+        String registry = format.startsWith("avro") ? ", 'value." + format + ".url' = '" + o.registry + "'" : "";
         env.executeSql("CREATE TEMPORARY TABLE " + table(c) + " (" + NexmarkBids.COLUMNS_DDL + ") WITH ("
                 + "'connector' = '" + CONNECTORS[c] + "', "
                 + "'topic' = '" + o.topic + "', "
@@ -120,8 +126,7 @@ public final class SourceThroughputBenchmark {
                 + "'properties.group.id' = 'karrow-source-bench', "
                 + "'scan.startup.mode' = 'earliest-offset', "
                 + "'scan.bounded.mode' = 'latest-offset', "
-                + "'value.format' = '" + format + "', "
-                + "'value." + format + ".url' = '" + o.registry + "')");
+                + "'value.format' = '" + format + "'" + registry + ")");
     }
 
     private static String table(int c) {
