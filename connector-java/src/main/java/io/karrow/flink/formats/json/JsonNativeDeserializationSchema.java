@@ -1,12 +1,11 @@
 package io.karrow.flink.formats.json;
 
-import io.karrow.flink.formats.BatchDeserializationSchema;
+import io.karrow.flink.formats.NativeDeserializationSchema;
 import io.karrow.flink.formats.ValueBatchDecoder;
 import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.nativebridge.NativeHandle;
 import io.karrow.flink.nativebridge.RowListLayout;
-import io.karrow.flink.rows.BinaryToGenericRows;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.table.data.RowData;
@@ -18,7 +17,6 @@ import org.apache.flink.util.FlinkRuntimeException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.Objects;
 
 /**
  * Deserializes JSON Kafka values into Flink rows in native code, with the semantics of Flink's
@@ -37,25 +35,15 @@ import java.util.Objects;
  * the same JSON rules apply; a zero-length value is then too short for the header and fails like a
  * wrong magic byte (skipped under {@code ignore-parse-errors}).
  *
- * <p>Handle lifetime: {@link #open} opens one native decoder per instance (closing the one from an
- * earlier {@code open}); {@code DeserializationSchema} has no close hook, so the decoder is freed by a
- * {@link java.lang.ref.Cleaner} when this instance becomes unreachable, or explicitly through {@link
- * #close()}. An instance is not thread-safe; Flink uses one per parallel reader.
+ * <p>Decoder lifetime: see {@link NativeDeserializationSchema}.
  */
-public class JsonNativeDeserializationSchema implements BatchDeserializationSchema, AutoCloseable {
+public class JsonNativeDeserializationSchema extends NativeDeserializationSchema<JsonDecoderConfig> {
 
     private static final long serialVersionUID = 1L;
 
     /** Length of Confluent's header: the magic byte {@code 0x00} and the 4-byte schema id. */
     private static final int CONFLUENT_HEADER_LENGTH = 5;
 
-    private final RowType rowType;
-    private final TypeInformation<RowData> producedType;
-    private final JsonDecoderConfig config;
-    private final boolean emitGenericRows;
-
-    private transient NativeHandle decoder;
-    private transient BinaryToGenericRows toGeneric;
     private transient RowData[] scratch;
 
     /**
@@ -68,23 +56,12 @@ public class JsonNativeDeserializationSchema implements BatchDeserializationSche
      */
     public JsonNativeDeserializationSchema(
             RowType rowType, TypeInformation<RowData> producedType, JsonDecoderConfig config, boolean emitGenericRows) {
-        this.rowType = Objects.requireNonNull(rowType, "rowType");
-        this.producedType = Objects.requireNonNull(producedType, "producedType");
-        this.config = Objects.requireNonNull(config, "config");
-        this.emitGenericRows = emitGenericRows;
+        super(rowType, producedType, config, emitGenericRows);
     }
 
-    /** Loads the native library and opens a decoder, replacing any decoder of an earlier call. */
     @Override
-    public void open(InitializationContext context) throws Exception {
-        openDecoder();
-    }
-
-    private void openDecoder() throws IOException {
-        close();
-        decoder = NativeHandle.openJsonDecoder(config.configJson(rowType));
-        toGeneric = emitGenericRows ? new BinaryToGenericRows(rowType) : null;
-        scratch = new RowData[1];
+    protected NativeHandle openNativeDecoder() throws IOException {
+        return NativeHandle.openJsonDecoder(config.configJson(rowType));
     }
 
     /**
@@ -98,7 +75,7 @@ public class JsonNativeDeserializationSchema implements BatchDeserializationSche
         for (int i = 0; i < count; i++) {
             RowData row = scratch[i];
             scratch[i] = null;
-            out.collect(toGeneric == null ? row : toGeneric.toGeneric(row));
+            out.collect(produced(row));
         }
     }
 
@@ -122,7 +99,7 @@ public class JsonNativeDeserializationSchema implements BatchDeserializationSche
         }
         RowData row = scratch[0];
         scratch[0] = null;
-        return toGeneric == null ? row : toGeneric.toGeneric(row);
+        return produced(row);
     }
 
     /** Decodes {@code message} into {@code scratch[0..count)}; returns the row count. */
@@ -130,12 +107,10 @@ public class JsonNativeDeserializationSchema implements BatchDeserializationSche
         if (message == null || (message.length == 0 && config.confluent() == null)) {
             return 0;
         }
-        if (decoder == null) {
-            openDecoder();
-        }
+        long decoder = decoderHandle();
         byte[] layout;
         try {
-            layout = KarrowNative.jsonDecodeOne(decoder.get(), message);
+            layout = KarrowNative.jsonDecodeOne(decoder, message);
         } catch (KarrowNativeException e) {
             throw new IOException(failureMessage(message), e);
         }
@@ -143,7 +118,7 @@ public class JsonNativeDeserializationSchema implements BatchDeserializationSche
             return 0;
         }
         int count = RowListLayout.rowCount(layout);
-        if (scratch.length < count) {
+        if (scratch == null || scratch.length < count) {
             scratch = new RowData[count];
         }
         return RowListLayout.views(layout, rowType.getFieldCount(), scratch, 0);
@@ -171,54 +146,5 @@ public class JsonNativeDeserializationSchema implements BatchDeserializationSche
     @Override
     public ValueBatchDecoder createBatchDecoder() throws IOException {
         return new JsonNativeBatchDecoder(NativeHandle.openJsonDecoder(config.configJson(rowType)), rowType);
-    }
-
-    /** Frees the native decoder now; the next {@code open} or {@code deserialize} opens a new one. */
-    @Override
-    public void close() {
-        if (decoder != null) {
-            decoder.close();
-            decoder = null;
-        }
-    }
-
-    @Override
-    public boolean isEndOfStream(RowData nextElement) {
-        return false;
-    }
-
-    @Override
-    public TypeInformation<RowData> getProducedType() {
-        return producedType;
-    }
-
-    /** Whether this schema emits {@code GenericRowData} rather than {@code BinaryRowData}. */
-    public boolean emitsGenericRows() {
-        return emitGenericRows;
-    }
-
-    /** The decode options. */
-    public JsonDecoderConfig getConfig() {
-        return config;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (o == null || getClass() != o.getClass()) {
-            return false;
-        }
-        JsonNativeDeserializationSchema that = (JsonNativeDeserializationSchema) o;
-        return emitGenericRows == that.emitGenericRows
-                && rowType.equals(that.rowType)
-                && producedType.equals(that.producedType)
-                && config.equals(that.config);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(rowType, producedType, config, emitGenericRows);
     }
 }
