@@ -99,6 +99,18 @@ pub enum CodecError {
     /// FAIL).
     #[error("Could not serialize row: {0}")]
     JsonEncode(String),
+    /// A protobuf message could not be decoded (malformed wire bytes, invalid UTF-8 in a
+    /// proto3 string, an enum value a numeric column cannot take).
+    #[error("Failed to deserialize PB object: {message}{context}")]
+    Protobuf {
+        /// What was wrong, naming the field when one failed.
+        message: String,
+        /// Where it happened.
+        context: ErrorContext,
+    },
+    /// A row could not be written as a protobuf message.
+    #[error("Failed to serialize PB object: {0}")]
+    ProtobufEncode(String),
 }
 
 impl CodecError {
@@ -109,7 +121,8 @@ impl CodecError {
             | CodecError::ShortHeader { context, .. }
             | CodecError::WriterSchema { context, .. }
             | CodecError::Malformed { context, .. }
-            | CodecError::Json { context, .. } => Some(context),
+            | CodecError::Json { context, .. }
+            | CodecError::Protobuf { context, .. } => Some(context),
             _ => None,
         }
     }
@@ -120,7 +133,8 @@ impl CodecError {
         | CodecError::ShortHeader { context, .. }
         | CodecError::WriterSchema { context, .. }
         | CodecError::Malformed { context, .. }
-        | CodecError::Json { context, .. } = &mut self
+        | CodecError::Json { context, .. }
+        | CodecError::Protobuf { context, .. } = &mut self
         {
             context.record_index.get_or_insert(record_index);
             if context.schema_id.is_none() {

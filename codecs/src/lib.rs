@@ -11,6 +11,7 @@ pub mod error;
 pub mod flink_binary;
 pub mod framing;
 pub mod json;
+pub mod protobuf;
 pub mod types;
 
 pub use error::{CodecError, ErrorContext};

@@ -22,6 +22,8 @@
 pub(crate) mod elements;
 mod from_arrow;
 pub(crate) mod layout;
+#[cfg(test)]
+pub(crate) mod render;
 pub(crate) mod slots;
 mod to_arrow;
 

@@ -20,7 +20,7 @@
 //!
 //! Scalars are spelled in `values.rs`, strings escaped in `escape.rs`.
 
-mod escape;
+pub(crate) mod escape;
 mod values;
 
 use std::collections::HashMap;

@@ -1,0 +1,304 @@
+//! Pass two: one row image from the occurrences [`super::scan`] recorded, column by
+//! column, with protobuf's rules for repeated occurrences and oneofs and flink-protobuf's
+//! rules for absent fields.
+
+use super::super::checks::Checks;
+use super::super::plan::{Absent, DefaultValue, FieldPlan, MessagePlan, Shape, ValuePlan};
+use super::super::wire::{WireError, RECURSION_LIMIT};
+use super::containers::{write_array, write_map};
+use super::scan::scan;
+use super::values::{raw_at, write_default_scalar, write_empty_array, write_raw};
+use super::{point_at, Chain, DecodeFail, DecodeResult, Occurrence, Scratch, NONE};
+use crate::flink_binary::layout::{row_null_bytes, set_bit};
+use crate::types::FlinkKind;
+
+/// Appends the row image of one message of `plan` held in `buf` (at nesting `depth`).
+pub(super) fn write_row(
+    plan: &MessagePlan,
+    checks: &Checks,
+    buf: &[u8],
+    depth: usize,
+    scratch: &mut Scratch,
+    out: &mut Vec<u8>,
+) -> DecodeResult<()> {
+    if depth > RECURSION_LIMIT {
+        return Err(WireError::TooDeep.into());
+    }
+    let occurrence_base = scratch.occurrences.len();
+    let chain_base = scratch.chains.len();
+    let result = scan(plan, checks, buf, depth, scratch, chain_base)
+        .and_then(|()| write_columns(plan, checks, buf, depth, scratch, chain_base, out));
+    scratch.occurrences.truncate(occurrence_base);
+    scratch.chains.truncate(chain_base);
+    result
+}
+
+/// The occurrence at `index`.
+fn occurrence(scratch: &Scratch, index: u32) -> Occurrence {
+    scratch.occurrences[index as usize]
+}
+
+fn write_columns(
+    plan: &MessagePlan,
+    checks: &Checks,
+    buf: &[u8],
+    depth: usize,
+    scratch: &mut Scratch,
+    chain_base: usize,
+    out: &mut Vec<u8>,
+) -> DecodeResult<()> {
+    let arity = plan.fields.len();
+    let base = out.len();
+    let null_bytes = row_null_bytes(arity);
+    out.resize(base + null_bytes + 8 * arity, 0);
+    for (i, field) in plan.fields.iter().enumerate() {
+        let slot = base + null_bytes + 8 * i;
+        let chain = scratch.chains[chain_base + i];
+        // Occurrences before `from` were overwritten by another member of the oneof.
+        let from = match field.oneof {
+            Some(oneof) => oneof_start(plan, scratch, chain_base, oneof, i, chain),
+            None => chain.first,
+        };
+        if from != chain.first {
+            validate_until(field, checks, buf, depth, scratch, chain.first, from)?;
+        }
+        let written = write_column(field, checks, buf, depth, scratch, from, out, base, slot)
+            .map_err(|e| e.in_field(&field.name))?;
+        if !written {
+            match &field.absent {
+                Absent::Null => set_bit(out, base, i + 8),
+                Absent::Default(default) => {
+                    write_default(field, default, checks, depth, scratch, out, base, slot)
+                        .map_err(|e| e.in_field(&field.name))?
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The first occurrence of column `column` that counts, given its oneof: none unless it
+/// is the member seen last, and then only those after the last occurrence of another
+/// member (a member set again after another starts from a fresh value).
+fn oneof_start(
+    plan: &MessagePlan,
+    scratch: &Scratch,
+    chain_base: usize,
+    oneof: usize,
+    column: usize,
+    chain: Chain,
+) -> u32 {
+    if chain.last == NONE {
+        return NONE;
+    }
+    let mut others_last: Option<u32> = None;
+    for (j, other) in plan.fields.iter().enumerate() {
+        if j == column || other.oneof != Some(oneof) {
+            continue;
+        }
+        let last = scratch.chains[chain_base + j].last;
+        if last != NONE {
+            if last > chain.last {
+                return NONE;
+            }
+            others_last = Some(others_last.map_or(last, |o| o.max(last)));
+        }
+    }
+    let Some(cutoff) = others_last else {
+        return chain.first;
+    };
+    let mut at = chain.first;
+    while at != NONE && at < cutoff {
+        at = occurrence(scratch, at).next;
+    }
+    at
+}
+
+/// protobuf-java parses every occurrence, also those a later one replaces: checks the
+/// occurrences from `first` up to (not including) `until`.
+fn validate_until(
+    field: &FieldPlan,
+    checks: &Checks,
+    buf: &[u8],
+    depth: usize,
+    scratch: &Scratch,
+    first: u32,
+    until: u32,
+) -> DecodeResult<()> {
+    let mut at = first;
+    while at != NONE && at != until {
+        let occ = occurrence(scratch, at);
+        validate(field, checks, buf, depth, occ).map_err(|e| e.in_field(&field.name))?;
+        at = occ.next;
+    }
+    Ok(())
+}
+
+/// Checks one occurrence that is not decoded (a replaced value).
+fn validate(
+    field: &FieldPlan,
+    checks: &Checks,
+    buf: &[u8],
+    depth: usize,
+    occ: Occurrence,
+) -> DecodeResult<()> {
+    let span = &buf[occ.start as usize..occ.end as usize];
+    match &field.shape {
+        Shape::Single(ValuePlan::Message(p) | ValuePlan::Group(p)) => {
+            checks.check_message(p.check, span, depth + 1)?;
+        }
+        Shape::Single(ValuePlan::Scalar(super::super::plan::Scalar::String)) => {
+            super::values::text(span, field.utf8_checked)?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Writes the column from its occurrences starting at `from`; `false` when none counts.
+#[allow(clippy::too_many_arguments)]
+fn write_column(
+    field: &FieldPlan,
+    checks: &Checks,
+    buf: &[u8],
+    depth: usize,
+    scratch: &mut Scratch,
+    from: u32,
+    out: &mut Vec<u8>,
+    base: usize,
+    slot: usize,
+) -> DecodeResult<bool> {
+    if from == NONE {
+        return Ok(false);
+    }
+    match &field.shape {
+        Shape::Single(ValuePlan::Message(p) | ValuePlan::Group(p)) => {
+            write_merged_message(p, checks, buf, depth, scratch, from, out, base, slot)?;
+            Ok(true)
+        }
+        Shape::Single(value) => {
+            // The last kept value wins; the ones before are still parsed.
+            let mut chosen: Option<Occurrence> = None;
+            let mut at = from;
+            while at != NONE {
+                let occ = occurrence(scratch, at);
+                let raw = raw_at(buf, occ.start as usize, occ.end as usize, occ.wire)?;
+                if super::values::is_kept(value, raw) {
+                    if let Some(previous) = chosen {
+                        validate(field, checks, buf, depth, previous)?;
+                    }
+                    chosen = Some(occ);
+                }
+                at = occ.next;
+            }
+            let Some(occ) = chosen else {
+                return Ok(false);
+            };
+            let raw = raw_at(buf, occ.start as usize, occ.end as usize, occ.wire)?;
+            write_raw(&field.ty, value, raw, field.utf8_checked, out, base, slot)?;
+            Ok(true)
+        }
+        Shape::Repeated { element, .. } => {
+            let FlinkKind::Array(element_ty) = &field.ty.kind else {
+                return Err(DecodeFail::new("a repeated field needs an ARRAY column"));
+            };
+            write_array(
+                field, element, element_ty, checks, buf, depth, scratch, from, out, base, slot,
+            )
+        }
+        Shape::Map { key, value } => {
+            let FlinkKind::Map(key_ty, value_ty) = &field.ty.kind else {
+                return Err(DecodeFail::new("a map field needs a MAP column"));
+            };
+            write_map(
+                field, key, value, key_ty, value_ty, checks, buf, depth, scratch, from, out, base,
+                slot,
+            )
+        }
+    }
+}
+
+/// Writes a sub-message whose occurrences from `from` on merge into one (protobuf's
+/// merge of serialized messages is their concatenation).
+#[allow(clippy::too_many_arguments)]
+fn write_merged_message(
+    plan: &MessagePlan,
+    checks: &Checks,
+    buf: &[u8],
+    depth: usize,
+    scratch: &mut Scratch,
+    from: u32,
+    out: &mut Vec<u8>,
+    base: usize,
+    slot: usize,
+) -> DecodeResult<()> {
+    let first = occurrence(scratch, from);
+    let start = out.len();
+    if first.next == NONE {
+        let span = &buf[first.start as usize..first.end as usize];
+        write_row(plan, checks, span, depth + 1, scratch, out)?;
+    } else {
+        let mut merged = scratch.take_bytes();
+        let mut at = from;
+        while at != NONE {
+            let occ = occurrence(scratch, at);
+            merged.extend_from_slice(&buf[occ.start as usize..occ.end as usize]);
+            at = occ.next;
+        }
+        let result = write_row(plan, checks, &merged, depth + 1, scratch, out);
+        scratch.give_bytes(merged);
+        result?;
+    }
+    point_at(out, base, slot, start)?;
+    Ok(())
+}
+
+/// Writes the getter's default of an absent field.
+#[allow(clippy::too_many_arguments)]
+fn write_default(
+    field: &FieldPlan,
+    default: &DefaultValue,
+    checks: &Checks,
+    depth: usize,
+    scratch: &mut Scratch,
+    out: &mut Vec<u8>,
+    base: usize,
+    slot: usize,
+) -> DecodeResult<()> {
+    match (default, &field.shape) {
+        (DefaultValue::EmptyArray, _) => {
+            let start = out.len();
+            write_empty_array(out);
+            point_at(out, base, slot, start)?;
+        }
+        (DefaultValue::EmptyMap, _) => {
+            let start = out.len();
+            write_empty_map(out);
+            point_at(out, base, slot, start)?;
+        }
+        (_, Shape::Single(ValuePlan::Message(p) | ValuePlan::Group(p))) => {
+            let start = out.len();
+            write_row(p, checks, &[], depth + 1, scratch, out)?;
+            point_at(out, base, slot, start)?;
+        }
+        (default, Shape::Single(value)) => {
+            write_default_scalar(&field.ty, value, default, out, base, slot)?;
+        }
+        (default, _) => {
+            return Err(DecodeFail::new(format!(
+                "no default {default:?} for a container column"
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// Appends an empty map image: the key array's size, an empty key and value array.
+pub(super) fn write_empty_map(out: &mut Vec<u8>) {
+    let start = out.len();
+    out.resize(start + 4, 0);
+    write_empty_array(out);
+    let key_size = (out.len() - start - 4) as i32;
+    out[start..start + 4].copy_from_slice(&key_size.to_le_bytes());
+    write_empty_array(out);
+}

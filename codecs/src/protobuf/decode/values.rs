@@ -1,0 +1,256 @@
+//! Single values: raw wire values read from their span, converted to the column's Flink
+//! type as flink-protobuf's getters and converters do, and written into a row or array
+//! slot; and the defaults of absent fields.
+
+use std::borrow::Cow;
+
+use super::super::plan::{DefaultValue, EnumPlan, Scalar, ValuePlan};
+use super::super::wire::{zigzag_decode32, zigzag_decode64, WireError, WireReader, WireType};
+use super::{DecodeFail, DecodeResult};
+use crate::flink_binary::layout::{put, round8, write_var_bytes};
+use crate::types::{FlinkKind, FlinkType};
+
+/// One value as it is on the wire.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Raw<'a> {
+    /// A varint's 64 bits.
+    Varint(u64),
+    /// 4 fixed bytes.
+    Fixed32(u32),
+    /// 8 fixed bytes.
+    Fixed64(u64),
+    /// A length-delimited value's bytes.
+    Bytes(&'a [u8]),
+}
+
+/// Reads one value of wire type `wire` from `reader`.
+pub(super) fn read_raw<'a>(
+    reader: &mut WireReader<'a>,
+    buf: &'a [u8],
+    wire: WireType,
+) -> DecodeResult<Raw<'a>> {
+    Ok(match wire {
+        WireType::Varint => Raw::Varint(reader.read_varint()?),
+        WireType::Fixed32 => Raw::Fixed32(reader.read_fixed32()?),
+        WireType::Fixed64 => Raw::Fixed64(reader.read_fixed64()?),
+        WireType::Len => {
+            let (start, end) = reader.read_len_span()?;
+            Raw::Bytes(&buf[start..end])
+        }
+        WireType::StartGroup | WireType::EndGroup => {
+            return Err(DecodeFail::new("a group is not a scalar value"))
+        }
+    })
+}
+
+/// The raw value of an occurrence whose span holds exactly one value.
+pub(super) fn raw_at(
+    buf: &[u8],
+    start: usize,
+    end: usize,
+    wire: WireType,
+) -> DecodeResult<Raw<'_>> {
+    let span = &buf[start..end];
+    Ok(match wire {
+        WireType::Len => Raw::Bytes(span),
+        _ => read_raw(&mut WireReader::new(span), span, wire)?,
+    })
+}
+
+/// Calls `each` for every value of wire type `wire` packed in `span`.
+pub(super) fn for_each_packed<'a>(
+    span: &'a [u8],
+    wire: WireType,
+    mut each: impl FnMut(Raw<'a>) -> DecodeResult<()>,
+) -> DecodeResult<()> {
+    let mut reader = WireReader::new(span);
+    while !reader.at_end() {
+        each(read_raw(&mut reader, span, wire)?)?;
+    }
+    Ok(())
+}
+
+/// An integer-like scalar's value as Java holds it (unsigned types as signed bits).
+fn integer(scalar: Scalar, raw: Raw<'_>) -> Option<i64> {
+    Some(match (scalar, raw) {
+        (Scalar::Int32 | Scalar::UInt32, Raw::Varint(v)) => i64::from(v as u32 as i32),
+        (Scalar::SInt32, Raw::Varint(v)) => i64::from(zigzag_decode32(v as u32)),
+        (Scalar::Int64 | Scalar::UInt64, Raw::Varint(v)) => v as i64,
+        (Scalar::SInt64, Raw::Varint(v)) => zigzag_decode64(v),
+        (Scalar::Fixed32 | Scalar::SFixed32, Raw::Fixed32(v)) => i64::from(v as i32),
+        (Scalar::Fixed64 | Scalar::SFixed64, Raw::Fixed64(v)) => v as i64,
+        (Scalar::Bool, Raw::Varint(v)) => i64::from(v != 0),
+        _ => return None,
+    })
+}
+
+/// The enum number of a raw varint (Java reads it as an int).
+pub(super) fn enum_number(raw: Raw<'_>) -> Option<i32> {
+    match raw {
+        Raw::Varint(v) => Some(v as u32 as i32),
+        _ => None,
+    }
+}
+
+/// Whether `raw` is a value the field keeps: a proto2 (closed) enum drops numbers it
+/// does not declare into the unknown fields, as if the value were not there.
+pub(super) fn is_kept(value: &ValuePlan, raw: Raw<'_>) -> bool {
+    match value {
+        ValuePlan::Enum(e) if !e.open => enum_number(raw).is_some_and(|n| e.is_known(n)),
+        _ => true,
+    }
+}
+
+/// Text of a string value: checked (proto3) or converted as Java's `new String(bytes,
+/// UTF_8)` does (proto2: malformed sequences become U+FFFD by the JDK's rules).
+pub(super) fn text(bytes: &[u8], utf8_checked: bool) -> DecodeResult<Cow<'_, [u8]>> {
+    match std::str::from_utf8(bytes) {
+        Ok(_) => Ok(Cow::Borrowed(bytes)),
+        Err(_) if utf8_checked => Err(WireError::InvalidUtf8.into()),
+        Err(_) => Ok(Cow::Owned(
+            crate::json::encode::escape::java_utf8_lossy(bytes)
+                .into_owned()
+                .into_bytes(),
+        )),
+    }
+}
+
+/// Writes an integer into a slot of the column type's width.
+fn put_integer(ty: &FlinkType, value: i64, out: &mut [u8], slot: usize) -> DecodeResult<()> {
+    match ty.kind {
+        FlinkKind::Boolean => out[slot] = (value != 0) as u8,
+        FlinkKind::TinyInt => out[slot] = value as i8 as u8,
+        FlinkKind::SmallInt => put(out, slot, &(value as i16).to_le_bytes()),
+        FlinkKind::Int => put(out, slot, &(value as i32).to_le_bytes()),
+        FlinkKind::BigInt => put(out, slot, &value.to_le_bytes()),
+        _ => return Err(type_mismatch(ty)),
+    }
+    Ok(())
+}
+
+fn type_mismatch(ty: &FlinkType) -> DecodeFail {
+    DecodeFail::new(format!(
+        "cannot write a protobuf value into a {} column",
+        crate::types::summary_string(ty)
+    ))
+}
+
+/// Writes one non-message value into `slot` of the image starting at `base` (strings and
+/// bytes longer than 7 bytes go to the end of `out`).
+pub(super) fn write_raw(
+    ty: &FlinkType,
+    value: &ValuePlan,
+    raw: Raw<'_>,
+    utf8_checked: bool,
+    out: &mut Vec<u8>,
+    base: usize,
+    slot: usize,
+) -> DecodeResult<()> {
+    match value {
+        ValuePlan::Scalar(scalar) => match (scalar, raw) {
+            (Scalar::Float, Raw::Fixed32(bits)) => put(out, slot, &bits.to_le_bytes()),
+            (Scalar::Double, Raw::Fixed64(bits)) => put(out, slot, &bits.to_le_bytes()),
+            (Scalar::String, Raw::Bytes(bytes)) => {
+                let text = text(bytes, utf8_checked)?;
+                write_var_bytes(out, base, slot, &text)?;
+            }
+            (Scalar::Bytes, Raw::Bytes(bytes)) => write_var_bytes(out, base, slot, bytes)?,
+            (scalar, raw) => {
+                let v = integer(*scalar, raw)
+                    .ok_or_else(|| DecodeFail::new(format!("unexpected {raw:?} for {scalar:?}")))?;
+                put_integer(ty, v, out, slot)?;
+            }
+        },
+        ValuePlan::Enum(e) => {
+            let number = enum_number(raw)
+                .ok_or_else(|| DecodeFail::new(format!("unexpected {raw:?} for an enum")))?;
+            write_enum(ty, e, number, out, base, slot)?;
+        }
+        ValuePlan::Message(_) | ValuePlan::Group(_) => {
+            return Err(DecodeFail::new("a message is not a scalar value"))
+        }
+    }
+    Ok(())
+}
+
+/// Writes an enum value: its name (`UNRECOGNIZED` for an unknown number of an open
+/// enum) or its number.
+pub(super) fn write_enum(
+    ty: &FlinkType,
+    e: &EnumPlan,
+    number: i32,
+    out: &mut Vec<u8>,
+    base: usize,
+    slot: usize,
+) -> DecodeResult<()> {
+    let name = e.name_of(number);
+    if matches!(ty.kind, FlinkKind::Char(_) | FlinkKind::VarChar(_)) {
+        let name = name.unwrap_or("UNRECOGNIZED");
+        write_var_bytes(out, base, slot, name.as_bytes())?;
+        return Ok(());
+    }
+    if name.is_none() {
+        // Java's `UNRECOGNIZED.getNumber()`.
+        return Err(DecodeFail::new(format!(
+            "Can't get the number of an unknown enum value ({number} of {}).",
+            e.full_name
+        )));
+    }
+    put_integer(ty, i64::from(number), out, slot)
+}
+
+/// Writes the default of a non-message, non-container value into `slot`.
+pub(super) fn write_default_scalar(
+    ty: &FlinkType,
+    value: &ValuePlan,
+    default: &DefaultValue,
+    out: &mut Vec<u8>,
+    base: usize,
+    slot: usize,
+) -> DecodeResult<()> {
+    match (default, value) {
+        (DefaultValue::Enum(n), ValuePlan::Enum(e)) => write_enum(ty, e, *n, out, base, slot),
+        (DefaultValue::Bool(b), _) => put_integer(ty, i64::from(*b), out, slot),
+        (DefaultValue::I32(v), _) => put_integer(ty, i64::from(*v), out, slot),
+        (DefaultValue::I64(v), _) => put_integer(ty, *v, out, slot),
+        (DefaultValue::F32(v), _) => {
+            put(out, slot, &v.to_bits().to_le_bytes());
+            Ok(())
+        }
+        (DefaultValue::F64(v), _) => {
+            put(out, slot, &v.to_bits().to_le_bytes());
+            Ok(())
+        }
+        (DefaultValue::Bytes(b), _) => Ok(write_var_bytes(out, base, slot, b)?),
+        (other, _) => Err(DecodeFail::new(format!(
+            "default {other:?} is not a scalar default"
+        ))),
+    }
+}
+
+/// The default of a map key or value (a proto3-style zero, or an enum's first value),
+/// for entries that lack it.
+pub(super) fn zero_default(value: &ValuePlan) -> DefaultValue {
+    match value {
+        ValuePlan::Scalar(s) => match s {
+            Scalar::Bool => DefaultValue::Bool(false),
+            Scalar::Float => DefaultValue::F32(0.0),
+            Scalar::Double => DefaultValue::F64(0.0),
+            Scalar::String | Scalar::Bytes => DefaultValue::Bytes(Vec::new()),
+            Scalar::Int64
+            | Scalar::UInt64
+            | Scalar::SInt64
+            | Scalar::Fixed64
+            | Scalar::SFixed64 => DefaultValue::I64(0),
+            _ => DefaultValue::I32(0),
+        },
+        ValuePlan::Enum(e) => DefaultValue::Enum(e.first().0),
+        ValuePlan::Message(_) | ValuePlan::Group(_) => DefaultValue::Message,
+    }
+}
+
+/// Appends an empty array image (element count 0).
+pub(super) fn write_empty_array(out: &mut Vec<u8>) {
+    let start = out.len();
+    out.resize(start + round8(4), 0);
+}

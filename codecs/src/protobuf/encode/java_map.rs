@@ -1,0 +1,853 @@
+//! The iteration order of a `java.util.HashMap` filled by `put`, reproduced without Java.
+//!
+//! flink-protobuf converts a MAP column into a `new HashMap()` (one `put` per entry of the
+//! Flink map, in the binary map's order) and hands it to the builder's `putAll`, whose
+//! `LinkedHashMap` keeps the `HashMap`'s iteration order; protobuf-java then writes the
+//! entries in that order. So the wire order of map entries is the order a JDK `HashMap`
+//! iterates in, which depends on the keys' `hashCode`, the table size (16, doubled when
+//! more than 3/4 full, or when a bucket reaches 9 nodes in a table smaller than 64) and,
+//! for buckets of 9 or more colliding keys in a table of at least 64, on the red-black
+//! "tree bin" the JDK turns the bucket into (its linked order is rearranged on every
+//! insertion). [`JavaHashMap`] replays `put` with the JDK's algorithm, tree bins included
+//! (their key comparison is `compareTo`, which the key types of protobuf maps — `String`,
+//! `Integer`, `Long`, `Boolean` — all implement consistently with `equals`, so the JDK's
+//! identity-hash tie break is never reached). The orders in the tests were printed by
+//! JDK 17 and JDK 25 alike.
+
+use std::cmp::Ordering;
+
+/// "No node".
+const NIL: u32 = u32::MAX;
+/// The table size of a `new HashMap()` at its first `put`.
+const INITIAL_CAPACITY: usize = 16;
+/// `HashMap.MAXIMUM_CAPACITY`.
+const MAXIMUM_CAPACITY: usize = 1 << 30;
+/// A bucket receiving its 9th node is treeified (or the table grows first).
+const TREEIFY_THRESHOLD: usize = 8;
+/// Tree bins split by a resize become lists again at this size or below.
+const UNTREEIFY_THRESHOLD: usize = 6;
+/// Buckets are only treeified in tables at least this large.
+const MIN_TREEIFY_CAPACITY: usize = 64;
+
+/// How the simulated map compares the keys it is given (by the caller's key index).
+pub(crate) trait JavaKeys {
+    /// `a.equals(b)`.
+    fn same(&self, a: u32, b: u32) -> bool;
+    /// `a.compareTo(b)` (only consulted inside tree bins).
+    fn compare(&self, a: u32, b: u32) -> Ordering;
+}
+
+/// One `HashMap.Node` (or `TreeNode`): keys and values are the caller's indexes.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    /// The spread hash (`h ^ (h >>> 16)`).
+    hash: i32,
+    key: u32,
+    value: u32,
+    next: u32,
+    // Tree-bin links, meaningful while `tree` is set.
+    prev: u32,
+    parent: u32,
+    left: u32,
+    right: u32,
+    red: bool,
+    tree: bool,
+}
+
+/// A replay of `java.util.HashMap` insertions that yields the JDK's iteration order;
+/// reusable after [`JavaHashMap::clear`].
+#[derive(Debug, Default)]
+pub(crate) struct JavaHashMap {
+    /// Bucket heads (`NIL` for empty buckets); empty until the first `put`.
+    table: Vec<u32>,
+    /// The previous table during a resize (kept for its allocation).
+    old: Vec<u32>,
+    nodes: Vec<Node>,
+    threshold: usize,
+}
+
+/// `HashMap.hash`: the high half of the hash code folded into the low half.
+fn spread(hash_code: i32) -> i32 {
+    hash_code ^ ((hash_code as u32) >> 16) as i32
+}
+
+/// The bucket of a spread hash in a table of `n` (a power of two) buckets.
+fn bucket(hash: i32, n: usize) -> usize {
+    (hash as u32 as usize) & (n - 1)
+}
+
+impl JavaHashMap {
+    /// Forgets every mapping, as a fresh `new HashMap()`.
+    pub(crate) fn clear(&mut self) {
+        self.table.clear();
+        self.nodes.clear();
+        self.threshold = 0;
+    }
+
+    /// `put(key, value)` of a key whose `hashCode()` is `hash_code`: a new key is added,
+    /// an existing one (equal by `keys.same`) keeps its place and takes `value`.
+    pub(crate) fn put(&mut self, hash_code: i32, key: u32, value: u32, keys: &impl JavaKeys) {
+        let hash = spread(hash_code);
+        if self.table.is_empty() {
+            self.resize(keys);
+        }
+        let index = bucket(hash, self.table.len());
+        let first = self.table[index];
+        if first == NIL {
+            self.table[index] = self.new_node(hash, key, value, NIL);
+        } else {
+            let found = if self.nodes[first as usize].hash == hash
+                && keys.same(self.nodes[first as usize].key, key)
+            {
+                Some(first)
+            } else if self.nodes[first as usize].tree {
+                self.put_tree_val(first, hash, key, value, keys)
+            } else {
+                self.put_list_val(first, hash, key, value, keys)
+            };
+            if let Some(existing) = found {
+                self.nodes[existing as usize].value = value;
+                return;
+            }
+        }
+        if self.nodes.len() > self.threshold {
+            self.resize(keys);
+        }
+    }
+
+    /// Calls `visit(key, value)` for every mapping in iteration order.
+    pub(crate) fn for_each(&self, mut visit: impl FnMut(u32, u32)) {
+        for &head in &self.table {
+            let mut e = head;
+            while e != NIL {
+                let node = &self.nodes[e as usize];
+                visit(node.key, node.value);
+                e = node.next;
+            }
+        }
+    }
+
+    fn new_node(&mut self, hash: i32, key: u32, value: u32, next: u32) -> u32 {
+        let id = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            hash,
+            key,
+            value,
+            next,
+            prev: NIL,
+            parent: NIL,
+            left: NIL,
+            right: NIL,
+            red: false,
+            tree: false,
+        });
+        id
+    }
+
+    /// Walks a list bucket: the equal key's node, or appends a node at the tail (and
+    /// treeifies or grows when the bucket now has 9 nodes).
+    fn put_list_val(
+        &mut self,
+        first: u32,
+        hash: i32,
+        key: u32,
+        value: u32,
+        keys: &impl JavaKeys,
+    ) -> Option<u32> {
+        let mut p = first;
+        let mut count = 0;
+        loop {
+            let next = self.nodes[p as usize].next;
+            if next == NIL {
+                let node = self.new_node(hash, key, value, NIL);
+                self.nodes[p as usize].next = node;
+                if count >= TREEIFY_THRESHOLD - 1 {
+                    self.treeify_bin(hash, keys);
+                }
+                return None;
+            }
+            let e = &self.nodes[next as usize];
+            if e.hash == hash && keys.same(e.key, key) {
+                return Some(next);
+            }
+            p = next;
+            count += 1;
+        }
+    }
+
+    /// Doubles the table (or creates it), splitting every bucket in order.
+    fn resize(&mut self, keys: &impl JavaKeys) {
+        let old_cap = self.table.len();
+        if old_cap >= MAXIMUM_CAPACITY {
+            self.threshold = usize::MAX;
+            return;
+        }
+        let (new_cap, new_threshold) = if old_cap == 0 {
+            (INITIAL_CAPACITY, INITIAL_CAPACITY * 3 / 4)
+        } else {
+            (old_cap * 2, self.threshold * 2)
+        };
+        self.threshold = new_threshold;
+        std::mem::swap(&mut self.table, &mut self.old);
+        self.table.clear();
+        self.table.resize(new_cap, NIL);
+        for j in 0..old_cap {
+            let e = self.old[j];
+            if e == NIL {
+                continue;
+            }
+            let node = self.nodes[e as usize];
+            if node.next == NIL {
+                self.table[bucket(node.hash, new_cap)] = e;
+            } else if node.tree {
+                self.split(e, j, old_cap, keys);
+            } else {
+                let (lo, hi) = self.split_list(e, old_cap);
+                if lo != NIL {
+                    self.table[j] = lo;
+                }
+                if hi != NIL {
+                    self.table[j + old_cap] = hi;
+                }
+            }
+        }
+        self.old.clear();
+    }
+
+    /// Splits a list into the nodes staying at their index and those moving up by
+    /// `bit`, each in their previous order (setting `prev` links for tree bins). Returns
+    /// both heads.
+    fn split_list(&mut self, head: u32, bit: usize) -> (u32, u32) {
+        let (mut lo_head, mut lo_tail, mut hi_head, mut hi_tail) = (NIL, NIL, NIL, NIL);
+        let mut e = head;
+        while e != NIL {
+            let next = self.nodes[e as usize].next;
+            self.nodes[e as usize].next = NIL;
+            let stays = (self.nodes[e as usize].hash as u32 as usize) & bit == 0;
+            let (h, t) = if stays {
+                (&mut lo_head, &mut lo_tail)
+            } else {
+                (&mut hi_head, &mut hi_tail)
+            };
+            self.nodes[e as usize].prev = *t;
+            if *t == NIL {
+                *h = e;
+            } else {
+                self.nodes[*t as usize].next = e;
+            }
+            *t = e;
+            e = next;
+        }
+        (lo_head, hi_head)
+    }
+
+    /// `TreeNode.split`: a tree bin divided by a resize.
+    fn split(&mut self, head: u32, index: usize, bit: usize, keys: &impl JavaKeys) {
+        let (lo, hi) = self.split_list(head, bit);
+        let count = |map: &Self, mut e: u32| {
+            let mut n = 0;
+            while e != NIL {
+                n += 1;
+                e = map.nodes[e as usize].next;
+            }
+            n
+        };
+        for (part, other, at) in [(lo, hi, index), (hi, lo, index + bit)] {
+            if part == NIL {
+                continue;
+            }
+            self.table[at] = part;
+            if count(self, part) <= UNTREEIFY_THRESHOLD {
+                self.untreeify(part);
+            } else if other != NIL {
+                self.treeify(part, keys);
+            }
+            // Else every node stayed together and the tree is kept as it is.
+        }
+    }
+
+    fn untreeify(&mut self, head: u32) {
+        let mut e = head;
+        while e != NIL {
+            let node = &mut self.nodes[e as usize];
+            node.tree = false;
+            e = node.next;
+        }
+    }
+
+    /// `treeifyBin`: grows a small table, else turns the bucket of `hash` into a tree.
+    fn treeify_bin(&mut self, hash: i32, keys: &impl JavaKeys) {
+        let n = self.table.len();
+        if n < MIN_TREEIFY_CAPACITY {
+            self.resize(keys);
+            return;
+        }
+        let head = self.table[bucket(hash, n)];
+        let mut prev = NIL;
+        let mut e = head;
+        while e != NIL {
+            let node = &mut self.nodes[e as usize];
+            node.tree = true;
+            node.prev = prev;
+            prev = e;
+            e = node.next;
+        }
+        if head != NIL {
+            self.treeify(head, keys);
+        }
+    }
+
+    /// Which side of `p` a key with `hash` belongs on (`Less`: left).
+    fn direction(&self, p: u32, hash: i32, key: u32, keys: &impl JavaKeys) -> Ordering {
+        let node = &self.nodes[p as usize];
+        match node.hash.cmp(&hash) {
+            Ordering::Greater => Ordering::Less,
+            Ordering::Less => Ordering::Greater,
+            Ordering::Equal => keys.compare(key, node.key),
+        }
+    }
+
+    /// `TreeNode.treeify`: builds a red-black tree of the list at `head` (in list order)
+    /// and moves its root to the front of the bucket.
+    fn treeify(&mut self, head: u32, keys: &impl JavaKeys) {
+        let mut root = NIL;
+        let mut x = head;
+        while x != NIL {
+            let next = self.nodes[x as usize].next;
+            {
+                let node = &mut self.nodes[x as usize];
+                node.left = NIL;
+                node.right = NIL;
+                node.tree = true;
+            }
+            if root == NIL {
+                let node = &mut self.nodes[x as usize];
+                node.parent = NIL;
+                node.red = false;
+                root = x;
+            } else {
+                let (hash, key) = (self.nodes[x as usize].hash, self.nodes[x as usize].key);
+                let mut p = root;
+                loop {
+                    // Distinct keys never compare equal, so the JDK's tie break (which
+                    // goes left or right by identity hash) is not needed.
+                    let left = self.direction(p, hash, key, keys) != Ordering::Greater;
+                    let child = if left {
+                        self.nodes[p as usize].left
+                    } else {
+                        self.nodes[p as usize].right
+                    };
+                    if child == NIL {
+                        self.nodes[x as usize].parent = p;
+                        if left {
+                            self.nodes[p as usize].left = x;
+                        } else {
+                            self.nodes[p as usize].right = x;
+                        }
+                        root = self.balance_insertion(root, x);
+                        break;
+                    }
+                    p = child;
+                }
+            }
+            x = next;
+        }
+        self.move_root_to_front(root);
+    }
+
+    /// `TreeNode.putTreeVal`: the equal key's node, or a new node linked into the tree
+    /// and, in the bucket's list, right after its tree parent.
+    fn put_tree_val(
+        &mut self,
+        first: u32,
+        hash: i32,
+        key: u32,
+        value: u32,
+        keys: &impl JavaKeys,
+    ) -> Option<u32> {
+        let mut root = first;
+        while self.nodes[root as usize].parent != NIL {
+            root = self.nodes[root as usize].parent;
+        }
+        let mut p = root;
+        loop {
+            let node = &self.nodes[p as usize];
+            if node.hash == hash && keys.same(node.key, key) {
+                return Some(p);
+            }
+            let left = self.direction(p, hash, key, keys) != Ordering::Greater;
+            let child = if left { node.left } else { node.right };
+            if child != NIL {
+                p = child;
+                continue;
+            }
+            let after = self.nodes[p as usize].next;
+            let x = self.new_node(hash, key, value, after);
+            {
+                let node = &mut self.nodes[x as usize];
+                node.tree = true;
+                node.parent = p;
+                node.prev = p;
+            }
+            if left {
+                self.nodes[p as usize].left = x;
+            } else {
+                self.nodes[p as usize].right = x;
+            }
+            self.nodes[p as usize].next = x;
+            if after != NIL {
+                self.nodes[after as usize].prev = x;
+            }
+            let root = self.balance_insertion(root, x);
+            self.move_root_to_front(root);
+            return None;
+        }
+    }
+
+    /// `TreeNode.moveRootToFront`: makes `root` the bucket's first node.
+    fn move_root_to_front(&mut self, root: u32) {
+        if root == NIL || self.table.is_empty() {
+            return;
+        }
+        let index = bucket(self.nodes[root as usize].hash, self.table.len());
+        let first = self.table[index];
+        if root == first {
+            return;
+        }
+        self.table[index] = root;
+        let (rp, rn) = (
+            self.nodes[root as usize].prev,
+            self.nodes[root as usize].next,
+        );
+        if rn != NIL {
+            self.nodes[rn as usize].prev = rp;
+        }
+        if rp != NIL {
+            self.nodes[rp as usize].next = rn;
+        }
+        if first != NIL {
+            self.nodes[first as usize].prev = root;
+        }
+        let node = &mut self.nodes[root as usize];
+        node.next = first;
+        node.prev = NIL;
+    }
+
+    fn rotate_left(&mut self, mut root: u32, p: u32) -> u32 {
+        if p == NIL {
+            return root;
+        }
+        let r = self.nodes[p as usize].right;
+        if r == NIL {
+            return root;
+        }
+        let rl = self.nodes[r as usize].left;
+        self.nodes[p as usize].right = rl;
+        if rl != NIL {
+            self.nodes[rl as usize].parent = p;
+        }
+        let pp = self.nodes[p as usize].parent;
+        self.nodes[r as usize].parent = pp;
+        if pp == NIL {
+            root = r;
+            self.nodes[r as usize].red = false;
+        } else if self.nodes[pp as usize].left == p {
+            self.nodes[pp as usize].left = r;
+        } else {
+            self.nodes[pp as usize].right = r;
+        }
+        self.nodes[r as usize].left = p;
+        self.nodes[p as usize].parent = r;
+        root
+    }
+
+    fn rotate_right(&mut self, mut root: u32, p: u32) -> u32 {
+        if p == NIL {
+            return root;
+        }
+        let l = self.nodes[p as usize].left;
+        if l == NIL {
+            return root;
+        }
+        let lr = self.nodes[l as usize].right;
+        self.nodes[p as usize].left = lr;
+        if lr != NIL {
+            self.nodes[lr as usize].parent = p;
+        }
+        let pp = self.nodes[p as usize].parent;
+        self.nodes[l as usize].parent = pp;
+        if pp == NIL {
+            root = l;
+            self.nodes[l as usize].red = false;
+        } else if self.nodes[pp as usize].right == p {
+            self.nodes[pp as usize].right = l;
+        } else {
+            self.nodes[pp as usize].left = l;
+        }
+        self.nodes[l as usize].right = p;
+        self.nodes[p as usize].parent = l;
+        root
+    }
+
+    /// `TreeNode.balanceInsertion`: restores the red-black rules after inserting `x`;
+    /// returns the (possibly new) root.
+    fn balance_insertion(&mut self, mut root: u32, mut x: u32) -> u32 {
+        self.nodes[x as usize].red = true;
+        loop {
+            let mut xp = self.nodes[x as usize].parent;
+            if xp == NIL {
+                self.nodes[x as usize].red = false;
+                return x;
+            }
+            let mut xpp = self.nodes[xp as usize].parent;
+            if !self.nodes[xp as usize].red || xpp == NIL {
+                return root;
+            }
+            let xppl = self.nodes[xpp as usize].left;
+            if xp == xppl {
+                let xppr = self.nodes[xpp as usize].right;
+                if xppr != NIL && self.nodes[xppr as usize].red {
+                    self.nodes[xppr as usize].red = false;
+                    self.nodes[xp as usize].red = false;
+                    self.nodes[xpp as usize].red = true;
+                    x = xpp;
+                } else {
+                    if x == self.nodes[xp as usize].right {
+                        x = xp;
+                        root = self.rotate_left(root, x);
+                        xp = self.nodes[x as usize].parent;
+                        xpp = if xp == NIL {
+                            NIL
+                        } else {
+                            self.nodes[xp as usize].parent
+                        };
+                    }
+                    if xp != NIL {
+                        self.nodes[xp as usize].red = false;
+                        if xpp != NIL {
+                            self.nodes[xpp as usize].red = true;
+                            root = self.rotate_right(root, xpp);
+                        }
+                    }
+                }
+            } else if xppl != NIL && self.nodes[xppl as usize].red {
+                self.nodes[xppl as usize].red = false;
+                self.nodes[xp as usize].red = false;
+                self.nodes[xpp as usize].red = true;
+                x = xpp;
+            } else {
+                if x == self.nodes[xp as usize].left {
+                    x = xp;
+                    root = self.rotate_right(root, x);
+                    xp = self.nodes[x as usize].parent;
+                    xpp = if xp == NIL {
+                        NIL
+                    } else {
+                        self.nodes[xp as usize].parent
+                    };
+                }
+                if xp != NIL {
+                    self.nodes[xp as usize].red = false;
+                    if xpp != NIL {
+                        self.nodes[xpp as usize].red = true;
+                        root = self.rotate_left(root, xpp);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `Integer.hashCode()`.
+pub(crate) fn int_hash(value: i32) -> i32 {
+    value
+}
+
+/// `Long.hashCode()`.
+pub(crate) fn long_hash(value: i64) -> i32 {
+    (value ^ ((value as u64) >> 32) as i64) as i32
+}
+
+/// `Boolean.hashCode()`.
+pub(crate) fn bool_hash(value: bool) -> i32 {
+    if value {
+        1231
+    } else {
+        1237
+    }
+}
+
+/// `String.hashCode()` of the Java string whose UTF-8 form is `text` (the sum over its
+/// UTF-16 code units).
+pub(crate) fn string_hash(text: &str) -> i32 {
+    let mut h: i32 = 0;
+    if text.is_ascii() {
+        for &b in text.as_bytes() {
+            h = h.wrapping_mul(31).wrapping_add(i32::from(b));
+        }
+    } else {
+        for unit in text.encode_utf16() {
+            h = h.wrapping_mul(31).wrapping_add(i32::from(unit));
+        }
+    }
+    h
+}
+
+/// `String.compareTo`: lexicographic over UTF-16 code units.
+pub(crate) fn string_compare(a: &str, b: &str) -> Ordering {
+    if a.is_ascii() && b.is_ascii() {
+        a.as_bytes().cmp(b.as_bytes())
+    } else {
+        a.encode_utf16().cmp(b.encode_utf16())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys given as Java strings.
+    struct Strings<'a>(&'a [&'a str]);
+
+    impl JavaKeys for Strings<'_> {
+        fn same(&self, a: u32, b: u32) -> bool {
+            self.0[a as usize] == self.0[b as usize]
+        }
+        fn compare(&self, a: u32, b: u32) -> Ordering {
+            string_compare(self.0[a as usize], self.0[b as usize])
+        }
+    }
+
+    /// Keys given as Java ints.
+    struct Ints<'a>(&'a [i32]);
+
+    impl JavaKeys for Ints<'_> {
+        fn same(&self, a: u32, b: u32) -> bool {
+            self.0[a as usize] == self.0[b as usize]
+        }
+        fn compare(&self, a: u32, b: u32) -> Ordering {
+            self.0[a as usize].cmp(&self.0[b as usize])
+        }
+    }
+
+    fn string_order(keys: &[&str]) -> Vec<String> {
+        let mut map = JavaHashMap::default();
+        let k = Strings(keys);
+        for (i, key) in keys.iter().enumerate() {
+            map.put(string_hash(key), i as u32, i as u32, &k);
+        }
+        let mut out = Vec::new();
+        map.for_each(|key, _| out.push(keys[key as usize].to_string()));
+        out
+    }
+
+    fn int_order(keys: &[i32]) -> Vec<(i32, u32)> {
+        let mut map = JavaHashMap::default();
+        let k = Ints(keys);
+        for (i, key) in keys.iter().enumerate() {
+            map.put(int_hash(*key), i as u32, i as u32, &k);
+        }
+        let mut out = Vec::new();
+        map.for_each(|key, value| out.push((keys[key as usize], value)));
+        out
+    }
+
+    // Expected orders: the keys of `new LinkedHashMap<>(hashMap)` after the same `put`s,
+    // printed by JDK 17 and JDK 25 (identical).
+
+    #[test]
+    fn java_hash_codes() {
+        assert_eq!(string_hash("hello"), 99_162_322);
+        assert_eq!(string_hash(""), 0);
+        // U+1F600 is the surrogate pair D83D DE00; é is one unit 0xE9.
+        assert_eq!(string_hash("\u{1F600}"), 0xD83D * 31 + 0xDE00);
+        assert_eq!(string_hash("é"), 0xE9);
+        assert_eq!(long_hash(-1), 0);
+        assert_eq!(long_hash(1 << 32), 1);
+        assert_eq!(long_hash(i64::MIN), i32::MIN);
+        assert_eq!((bool_hash(true), bool_hash(false)), (1231, 1237));
+        assert_eq!(string_hash("Aa"), string_hash("BB"));
+    }
+
+    #[test]
+    fn supplementary_characters_compare_as_utf16() {
+        // U+FFFF > U+1F600 in UTF-16 (0xFFFF vs 0xD83D), the opposite of code point order.
+        assert_eq!(string_compare("\u{FFFF}", "\u{1F600}"), Ordering::Greater);
+        assert_eq!(string_compare("a", "b"), Ordering::Less);
+    }
+
+    #[test]
+    fn small_maps_iterate_by_bucket_then_insertion() {
+        assert_eq!(
+            string_order(&["zeta", "alpha", "mid", "b", "a"]),
+            ["zeta", "a", "b", "alpha", "mid"]
+        );
+        let ints = int_order(&[100, 3, -1, 17, 1]);
+        let keys: Vec<i32> = ints.iter().map(|&(k, _)| k).collect();
+        assert_eq!(keys, [-1, 17, 1, 3, 100]);
+    }
+
+    #[test]
+    fn repeated_keys_keep_their_place_and_take_the_last_value() {
+        assert_eq!(int_order(&[5, 3, 5]), [(3, 1), (5, 2)]);
+    }
+
+    #[test]
+    fn growing_past_three_quarters_doubles_the_table() {
+        let keys: Vec<String> = (0..20).map(|i| format!("k{}", 19 - i)).collect();
+        let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+        assert_eq!(
+            string_order(&refs),
+            [
+                "k0", "k1", "k2", "k3", "k4", "k11", "k5", "k10", "k6", "k13", "k7", "k12", "k8",
+                "k15", "k9", "k14", "k17", "k16", "k19", "k18"
+            ]
+        );
+    }
+
+    #[test]
+    fn colliding_strings_form_a_tree_bin() {
+        // 16 strings with one hash code: the bucket grows the table to 32 and 64, then
+        // becomes a tree bin whose list order follows the tree insertions.
+        let keys = [
+            "BBBBAaAa", "AaAaBBBB", "BBAaAaAa", "AaBBBBAa", "AaBBAaAa", "AaAaAaAa", "BBBBBBAa",
+            "BBAaAaBB", "BBAaBBAa", "AaAaAaBB", "BBAaBBBB", "AaAaBBAa", "AaBBAaBB", "BBBBBBBB",
+            "AaBBBBBB", "BBBBAaBB",
+        ];
+        assert_eq!(
+            string_order(&keys),
+            [
+                "BBAaAaAa", "BBBBAaAa", "AaAaBBBB", "AaAaBBAa", "AaBBBBAa", "AaBBBBBB", "AaBBAaBB",
+                "AaBBAaAa", "AaAaAaAa", "BBBBBBAa", "BBBBAaBB", "BBBBBBBB", "BBAaAaBB", "BBAaBBAa",
+                "AaAaAaBB", "BBAaBBBB"
+            ]
+        );
+    }
+
+    #[test]
+    fn tree_bins_of_ints_with_a_repeated_key() {
+        let keys = [
+            1063, 1051, 1039, 1015, 1009, 384, 1006, 832, 1075, 0, 896, 1024, 1024, 1030, 1078,
+            256, 1102, 192, 576, 1090, 128, 1088, 1096, 1087, 1033, 64, 1003, 1060, 1048, 512,
+            1042, 1057, 1018, 1021, 320, 1069, 1084, 960, 1072, 1054, 640, 1093, 1152, 1066, 1081,
+            1216, 768, 1027, 1036, 448, 1012, 704, 1045, 1000, 1099,
+        ];
+        let expected = [
+            (640, 40),
+            (384, 5),
+            (768, 46),
+            (0, 9),
+            (896, 10),
+            (1024, 12),
+            (256, 15),
+            (512, 29),
+            (128, 20),
+            (1152, 42),
+            (1027, 47),
+            (1030, 13),
+            (1033, 24),
+            (1036, 48),
+            (1039, 2),
+            (1042, 30),
+            (1045, 52),
+            (1048, 28),
+            (1051, 1),
+            (1054, 39),
+            (1057, 31),
+            (1060, 27),
+            (1063, 0),
+            (1066, 43),
+            (1069, 35),
+            (1072, 38),
+            (1075, 8),
+            (1078, 14),
+            (1081, 44),
+            (1084, 36),
+            (1087, 23),
+            (832, 7),
+            (960, 37),
+            (320, 34),
+            (192, 17),
+            (576, 18),
+            (704, 51),
+            (448, 49),
+            (64, 25),
+            (1088, 21),
+            (1216, 45),
+            (1090, 19),
+            (1093, 41),
+            (1096, 22),
+            (1099, 54),
+            (1102, 16),
+            (1000, 53),
+            (1003, 26),
+            (1006, 6),
+            (1009, 4),
+            (1012, 50),
+            (1015, 3),
+            (1018, 32),
+            (1021, 33),
+        ];
+        assert_eq!(int_order(&keys), expected);
+    }
+
+    #[test]
+    fn a_resize_splits_a_tree_bin_into_two_trees() {
+        let mut keys: Vec<i32> = (0..24).map(|i| 64 * ((i * 7) % 24)).collect();
+        keys.extend((0..60).map(|i| 5 + 2 * i));
+        let order: Vec<i32> = int_order(&keys).iter().map(|&(k, _)| k).collect();
+        let mut expected = vec![384, 896, 0, 1280, 256, 128, 768, 1152, 512, 640, 1024, 1408];
+        expected.extend((0..30).map(|i| 5 + 2 * i));
+        expected.extend([
+            704, 448, 1344, 1216, 192, 320, 832, 64, 576, 960, 1088, 1472,
+        ]);
+        expected.extend((0..30).map(|i| 65 + 2 * i));
+        assert_eq!(order, expected);
+    }
+
+    #[test]
+    fn longs_folding_to_one_hash_code() {
+        struct Longs(Vec<i64>);
+        impl JavaKeys for Longs {
+            fn same(&self, a: u32, b: u32) -> bool {
+                self.0[a as usize] == self.0[b as usize]
+            }
+            fn compare(&self, a: u32, b: u32) -> Ordering {
+                self.0[a as usize].cmp(&self.0[b as usize])
+            }
+        }
+        // i * (2^32 + 1): high and low halves equal, so every hash code is 0.
+        let keys = Longs((0..12).map(|i| i * ((1 << 32) + 1)).collect());
+        let mut map = JavaHashMap::default();
+        for (i, &k) in keys.0.iter().enumerate() {
+            map.put(long_hash(k), i as u32, i as u32, &keys);
+        }
+        let mut order = Vec::new();
+        map.for_each(|k, _| order.push(k));
+        assert_eq!(order, [3, 0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11]);
+    }
+
+    #[test]
+    fn booleans_and_non_ascii_strings() {
+        let mut map = JavaHashMap::default();
+        struct Bools([bool; 2]);
+        impl JavaKeys for Bools {
+            fn same(&self, a: u32, b: u32) -> bool {
+                self.0[a as usize] == self.0[b as usize]
+            }
+            fn compare(&self, a: u32, b: u32) -> Ordering {
+                self.0[a as usize].cmp(&self.0[b as usize])
+            }
+        }
+        let bools = Bools([true, false]);
+        map.put(bool_hash(true), 0, 0, &bools);
+        map.put(bool_hash(false), 1, 1, &bools);
+        let mut order = Vec::new();
+        map.for_each(|k, _| order.push(k));
+        assert_eq!(order, [1, 0]);
+        assert_eq!(
+            string_order(&["é", "\u{1F600}", "\u{FFFF}", "z", "ab"]),
+            ["ab", "\u{1F600}", "é", "z", "\u{FFFF}"]
+        );
+    }
+}

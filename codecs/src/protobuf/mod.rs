@@ -1,0 +1,25 @@
+//! Protobuf (flink-protobuf semantics) decoded straight from the wire format into Flink
+//! binary rows, and rows encoded into the bytes protobuf-java writes, following a plan
+//! compiled once from a message descriptor and the row type (no generated code, no
+//! dynamic message per record).
+//!
+//! - [`descriptors`]: message descriptors from a serialized `FileDescriptorSet`.
+//! - [`plan`]: columns <-> field numbers, value kinds, absent-field rules.
+//! - [`wire`]: varints, tags, fixed values, spans.
+//! - [`decode`]: wire bytes -> binary row images ([`ProtobufRowDecoder`]).
+//! - [`encode`]: binary row images -> wire bytes ([`ProtobufRowEncoder`]).
+
+pub(crate) mod checks;
+pub mod decode;
+pub mod descriptors;
+pub mod encode;
+pub(crate) mod plan;
+pub(crate) mod wire;
+
+pub use decode::ProtobufRowDecoder;
+pub use descriptors::{find_message, message_from_descriptor_set};
+pub use encode::ProtobufRowEncoder;
+pub use plan::ProtobufOptions;
+
+#[cfg(test)]
+pub(crate) mod test_support;
