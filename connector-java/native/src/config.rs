@@ -311,3 +311,24 @@ mod tests {
         assert!(JsonEncoderConfig::from_json(&lower).is_err());
     }
 }
+
+/// Settings of a Protobuf decoder or encoder (`protobuf-native`); the message's
+/// descriptors travel separately as a serialized `FileDescriptorSet`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProtobufConfig {
+    /// The Flink row type, in the contract's JSON form.
+    pub row_type: serde_json::Value,
+    /// Full name of the message (`package.Outer.Inner`).
+    pub message: String,
+    /// `ignore-parse-errors`, `read-default-values`, `write-null-string-literal`.
+    #[serde(default)]
+    pub options: karrow_codecs::protobuf::ProtobufOptions,
+}
+
+impl ProtobufConfig {
+    /// Parses the JSON text passed from Java.
+    pub fn from_json(text: &str) -> Result<Self, NativeError> {
+        serde_json::from_str(text).map_err(|e| NativeError::Config(format!("{e}")))
+    }
+}

@@ -10,10 +10,13 @@
 
 pub mod avro;
 pub mod config;
+pub mod encoded_values;
 pub mod error;
 pub mod handles;
 pub mod jni;
 pub mod json;
+pub mod protobuf;
 pub mod registry_source;
+pub mod row_list;
 
 pub use error::NativeError;

@@ -4,11 +4,9 @@ use jni::objects::{JByteArray, JClass, JIntArray, JString};
 use jni::sys::{jbyteArray, jint, jlong};
 use jni::JNIEnv;
 
-use super::{
-    byte_array_from_parts, check_int_array, copy_byte_array, direct_values, guard, jni_error,
-};
-use crate::handles::{borrow_handle, drop_handle, into_handle};
-use crate::json::JsonDecodeSession;
+use super::{decode_calls, guard, jni_error};
+use crate::handles::{drop_handle, into_handle};
+use crate::json::{JsonDecodeSession, ValueDecoder};
 
 /// `long jsonDecoderOpen(String configJson)`.
 #[no_mangle]
@@ -32,14 +30,7 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_jsonDecode
     message: JByteArray<'local>,
 ) -> jbyteArray {
     guard(&mut env, std::ptr::null_mut(), |env| {
-        // SAFETY: the handle comes from `jsonDecoderOpen` and is owned by one Java object
-        // that calls it from one thread at a time (see `handles`).
-        let session = unsafe { borrow_handle::<JsonDecodeSession>(handle)? };
-        copy_byte_array(env, &message, &mut session.message)?;
-        match session.decode_held_message()? {
-            None => Ok(std::ptr::null_mut()),
-            Some(rows) => byte_array_from_parts(env, &[rows.header, rows.images]),
-        }
+        decode_calls::decode_one::<ValueDecoder>(env, handle, &message)
     })
 }
 
@@ -55,16 +46,14 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_jsonDecode
     value_row_ends: JIntArray<'local>,
 ) -> jbyteArray {
     guard(&mut env, std::ptr::null_mut(), |env| {
-        // SAFETY: as in `jsonDecodeOne`.
-        let session = unsafe { borrow_handle::<JsonDecodeSession>(handle)? };
-        check_int_array(env, &value_row_ends, count.max(0) as usize)?;
-        // SAFETY: Java passes direct buffers in the documented layout, alive and unmodified
-        // for the duration of this call.
-        let values = unsafe { direct_values(data_address, lengths_address, count)? };
-        let (rows, ends) = session.decode_batch(values)?;
-        env.set_int_array_region(&value_row_ends, 0, ends)
-            .map_err(jni_error)?;
-        byte_array_from_parts(env, &[rows.header, rows.images])
+        decode_calls::decode_batch::<ValueDecoder>(
+            env,
+            handle,
+            data_address,
+            lengths_address,
+            count,
+            &value_row_ends,
+        )
     })
 }
 

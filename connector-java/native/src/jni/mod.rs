@@ -8,12 +8,15 @@
 
 mod avro_decode;
 mod avro_encode;
+mod decode_calls;
 mod encode_calls;
 
 pub(crate) use encode_calls::EncodeSession;
 mod exceptions;
 mod json_decode;
 mod json_encode;
+mod protobuf_decode;
+mod protobuf_encode;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

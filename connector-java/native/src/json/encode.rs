@@ -90,20 +90,13 @@ impl JsonEncodeSession {
         &mut self,
         images: impl IntoIterator<Item = &'a [u8]>,
     ) -> Result<(&[u8], &[i32]), NativeError> {
-        self.out.clear();
-        self.offsets.clear();
-        self.offsets.push(0);
-        for (index, image) in images.into_iter().enumerate() {
-            self.encoder
-                .encode_row(image, &mut self.out)
-                .map_err(|e| NativeError::at_record(e, index))?;
-            let end = i32::try_from(self.out.len()).map_err(|_| {
-                NativeError::InvalidCall(format!(
-                    "encoded batch exceeds 2 GiB at row {index}; encode smaller batches"
-                ))
-            })?;
-            self.offsets.push(end);
-        }
+        let encoder = &self.encoder;
+        crate::encoded_values::encode_all(
+            images,
+            &mut self.out,
+            &mut self.offsets,
+            |image, out| encoder.encode_row(image, out),
+        )?;
         Ok((&self.out, &self.offsets))
     }
 }

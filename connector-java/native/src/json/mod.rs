@@ -8,5 +8,6 @@
 mod decode;
 mod encode;
 
-pub use decode::{JsonDecodeSession, RowList};
+pub use crate::row_list::RowList;
+pub use decode::{JsonDecodeSession, ValueDecoder};
 pub use encode::JsonEncodeSession;

@@ -129,4 +129,53 @@ public final class KarrowNative {
 
     /** Frees a JSON encoder; the handle must not be used again. Closing {@code 0} is a no-op. */
     public static native void jsonEncoderClose(long handle);
+
+    /**
+     * Builds a Protobuf decoder ({@code protobuf-native}) from the JSON configuration of the contract
+     * ({@code {"row_type": ..., "message": "pkg.Msg", "options": {...}}}) and the serialized {@code
+     * FileDescriptorSet} holding the message and every file it depends on.
+     *
+     * @return an opaque, non-zero handle that the caller owns and must close with {@link
+     *     #protobufDecoderClose(long)}
+     */
+    public static native long protobufDecoderOpen(String configJson, byte[] descriptorSet)
+            throws KarrowNativeException;
+
+    /**
+     * Decodes one Kafka value (one message) into its row in the row-list layout read by {@link
+     * RowListLayout}; returns {@code null} when the value is skipped under {@code ignore-parse-errors}.
+     */
+    public static native byte[] protobufDecodeOne(long handle, byte[] message) throws KarrowNativeException;
+
+    /**
+     * Decodes {@code count} values with the contract of {@link #jsonDecodeBatch}; a null value ({@code
+     * -1} length) fails, as in Flink, unless {@code ignore-parse-errors} skips it.
+     */
+    public static native byte[] protobufDecodeBatch(
+            long handle, long dataAddress, long lengthsAddress, int count, int[] valueRowEnds)
+            throws KarrowNativeException;
+
+    /** Frees a Protobuf decoder; the handle must not be used again. Closing {@code 0} is a no-op. */
+    public static native void protobufDecoderClose(long handle);
+
+    /**
+     * Builds a Protobuf encoder ({@code protobuf-native}); arguments as for {@link
+     * #protobufDecoderOpen}.
+     *
+     * @return an opaque, non-zero handle that the caller owns and must close with {@link
+     *     #protobufEncoderClose(long)}
+     */
+    public static native long protobufEncoderOpen(String configJson, byte[] descriptorSet)
+            throws KarrowNativeException;
+
+    /** Encodes the image of one Flink {@code BinaryRowData} into one Protobuf Kafka value. */
+    public static native byte[] protobufEncodeOne(long handle, byte[] rowImage) throws KarrowNativeException;
+
+    /** Encodes {@code count} row images into Protobuf values, with the contract of {@link #avroEncodeBatch}. */
+    public static native byte[] protobufEncodeBatch(
+            long handle, long dataAddress, long lengthsAddress, int count, int[] messageOffsets)
+            throws KarrowNativeException;
+
+    /** Frees a Protobuf encoder; the handle must not be used again. Closing {@code 0} is a no-op. */
+    public static native void protobufEncoderClose(long handle);
 }

@@ -51,6 +51,21 @@ public final class NativeEncoderHandle implements AutoCloseable {
     }
 
     /**
+     * Opens a native Protobuf encoder ({@code protobuf-native}); it writes no schema id.
+     *
+     * @throws KarrowNativeException if the configuration or the descriptors are invalid
+     */
+    public static NativeEncoderHandle openProtobufEncoder(String configJson, byte[] descriptorSet)
+            throws KarrowNativeException {
+        NativeLibraryLoader.load();
+        NativeHandle handle = NativeHandle.own(
+                KarrowNative.protobufEncoderOpen(configJson, descriptorSet),
+                KarrowNative::protobufEncoderClose,
+                "Protobuf encoder");
+        return new NativeEncoderHandle(handle, -1);
+    }
+
+    /**
      * The raw handle for a native call.
      *
      * @throws IllegalStateException if the handle was closed

@@ -62,6 +62,21 @@ public final class NativeHandle implements AutoCloseable {
     }
 
     /**
+     * Opens a native Protobuf decoder ({@code protobuf-native}) for the given contract configuration
+     * and serialized descriptor set.
+     *
+     * @throws KarrowNativeException if the configuration or the descriptors are invalid
+     */
+    public static NativeHandle openProtobufDecoder(String configJson, byte[] descriptorSet)
+            throws KarrowNativeException {
+        NativeLibraryLoader.load();
+        return own(
+                KarrowNative.protobufDecoderOpen(configJson, descriptorSet),
+                KarrowNative::protobufDecoderClose,
+                "Protobuf decoder");
+    }
+
+    /**
      * The raw handle for a native call.
      *
      * @throws IllegalStateException if the handle was closed

@@ -1,6 +1,7 @@
 package io.karrow.flink.formats.json;
 
 import io.karrow.flink.formats.NativeDeserializationSchema;
+import io.karrow.flink.formats.RowListBatchDecoder;
 import io.karrow.flink.formats.ValueBatchDecoder;
 import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.KarrowNativeException;
@@ -145,6 +146,7 @@ public class JsonNativeDeserializationSchema extends NativeDeserializationSchema
      */
     @Override
     public ValueBatchDecoder createBatchDecoder() throws IOException {
-        return new JsonNativeBatchDecoder(NativeHandle.openJsonDecoder(config.configJson(rowType)), rowType);
+        return new RowListBatchDecoder(
+                NativeHandle.openJsonDecoder(config.configJson(rowType)), rowType, KarrowNative::jsonDecodeBatch);
     }
 }

@@ -1,0 +1,97 @@
+package io.karrow.flink.formats.protobuf;
+
+import io.karrow.flink.formats.NativeDeserializationSchema;
+import io.karrow.flink.formats.RowListBatchDecoder;
+import io.karrow.flink.formats.ValueBatchDecoder;
+import io.karrow.flink.nativebridge.KarrowNative;
+import io.karrow.flink.nativebridge.KarrowNativeException;
+import io.karrow.flink.nativebridge.NativeHandle;
+import io.karrow.flink.nativebridge.RowListLayout;
+
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.types.logical.RowType;
+
+import java.io.IOException;
+
+/**
+ * Deserializes Protobuf Kafka values into Flink rows in native code, with the semantics of Flink's
+ * {@code protobuf} format: one message per value, parsed as protobuf-java's generated class parses it
+ * (malformed bytes, missing required fields and invalid proto3 UTF-8 fail), then read column by column
+ * as flink-protobuf's generated converter reads it (absent fields NULL or their defaults, see {@code
+ * docs/parity/protobuf.md}).
+ *
+ * <p>A value that cannot be decoded fails with an {@link IOException} "Failed to deserialize PB
+ * object." whose cause is the native error, or yields no row under {@code ignore-parse-errors}; a null
+ * value counts as such a value, a zero-length value is an empty message. Rows are {@link
+ * BinaryRowData} views (or {@code GenericRowData} copies when the consumer needs them).
+ *
+ * <p>Decoder lifetime: see {@link NativeDeserializationSchema}.
+ */
+public class ProtobufNativeDeserializationSchema extends NativeDeserializationSchema<ProtobufConfig> {
+
+    private static final long serialVersionUID = 1L;
+
+    private static final String FAILURE = "Failed to deserialize PB object.";
+
+    private transient RowData[] scratch;
+
+    /**
+     * Creates the schema.
+     *
+     * @param rowType the physical row type of the value
+     * @param producedType type information of the produced rows
+     * @param config the message's descriptors and the options
+     * @param emitGenericRows whether to emit {@code GenericRowData} instead of {@code BinaryRowData}
+     */
+    public ProtobufNativeDeserializationSchema(
+            RowType rowType, TypeInformation<RowData> producedType, ProtobufConfig config, boolean emitGenericRows) {
+        super(rowType, producedType, config, emitGenericRows);
+    }
+
+    @Override
+    protected NativeHandle openNativeDecoder() throws IOException {
+        return NativeHandle.openProtobufDecoder(config.configJson(rowType), config.descriptorSet());
+    }
+
+    /** Decodes one value into its row, or {@code null} when it is skipped under ignore-parse-errors. */
+    @Override
+    public RowData deserialize(byte[] message) throws IOException {
+        if (message == null) {
+            if (config.ignoreParseErrors()) {
+                return null;
+            }
+            throw new IOException(FAILURE, new NullPointerException("the Kafka value is null"));
+        }
+        long decoder = decoderHandle();
+        byte[] layout;
+        try {
+            layout = KarrowNative.protobufDecodeOne(decoder, message);
+        } catch (KarrowNativeException e) {
+            throw new IOException(FAILURE, e);
+        }
+        if (layout == null) {
+            return null;
+        }
+        if (scratch == null) {
+            scratch = new RowData[1];
+        }
+        RowListLayout.views(layout, rowType.getFieldCount(), scratch, 0);
+        RowData row = scratch[0];
+        scratch[0] = null;
+        return produced(row);
+    }
+
+    /**
+     * Opens a separate native decoder for batches (used by the {@code kafka-native} source); its rows
+     * are always {@link BinaryRowData}. The caller owns and closes it.
+     */
+    @Override
+    public ValueBatchDecoder createBatchDecoder() throws IOException {
+        return new RowListBatchDecoder(
+                NativeHandle.openProtobufDecoder(config.configJson(rowType), config.descriptorSet()),
+                rowType,
+                KarrowNative::protobufDecodeBatch);
+    }
+}
