@@ -8,12 +8,16 @@
 //! - [`wire`]: varints, tags, fixed values, spans.
 //! - [`decode`]: wire bytes -> binary row images ([`ProtobufRowDecoder`]).
 //! - [`encode`]: binary row images -> wire bytes ([`ProtobufRowEncoder`]).
+//! - [`confluent`]: Confluent's framing and registry schemas (`protobuf-confluent-native`).
+//! - [`proto_text`]: the `.proto` schema derived from a row type.
 
 pub(crate) mod checks;
+pub mod confluent;
 pub mod decode;
 pub mod descriptors;
 pub mod encode;
 pub(crate) mod plan;
+pub mod proto_text;
 pub(crate) mod wire;
 
 pub use decode::ProtobufRowDecoder;

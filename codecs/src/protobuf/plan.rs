@@ -25,6 +25,12 @@ pub struct ProtobufOptions {
     pub read_default_values: bool,
     /// `protobuf.write-null-string-literal`: written for NULL strings inside containers.
     pub write_null_string_literal: String,
+    /// Absent singular fields that track presence (proto3 `optional`, proto2 fields, oneof
+    /// members) read as NULL even where flink-protobuf reads a default. Not a Flink option:
+    /// `protobuf-confluent-native` (which has no Flink counterpart) sets it so that NULLs
+    /// written through its derived schema read back as NULL.
+    #[serde(skip)]
+    pub presence_nulls: bool,
 }
 
 /// The plan of one message: one [`FieldPlan`] per column, in column order.
@@ -436,6 +442,10 @@ fn absent_of(
             | FlinkKind::Binary(_)
             | FlinkKind::VarBinary(_)
     );
+    let tracks_presence = fd.cardinality() != Cardinality::Repeated && fd.supports_presence();
+    if options.presence_nulls && !options.read_default_values && tracks_presence {
+        return Ok(Absent::Null);
+    }
     if !(options.read_default_values || (root_proto3 && simple)) {
         if fd.cardinality() != Cardinality::Repeated && !fd.supports_presence() {
             return Err(CodecError::InvalidType(format!(

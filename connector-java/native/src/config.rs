@@ -324,6 +324,27 @@ pub struct ProtobufConfig {
     /// `ignore-parse-errors`, `read-default-values`, `write-null-string-literal`.
     #[serde(default)]
     pub options: karrow_codecs::protobuf::ProtobufOptions,
+    /// Present for `protobuf-confluent-native`: values carry Confluent's header and message
+    /// indexes, and schemas come from the registry (the descriptor set is then empty and
+    /// `message` names the message of the encoder's schema, empty for the first one).
+    #[serde(default)]
+    pub confluent: Option<ProtobufConfluentConfig>,
+}
+
+/// The Confluent section of a Protobuf decoder or encoder (`protobuf-confluent-native`).
+#[derive(Debug, Deserialize)]
+pub struct ProtobufConfluentConfig {
+    /// Subject the writer schema is registered under (encoder only; resolved by the Java
+    /// factory, e.g. `<topic>-value`).
+    #[serde(default)]
+    pub subject: Option<String>,
+    /// The `.proto` text to register (the `schema` option, encoder only); derived from the
+    /// row type when absent.
+    #[serde(default)]
+    pub schema: Option<String>,
+    /// How to reach the registry.
+    #[serde(flatten)]
+    pub registry: RegistrySettings,
 }
 
 impl ProtobufConfig {

@@ -367,3 +367,17 @@ fn enums_into_tinyint_are_refused_as_flink_refuses_them() {
         "{err}"
     );
 }
+
+#[test]
+fn presence_nulls_read_absent_optional_fields_as_null() {
+    let t = row(&[("i", ty("INT")), ("opt", ty("BIGINT")), ("inner", row(&[("x", ty("INT"))]))]);
+    let flink = decode(PROTO3, "t3.M", &t, ProtobufOptions::default(), &[]).unwrap();
+    assert_eq!(flink.unwrap(), "(0, 0, NULL)");
+    let options = ProtobufOptions {
+        presence_nulls: true,
+        ..ProtobufOptions::default()
+    };
+    let confluent = decode(PROTO3, "t3.M", &t, options, &[]).unwrap();
+    // The implicit field keeps its default; the optional one is NULL.
+    assert_eq!(confluent.unwrap(), "(0, NULL, NULL)");
+}

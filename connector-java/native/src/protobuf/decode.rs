@@ -1,15 +1,29 @@
 //! The Protobuf decode session: each value is one message, decoded into one Flink binary
-//! row (none when skipped under `ignore-parse-errors`).
+//! row (none when skipped under `ignore-parse-errors`). With a `confluent` section
+//! (`protobuf-confluent-native`) values carry Confluent's header and message indexes and
+//! are read with their writer schema from the registry ([`ProtobufConfluentDecoder`]).
 
+use std::sync::Arc;
+
+use karrow_codecs::protobuf::confluent::ProtobufConfluentDecoder;
 use karrow_codecs::protobuf::ProtobufRowDecoder;
-use karrow_codecs::{CodecError, ErrorContext};
+use karrow_codecs::{CodecError, ErrorContext, FlinkType};
+use karrow_registry::RegistryClient;
 
+use super::registry::RegistryProtobufSource;
+use crate::config::ProtobufConfig;
 use crate::error::NativeError;
 use crate::handles::HandleType;
 use crate::row_list::{MessageRows, RowListSession};
 
 /// The value decoder of a Protobuf session.
-pub struct ProtobufValueDecoder(ProtobufRowDecoder);
+pub struct ProtobufValueDecoder(ValueDecoder);
+
+/// Plain protobuf (`protobuf-native`) or Confluent-framed (`protobuf-confluent-native`).
+enum ValueDecoder {
+    Plain(ProtobufRowDecoder),
+    Confluent(ProtobufConfluentDecoder),
+}
 
 impl MessageRows for ProtobufValueDecoder {
     fn decode_message(
@@ -18,16 +32,24 @@ impl MessageRows for ProtobufValueDecoder {
         out: &mut Vec<u8>,
         row_ends: &mut Vec<usize>,
     ) -> Result<(), CodecError> {
-        self.0.decode_message(message, out, row_ends)
+        match &mut self.0 {
+            ValueDecoder::Plain(d) => d.decode_message(message, out, row_ends),
+            ValueDecoder::Confluent(d) => d.decode_message(message, out, row_ends),
+        }
     }
 
-    /// flink-protobuf parses a null value and fails (skipped under ignore-parse-errors).
+    /// flink-protobuf parses a null value and fails (skipped under ignore-parse-errors); a
+    /// Confluent-framed tombstone gives no row, as for the other registry formats.
     fn decode_null(
         &mut self,
         _out: &mut Vec<u8>,
         _row_ends: &mut Vec<usize>,
     ) -> Result<(), CodecError> {
-        if self.0.options().ignore_parse_errors {
+        let plain = match &self.0 {
+            ValueDecoder::Plain(d) => d,
+            ValueDecoder::Confluent(_) => return Ok(()),
+        };
+        if plain.options().ignore_parse_errors {
             return Ok(());
         }
         Err(CodecError::Protobuf {
@@ -45,10 +67,30 @@ impl HandleType for ProtobufDecodeSession {
 }
 
 impl ProtobufDecodeSession {
-    /// Builds a session from the configuration JSON and the serialized descriptor set.
+    /// Builds a session from the configuration JSON and the serialized descriptor set (empty
+    /// and unused with a `confluent` section).
     pub fn open(config_json: &str, descriptor_set: &[u8]) -> Result<Self, NativeError> {
-        let (config, row_type, message) = super::open_parts(config_json, descriptor_set)?;
-        let decoder = ProtobufRowDecoder::new(&message, &row_type, config.options)?;
+        let config = ProtobufConfig::from_json(config_json)?;
+        let decoder = match &config.confluent {
+            None => {
+                let (config, row_type, message) = super::plain_parts(config, descriptor_set)?;
+                ValueDecoder::Plain(ProtobufRowDecoder::new(
+                    &message,
+                    &row_type,
+                    config.options,
+                )?)
+            }
+            Some(confluent) => {
+                let row_type = FlinkType::from_json(&config.row_type)?;
+                let client = RegistryClient::new(confluent.registry.registry_config())?;
+                let source = Arc::new(RegistryProtobufSource::new(Arc::new(client)));
+                ValueDecoder::Confluent(ProtobufConfluentDecoder::new(
+                    &row_type,
+                    config.options.clone(),
+                    source,
+                )?)
+            }
+        };
         Ok(RowListSession::new(ProtobufValueDecoder(decoder)))
     }
 }

@@ -1,15 +1,38 @@
 //! The Protobuf encode session: Flink binary row images written as the bytes
-//! flink-protobuf's serializer produces.
+//! flink-protobuf's serializer produces. With a `confluent` section
+//! (`protobuf-confluent-native`) the writer schema (the `schema` option, or the proto3 schema
+//! derived from the row type) is registered once at open and every value is framed with
+//! Confluent's header and the message indexes of the written message.
 
+use karrow_codecs::protobuf::confluent::{writer_schema, ProtobufConfluentEncoder};
 use karrow_codecs::protobuf::ProtobufRowEncoder;
+use karrow_codecs::{CodecError, FlinkType};
+use karrow_registry::{RegistryClient, SchemaDefinition};
 
+use crate::config::{ProtobufConfig, ProtobufConfluentConfig};
 use crate::encoded_values::encode_all;
 use crate::error::NativeError;
 use crate::handles::HandleType;
 
+/// Plain protobuf (`protobuf-native`) or Confluent-framed (`protobuf-confluent-native`).
+#[derive(Debug)]
+enum ValueEncoder {
+    Plain(ProtobufRowEncoder),
+    Confluent(ProtobufConfluentEncoder),
+}
+
+impl ValueEncoder {
+    fn encode_row(&mut self, image: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError> {
+        match self {
+            ValueEncoder::Plain(e) => e.encode_row(image, out),
+            ValueEncoder::Confluent(e) => e.encode_row(image, out),
+        }
+    }
+}
+
 /// One encoder per parallel Flink writer.
 pub struct ProtobufEncodeSession {
-    encoder: ProtobufRowEncoder,
+    encoder: ValueEncoder,
     /// Reused buffer of the messages of the last call, back to back.
     out: Vec<u8>,
     /// Reused message start offsets of the last batch (`count + 1` entries).
@@ -23,10 +46,30 @@ impl HandleType for ProtobufEncodeSession {
 }
 
 impl ProtobufEncodeSession {
-    /// Builds a session from the configuration JSON and the serialized descriptor set.
+    /// Builds a session from the configuration JSON and the serialized descriptor set (empty
+    /// and unused with a `confluent` section, which registers the writer schema here: a
+    /// registry that is down fails the open).
     pub fn open(config_json: &str, descriptor_set: &[u8]) -> Result<Self, NativeError> {
-        let (config, row_type, message) = super::open_parts(config_json, descriptor_set)?;
-        let encoder = ProtobufRowEncoder::new(&message, &row_type, config.options)?;
+        let config = ProtobufConfig::from_json(config_json)?;
+        let encoder = match config.confluent {
+            None => {
+                let (config, row_type, message) = super::plain_parts(config, descriptor_set)?;
+                ValueEncoder::Plain(ProtobufRowEncoder::new(
+                    &message,
+                    &row_type,
+                    config.options,
+                )?)
+            }
+            Some(ref confluent) => {
+                let row_type = FlinkType::from_json(&config.row_type)?;
+                ValueEncoder::Confluent(open_confluent(
+                    &row_type,
+                    &config.message,
+                    config.options.clone(),
+                    confluent,
+                )?)
+            }
+        };
         Ok(ProtobufEncodeSession {
             encoder,
             out: Vec::new(),
@@ -34,6 +77,33 @@ impl ProtobufEncodeSession {
             image: Vec::new(),
         })
     }
+
+    /// The registered writer schema id written in every header, `None` for plain protobuf.
+    pub fn schema_id(&self) -> Option<i32> {
+        match &self.encoder {
+            ValueEncoder::Plain(_) => None,
+            ValueEncoder::Confluent(e) => Some(e.schema_id()),
+        }
+    }
+}
+
+/// Compiles the writer schema and the row encoder (so that a schema or row type the format
+/// rejects fails before anything is registered), then registers the schema under the
+/// subject with schema type PROTOBUF.
+fn open_confluent(
+    row_type: &FlinkType,
+    message_name: &str,
+    options: karrow_codecs::protobuf::ProtobufOptions,
+    confluent: &ProtobufConfluentConfig,
+) -> Result<ProtobufConfluentEncoder, NativeError> {
+    let subject = confluent.subject.as_deref().ok_or_else(|| {
+        NativeError::Config("the protobuf-confluent-native encoder needs a subject".into())
+    })?;
+    let writer = writer_schema(row_type, confluent.schema.as_deref(), message_name)?;
+    let encoder = ProtobufRowEncoder::new(&writer.message, row_type, options)?;
+    let client = RegistryClient::new(confluent.registry.registry_config())?;
+    let id = client.register(subject, &SchemaDefinition::protobuf(writer.text))?;
+    Ok(ProtobufConfluentEncoder::new(encoder, id, &writer.path))
 }
 
 impl crate::jni::EncodeSession for ProtobufEncodeSession {

@@ -1,12 +1,16 @@
-//! Protobuf sessions behind Java handles (format `protobuf-native`): one decoder or
-//! encoder per parallel Flink reader or writer. The message's descriptors arrive once, as
-//! the serialized `FileDescriptorSet` the Java side takes from the generated class.
+//! Protobuf sessions behind Java handles: one decoder or encoder per parallel Flink reader
+//! or writer. For `protobuf-native` the message's descriptors arrive once, as the serialized
+//! `FileDescriptorSet` the Java side takes from the generated class; for
+//! `protobuf-confluent-native` (a `confluent` configuration section) schemas come from the
+//! schema registry instead ([`registry`]).
 
 mod decode;
 mod encode;
+mod registry;
 
 pub use decode::{ProtobufDecodeSession, ProtobufValueDecoder};
 pub use encode::ProtobufEncodeSession;
+pub use registry::RegistryProtobufSource;
 
 use karrow_codecs::protobuf::message_from_descriptor_set;
 use karrow_codecs::FlinkType;
@@ -15,13 +19,15 @@ use prost_reflect::MessageDescriptor;
 use crate::config::ProtobufConfig;
 use crate::error::NativeError;
 
-/// The parsed configuration, row type and message descriptor of a session.
-fn open_parts(
-    config_json: &str,
+/// The row type and message descriptor of a `protobuf-native` session.
+fn plain_parts(
+    config: ProtobufConfig,
     descriptor_set: &[u8],
 ) -> Result<(ProtobufConfig, FlinkType, MessageDescriptor), NativeError> {
-    let config = ProtobufConfig::from_json(config_json)?;
     let row_type = FlinkType::from_json(&config.row_type)?;
     let message = message_from_descriptor_set(descriptor_set, &config.message)?;
     Ok((config, row_type, message))
 }
+
+#[cfg(test)]
+mod tests;

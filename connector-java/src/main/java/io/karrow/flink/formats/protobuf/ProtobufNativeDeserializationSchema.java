@@ -55,11 +55,14 @@ public class ProtobufNativeDeserializationSchema extends NativeDeserializationSc
         return NativeHandle.openProtobufDecoder(config.configJson(rowType), config.descriptorSet());
     }
 
-    /** Decodes one value into its row, or {@code null} when it is skipped under ignore-parse-errors. */
+    /**
+     * Decodes one value into its row, or {@code null} when it is skipped under ignore-parse-errors (or,
+     * for {@code protobuf-confluent-native}, when it is a tombstone).
+     */
     @Override
     public RowData deserialize(byte[] message) throws IOException {
         if (message == null) {
-            if (config.ignoreParseErrors()) {
+            if (config.ignoreParseErrors() || config.confluent() != null) {
                 return null;
             }
             throw new IOException(FAILURE, new NullPointerException("the Kafka value is null"));

@@ -4,6 +4,7 @@ import io.karrow.flink.formats.BatchSerializationSchema;
 import io.karrow.flink.formats.NativeBatchEncoder;
 import io.karrow.flink.formats.ValueBatchEncoder;
 import io.karrow.flink.nativebridge.KarrowNative;
+import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.nativebridge.NativeEncoderHandle;
 import io.karrow.flink.rows.BinaryRowImages;
 
@@ -59,7 +60,17 @@ public class ProtobufNativeSerializationSchema implements BatchSerializationSche
     }
 
     private NativeEncoderHandle openNativeEncoder() throws IOException {
-        return NativeEncoderHandle.openProtobufEncoder(config.configJson(rowType), config.descriptorSet());
+        ProtobufConfluentConfig confluent = config.confluent();
+        try {
+            return NativeEncoderHandle.openProtobufEncoder(config.configJson(rowType), config.descriptorSet());
+        } catch (KarrowNativeException e) {
+            if (confluent == null) {
+                throw e;
+            }
+            throw new IOException("Could not open the protobuf-confluent-native encoder for subject '"
+                    + confluent.subject() + "' at schema registry " + confluent.registry().getUrl() + ": "
+                    + e.getMessage(), e);
+        }
     }
 
     /** Encodes one row into one Protobuf value; a failure is a {@link FlinkRuntimeException}. */
