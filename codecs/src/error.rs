@@ -108,6 +108,9 @@ pub enum CodecError {
         /// Where it happened.
         context: ErrorContext,
     },
+    /// A Protobuf schema (descriptor set or `.proto` text) could not be used.
+    #[error("invalid Protobuf schema: {0}")]
+    InvalidProtobufSchema(String),
     /// A row could not be written as a protobuf message.
     #[error("Failed to serialize PB object: {0}")]
     ProtobufEncode(String),

@@ -40,14 +40,18 @@ pub(crate) enum FieldCheck {
     Message(usize),
     /// A group: checked with the message check of that index.
     Group(usize),
+    /// A repeated number, bool or enum with this element wire type: a packed record must
+    /// hold whole values (protobuf-java reads them all).
+    Packed(WireType),
 }
 
 impl FieldCheck {
-    /// The wire type a value of this check arrives with (others make the field unknown).
-    pub(crate) fn wire_type(self) -> WireType {
+    /// Whether a value arriving with `wire` is this field (others make it unknown).
+    pub(crate) fn accepts(self, wire: WireType) -> bool {
         match self {
-            FieldCheck::Group(_) => WireType::StartGroup,
-            _ => WireType::Len,
+            FieldCheck::Group(_) => wire == WireType::StartGroup,
+            FieldCheck::Packed(element) => wire == WireType::Len || wire == element,
+            _ => wire == WireType::Len,
         }
     }
 }
@@ -122,6 +126,10 @@ impl Checks {
         fd: &FieldDescriptor,
         index: &mut HashMap<String, usize>,
     ) -> Option<FieldCheck> {
+        let packable = !matches!(fd.kind(), Kind::String | Kind::Bytes | Kind::Message(_));
+        if fd.is_list() && packable {
+            return Some(FieldCheck::Packed(wire_type_of(fd)));
+        }
         match fd.kind() {
             Kind::String if validates_utf8(fd) => Some(FieldCheck::Utf8),
             Kind::Message(m) => {
@@ -174,7 +182,15 @@ impl Checks {
         depth: usize,
     ) -> Result<(), CheckError> {
         match check.fields.get(&number) {
-            Some(&field) if field.wire_type() == wire => {
+            Some(&FieldCheck::Packed(element)) if wire == WireType::Len => {
+                let (start, end) = reader.read_len_span()?;
+                let mut packed = WireReader::new(&buf[start..end]);
+                while !packed.at_end() {
+                    packed.skip(number, element, depth)?;
+                }
+                Ok(())
+            }
+            Some(&field) if field.accepts(wire) && !matches!(field, FieldCheck::Packed(_)) => {
                 self.check_value(field, number, reader, buf, depth)
             }
             _ => Ok(reader.skip(number, wire, depth)?),
@@ -206,6 +222,7 @@ impl Checks {
                 let (start, end) = reader.group_span(number, depth + 1)?;
                 self.check_message(i, &buf[start..end], depth + 1)
             }
+            FieldCheck::Packed(element) => Ok(reader.skip(number, element, depth)?),
         }
     }
 }

@@ -573,7 +573,7 @@ pub fn writer_schema(
     message_name: &str,
 ) -> Result<WriterSchema, CodecError> {
     let invalid = |e: String| {
-        CodecError::InvalidSchema(format!("protobuf-confluent-native writer schema: {e}"))
+        CodecError::InvalidProtobufSchema(format!("protobuf-confluent-native writer schema: {e}"))
     };
     let text = match schema {
         Some(text) => text.to_string(),

@@ -17,12 +17,12 @@ pub fn message_from_descriptor_set(
     full_name: &str,
 ) -> Result<MessageDescriptor, CodecError> {
     let set = FileDescriptorSet::decode(descriptor_set)
-        .map_err(|e| CodecError::InvalidSchema(format!("invalid protobuf descriptor set: {e}")))?;
+        .map_err(|e| CodecError::InvalidProtobufSchema(format!("bad descriptor set: {e}")))?;
     for file in &set.file {
         match file.syntax.as_deref() {
             None | Some("") | Some("proto2") | Some("proto3") => {}
             Some(other) => {
-                return Err(CodecError::InvalidSchema(format!(
+                return Err(CodecError::InvalidProtobufSchema(format!(
                     "protobuf-native reads proto2 and proto3 files only; '{}' uses syntax \
                      '{other}'",
                     file.name()
@@ -31,7 +31,7 @@ pub fn message_from_descriptor_set(
         }
     }
     let pool = DescriptorPool::from_file_descriptor_set(set)
-        .map_err(|e| CodecError::InvalidSchema(format!("invalid protobuf descriptor set: {e}")))?;
+        .map_err(|e| CodecError::InvalidProtobufSchema(format!("bad descriptor set: {e}")))?;
     find_message(&pool, full_name)
 }
 
@@ -42,7 +42,7 @@ pub fn find_message(
 ) -> Result<MessageDescriptor, CodecError> {
     let name = full_name.strip_prefix('.').unwrap_or(full_name);
     pool.get_message_by_name(name).ok_or_else(|| {
-        CodecError::InvalidSchema(format!(
+        CodecError::InvalidProtobufSchema(format!(
             "protobuf message '{name}' is not in the descriptor set"
         ))
     })
@@ -83,7 +83,8 @@ mod tests {
         assert!(err.to_string().contains("syntax 'editions'"), "{err}");
         let err = message_from_descriptor_set(&[0xff, 0xff], "x.Y").unwrap_err();
         assert!(
-            err.to_string().contains("invalid protobuf descriptor set"),
+            err.to_string()
+                .contains("invalid Protobuf schema: bad descriptor set"),
             "{err}"
         );
     }

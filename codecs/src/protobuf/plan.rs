@@ -44,7 +44,23 @@ pub(crate) struct MessagePlan {
     pub(crate) encode_order: Vec<usize>,
     /// Index of this message's entry in the decoder's [`Checks`] (fields not read).
     pub(crate) check: usize,
+    /// Oneof members that are not columns but share a oneof with one: setting them still
+    /// clears the column's member.
+    pub(crate) ghosts: Vec<Ghost>,
+    /// The number of oneofs that have a member among the columns.
+    pub(crate) oneof_count: usize,
     lookup: NumberLookup,
+}
+
+/// A oneof member the row type does not read.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ghost {
+    /// Its field number.
+    pub(crate) number: u32,
+    /// The wire type that sets it.
+    pub(crate) wire: WireType,
+    /// Index of its oneof among the plan's oneofs.
+    pub(crate) oneof: usize,
 }
 
 /// How one column is read from and written to its proto field.
@@ -367,6 +383,21 @@ impl MessagePlan {
                 utf8_checked: super::checks::validates_utf8(&fd),
             });
         }
+        let mut ghosts = Vec::new();
+        for (index, name) in oneof_ids.iter().enumerate() {
+            let Some(oneof) = message.oneofs().find(|o| o.name() == name) else {
+                continue;
+            };
+            for member in oneof.fields() {
+                if plans.iter().all(|p| p.number != member.number()) {
+                    ghosts.push(Ghost {
+                        number: member.number(),
+                        wire: super::checks::wire_type_of(&member),
+                        oneof: index,
+                    });
+                }
+            }
+        }
         let mut encode_order: Vec<usize> = (0..plans.len()).collect();
         encode_order.sort_by_key(|&i| plans[i].number);
         let lookup = NumberLookup::build(&plans);
@@ -381,6 +412,8 @@ impl MessagePlan {
             fields: plans,
             encode_order,
             check,
+            oneof_count: oneof_ids.len(),
+            ghosts,
             lookup,
         })
     }

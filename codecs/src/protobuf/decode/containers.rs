@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::super::checks::Checks;
-use super::super::plan::{DefaultValue, FieldPlan, ValuePlan};
+use super::super::plan::{DefaultValue, FieldPlan, Scalar, ValuePlan};
 use super::super::wire::{WireReader, WireType};
 use super::row::write_row;
 use super::values::{
@@ -162,14 +162,23 @@ pub(super) fn write_map(
         let occ = scratch.occurrences[at as usize];
         at = occ.next;
         let span = &buf[occ.start as usize..occ.end as usize];
-        if let Some(entry) = read_entry(key, value, span, depth)? {
+        if let Some(entry) = read_entry(key, value, span, field.utf8_checked, checks, depth)? {
             entries.push(entry);
         }
     }
     if entries.is_empty() {
         return Ok(false);
     }
-    let entries = dedupe(entries, field.utf8_checked)?;
+    let replaced = |old: &EntryValue<'_>| -> DecodeResult<()> {
+        // A replaced message value is never decoded, but protobuf-java parsed it.
+        match (value, old) {
+            (ValuePlan::Message(p), EntryValue::Message(bytes)) => {
+                Ok(checks.check_message(p.check, bytes, depth + 2)?)
+            }
+            _ => Ok(()),
+        }
+    };
+    let entries = dedupe(entries, key, replaced, field.utf8_checked)?;
     let mut keys = scratch.take_elements();
     let mut values = scratch.take_elements();
     let result = (|| -> DecodeResult<()> {
@@ -212,13 +221,23 @@ pub(super) fn write_map(
 }
 
 /// Reads one entry; `None` when protobuf-java would keep it in the unknown fields (a
-/// closed enum value it does not declare).
+/// closed enum value it does not declare). Every string read is UTF-8 checked when the
+/// field's strings are (protobuf-java checks each as it parses, also those a later one
+/// replaces), and each occurrence of a message value is checked on its own.
 fn read_entry<'a>(
     key: &ValuePlan,
     value: &ValuePlan,
     span: &'a [u8],
+    utf8_checked: bool,
+    checks: &Checks,
     depth: usize,
 ) -> DecodeResult<Option<Entry<'a>>> {
+    let checked = |raw: Raw<'a>, plan: &ValuePlan| -> DecodeResult<Raw<'a>> {
+        if let (ValuePlan::Scalar(Scalar::String), Raw::Bytes(b)) = (plan, raw) {
+            text(b, utf8_checked)?;
+        }
+        Ok(raw)
+    };
     let mut entry = Entry {
         key: None,
         value: EntryValue::Missing,
@@ -227,11 +246,14 @@ fn read_entry<'a>(
     while !reader.at_end() {
         let (number, wire) = reader.read_tag()?;
         match number {
-            1 if wire == key.wire_type() => entry.key = Some(read_raw(&mut reader, span, wire)?),
+            1 if wire == key.wire_type() => {
+                entry.key = Some(checked(read_raw(&mut reader, span, wire)?, key)?)
+            }
             2 if wire == value.wire_type() => match value {
-                ValuePlan::Message(_) => {
+                ValuePlan::Message(p) => {
                     let (start, end) = reader.read_len_span()?;
                     let more = &span[start..end];
+                    checks.check_message(p.check, more, depth + 2)?;
                     entry.value = EntryValue::Message(
                         match std::mem::replace(&mut entry.value, EntryValue::Missing) {
                             EntryValue::Message(before) => {
@@ -243,7 +265,10 @@ fn read_entry<'a>(
                         },
                     );
                 }
-                _ => entry.value = EntryValue::Scalar(read_raw(&mut reader, span, wire)?),
+                _ => {
+                    let raw = checked(read_raw(&mut reader, span, wire)?, value)?;
+                    entry.value = EntryValue::Scalar(raw)
+                }
             },
             _ => reader.skip(number, wire, depth + 1)?,
         }
@@ -264,17 +289,29 @@ enum KeyId {
     Text(Vec<u8>),
 }
 
-fn key_id(raw: Option<Raw<'_>>, utf8_checked: bool) -> DecodeResult<KeyId> {
-    Ok(match raw {
-        None => KeyId::Default,
-        Some(Raw::Varint(v)) | Some(Raw::Fixed64(v)) => KeyId::Number(v),
-        Some(Raw::Fixed32(v)) => KeyId::Number(u64::from(v)),
-        Some(Raw::Bytes(b)) => KeyId::Text(text(b, utf8_checked)?.into_owned()),
+/// The identity of a key: its value as Java holds it (`bool` 0/1, 32-bit types cut to
+/// an int, strings after their UTF-8 conversion), so that keys equal in Java are equal.
+fn key_id(key: &ValuePlan, raw: Option<Raw<'_>>, utf8_checked: bool) -> DecodeResult<KeyId> {
+    Ok(match (key, raw) {
+        (_, None) => KeyId::Default,
+        (_, Some(Raw::Bytes(b))) => KeyId::Text(text(b, utf8_checked)?.into_owned()),
+        (ValuePlan::Scalar(scalar), Some(raw)) => {
+            let value = super::values::integer(*scalar, raw)
+                .ok_or_else(|| DecodeFail::new(format!("unexpected {raw:?} for a map key")))?;
+            KeyId::Number(value as u64)
+        }
+        (_, Some(_)) => return Err(DecodeFail::new("a map key must be a scalar")),
     })
 }
 
-/// Keeps one entry per key: the first position, the last value.
-fn dedupe<'a>(entries: Vec<Entry<'a>>, utf8_checked: bool) -> DecodeResult<Vec<Entry<'a>>> {
+/// Keeps one entry per key: the first position, the last value; `replaced` sees every
+/// value a later entry replaces.
+fn dedupe<'a>(
+    entries: Vec<Entry<'a>>,
+    key: &ValuePlan,
+    mut replaced: impl FnMut(&EntryValue<'a>) -> DecodeResult<()>,
+    utf8_checked: bool,
+) -> DecodeResult<Vec<Entry<'a>>> {
     if entries.len() < 2 {
         return Ok(entries);
     }
@@ -289,9 +326,12 @@ fn dedupe<'a>(entries: Vec<Entry<'a>>, utf8_checked: bool) -> DecodeResult<Vec<E
     let mut position: HashMap<KeyId, usize> = HashMap::with_capacity(entries.len());
     let mut kept: Vec<Entry<'a>> = Vec::with_capacity(entries.len());
     for entry in entries {
-        let id = default_id(key_id(entry.key, utf8_checked)?);
+        let id = default_id(key_id(key, entry.key, utf8_checked)?);
         match position.get(&id) {
-            Some(&i) => kept[i].value = entry.value,
+            Some(&i) => {
+                replaced(&kept[i].value)?;
+                kept[i].value = entry.value;
+            }
             None => {
                 position.insert(id, kept.len());
                 kept.push(entry);

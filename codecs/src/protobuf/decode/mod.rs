@@ -66,6 +66,9 @@ pub(super) struct Scratch {
     pub(super) merged: Vec<Vec<u8>>,
     /// Spare element buffers for arrays and map sides.
     pub(super) elements: Vec<ElementImages>,
+    /// Per oneof of each message level: the occurrence count when a member that is not a
+    /// column was last seen (`NONE`: never), a position among the column occurrences.
+    pub(super) ghost_marks: Vec<u32>,
 }
 
 impl Scratch {
@@ -191,6 +194,7 @@ impl ProtobufRowDecoder {
         } else {
             self.scratch.occurrences.clear();
             self.scratch.chains.clear();
+            self.scratch.ghost_marks.clear();
             row::write_row(&self.plan, &self.checks, message, 0, &mut self.scratch, out)
         };
         match result {

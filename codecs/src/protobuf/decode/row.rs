@@ -26,10 +26,15 @@ pub(super) fn write_row(
     }
     let occurrence_base = scratch.occurrences.len();
     let chain_base = scratch.chains.len();
-    let result = scan(plan, checks, buf, depth, scratch, chain_base)
-        .and_then(|()| write_columns(plan, checks, buf, depth, scratch, chain_base, out));
+    let ghost_base = scratch.ghost_marks.len();
+    let result = scan(plan, checks, buf, depth, scratch, chain_base, ghost_base).and_then(|()| {
+        write_columns(
+            plan, checks, buf, depth, scratch, chain_base, ghost_base, out,
+        )
+    });
     scratch.occurrences.truncate(occurrence_base);
     scratch.chains.truncate(chain_base);
+    scratch.ghost_marks.truncate(ghost_base);
     result
 }
 
@@ -38,6 +43,7 @@ fn occurrence(scratch: &Scratch, index: u32) -> Occurrence {
     scratch.occurrences[index as usize]
 }
 
+#[allow(clippy::too_many_arguments)]
 fn write_columns(
     plan: &MessagePlan,
     checks: &Checks,
@@ -45,6 +51,7 @@ fn write_columns(
     depth: usize,
     scratch: &mut Scratch,
     chain_base: usize,
+    ghost_base: usize,
     out: &mut Vec<u8>,
 ) -> DecodeResult<()> {
     let arity = plan.fields.len();
@@ -54,10 +61,14 @@ fn write_columns(
     for (i, field) in plan.fields.iter().enumerate() {
         let slot = base + null_bytes + 8 * i;
         let chain = scratch.chains[chain_base + i];
-        // Occurrences before `from` were overwritten by another member of the oneof.
+        // A oneof member that another member displaced counts as absent.
         let from = match field.oneof {
-            Some(oneof) => oneof_start(plan, scratch, chain_base, oneof, i, chain),
-            None => chain.first,
+            Some(oneof)
+                if !oneof_winner(plan, scratch, chain_base, ghost_base, oneof, i, chain) =>
+            {
+                NONE
+            }
+            _ => chain.first,
         };
         if from != chain.first {
             validate_until(field, checks, buf, depth, scratch, chain.first, from)?;
@@ -77,41 +88,34 @@ fn write_columns(
     Ok(())
 }
 
-/// The first occurrence of column `column` that counts, given its oneof: none unless it
-/// is the member seen last, and then only those after the last occurrence of another
-/// member (a member set again after another starts from a fresh value).
-fn oneof_start(
+/// Whether column `column`, a member of `oneof`, is the member set last: no other member
+/// (a column or not) occurs after its last occurrence. Its value is then read from all of
+/// its occurrences: protobuf-java keeps a message member's builder when another member is
+/// set in between, so a member set again merges into its earlier content.
+fn oneof_winner(
     plan: &MessagePlan,
     scratch: &Scratch,
     chain_base: usize,
+    ghost_base: usize,
     oneof: usize,
     column: usize,
     chain: Chain,
-) -> u32 {
+) -> bool {
     if chain.last == NONE {
-        return NONE;
+        return false;
     }
-    let mut others_last: Option<u32> = None;
-    for (j, other) in plan.fields.iter().enumerate() {
-        if j == column || other.oneof != Some(oneof) {
-            continue;
+    let ghost = scratch.ghost_marks[ghost_base + oneof];
+    // A ghost seen when `ghost` occurrences had been recorded came after occurrence
+    // `ghost - 1`.
+    if ghost != NONE && ghost > chain.last {
+        return false;
+    }
+    plan.fields.iter().enumerate().all(|(j, other)| {
+        j == column || other.oneof != Some(oneof) || {
+            let last = scratch.chains[chain_base + j].last;
+            last == NONE || last < chain.last
         }
-        let last = scratch.chains[chain_base + j].last;
-        if last != NONE {
-            if last > chain.last {
-                return NONE;
-            }
-            others_last = Some(others_last.map_or(last, |o| o.max(last)));
-        }
-    }
-    let Some(cutoff) = others_last else {
-        return chain.first;
-    };
-    let mut at = chain.first;
-    while at != NONE && at < cutoff {
-        at = occurrence(scratch, at).next;
-    }
-    at
+    })
 }
 
 /// protobuf-java parses every occurrence, also those a later one replaces: checks the
@@ -238,11 +242,18 @@ fn write_merged_message(
         let span = &buf[first.start as usize..first.end as usize];
         write_row(plan, checks, span, depth + 1, scratch, out)?;
     } else {
+        // protobuf-java parses each occurrence on its own before merging: a part that is
+        // malformed alone fails even if the concatenation would read.
         let mut merged = scratch.take_bytes();
         let mut at = from;
         while at != NONE {
             let occ = occurrence(scratch, at);
-            merged.extend_from_slice(&buf[occ.start as usize..occ.end as usize]);
+            let part = &buf[occ.start as usize..occ.end as usize];
+            if let Err(e) = checks.check_message(plan.check, part, depth + 1) {
+                scratch.give_bytes(merged);
+                return Err(e.into());
+            }
+            merged.extend_from_slice(part);
             at = occ.next;
         }
         let result = write_row(plan, checks, &merged, depth + 1, scratch, out);

@@ -19,7 +19,8 @@ fn accepts(field: &FieldPlan, wire: WireType) -> bool {
 }
 
 /// Scans `buf` (one message of `plan`, at nesting `depth`): appends one chain per column
-/// at `chain_base` and the occurrences after the parent's.
+/// at `chain_base`, one ghost mark per oneof at `ghost_base`, and the occurrences after
+/// the parent's.
 pub(super) fn scan(
     plan: &MessagePlan,
     checks: &Checks,
@@ -27,10 +28,14 @@ pub(super) fn scan(
     depth: usize,
     scratch: &mut Scratch,
     chain_base: usize,
+    ghost_base: usize,
 ) -> DecodeResult<()> {
     scratch
         .chains
         .resize(chain_base + plan.fields.len(), Chain::EMPTY);
+    scratch
+        .ghost_marks
+        .resize(ghost_base + plan.oneof_count, NONE);
     let check = checks.message(plan.check);
     let mut seen_required = 0u64;
     let mut reader = WireReader::new(buf);
@@ -62,7 +67,17 @@ pub(super) fn scan(
                 };
                 push(scratch, chain_base + column, start, end, wire);
             }
-            _ => checks.check_field(check, number, wire, &mut reader, buf, depth)?,
+            _ => {
+                if let Some(ghost) = plan
+                    .ghosts
+                    .iter()
+                    .find(|g| g.number == number && g.wire == wire)
+                {
+                    scratch.ghost_marks[ghost_base + ghost.oneof] =
+                        scratch.occurrences.len() as u32;
+                }
+                checks.check_field(check, number, wire, &mut reader, buf, depth)?
+            }
         }
         mark_required(check, number, wire, &mut seen_required);
     }

@@ -180,11 +180,12 @@ fn signed_unsigned_and_fixed_encodings_convert_as_java() {
 #[test]
 fn oneof_members_count_only_when_set_last() {
     let t = row(&[("one_i", ty("INT")), ("one_m", inner2())]);
-    // one_m{x=1}, one_i=5, one_m{s="q"}: one_m wins and starts fresh after one_i.
+    // one_m{x=1}, one_i=5, one_m{s="q"}: one_m wins and, as protobuf-java keeps its
+    // builder, merges both of its occurrences.
     let bytes = [
         0xaa, 0x01, 0x02, 0x08, 0x01, 0xa0, 0x01, 0x05, 0xaa, 0x01, 0x03, 0x12, 0x01, b'q',
     ];
-    assert_eq!(m2(&t, &bytes).unwrap(), r#"(NULL, (NULL, "q"))"#);
+    assert_eq!(m2(&t, &bytes).unwrap(), r#"(NULL, (1, "q"))"#);
     assert_eq!(
         m2(&t, &[0xaa, 0x01, 0x00, 0xa0, 0x01, 0x05]).unwrap(),
         "(5, NULL)"
@@ -370,7 +371,11 @@ fn enums_into_tinyint_are_refused_as_flink_refuses_them() {
 
 #[test]
 fn presence_nulls_read_absent_optional_fields_as_null() {
-    let t = row(&[("i", ty("INT")), ("opt", ty("BIGINT")), ("inner", row(&[("x", ty("INT"))]))]);
+    let t = row(&[
+        ("i", ty("INT")),
+        ("opt", ty("BIGINT")),
+        ("inner", row(&[("x", ty("INT"))])),
+    ]);
     let flink = decode(PROTO3, "t3.M", &t, ProtobufOptions::default(), &[]).unwrap();
     assert_eq!(flink.unwrap(), "(0, 0, NULL)");
     let options = ProtobufOptions {
@@ -380,4 +385,93 @@ fn presence_nulls_read_absent_optional_fields_as_null() {
     let confluent = decode(PROTO3, "t3.M", &t, options, &[]).unwrap();
     // The implicit field keeps its default; the optional one is NULL.
     assert_eq!(confluent.unwrap(), "(0, NULL, NULL)");
+}
+
+const PROTO3_MAPS: &str = r#"
+syntax = "proto3";
+package t3m;
+message M {
+  map<bool, string> flags = 1;
+  map<string, string> names = 2;
+  repeated double ds = 3;
+  int32 i = 4;
+}
+"#;
+
+fn m3m(row_type: &FlinkType, bytes: &[u8]) -> Result<String, String> {
+    decode(
+        PROTO3_MAPS,
+        "t3m.M",
+        row_type,
+        ProtobufOptions::default(),
+        bytes,
+    )
+    .map(|r| r.expect("a row"))
+}
+
+#[test]
+fn map_keys_are_equal_when_java_holds_equal_values() {
+    let t = row(&[("flags", map(ty("BOOLEAN"), ty("STRING")))]);
+    // {true: "a"} with key varint 1, then {true: "b"} with key varint 2.
+    let bytes = [
+        0x0a, 0x05, 0x08, 0x01, 0x12, 0x01, b'a', 0x0a, 0x05, 0x08, 0x02, 0x12, 0x01, b'b',
+    ];
+    assert_eq!(m3m(&t, &bytes).unwrap(), r#"({true="b"})"#);
+}
+
+#[test]
+fn every_proto3_string_of_a_map_is_utf8_checked_even_when_replaced() {
+    let t = row(&[("names", map(ty("STRING"), ty("STRING")))]);
+    // One entry whose key is given twice, the first time as invalid UTF-8.
+    let inside = [0x12, 0x06, 0x0a, 0x01, 0xff, 0x0a, 0x01, b'a'];
+    assert!(m3m(&t, &inside).unwrap_err().contains("invalid UTF-8"));
+    // Two entries with key "k", the first value invalid: replaced, still parsed.
+    let replaced = [
+        0x12, 0x06, 0x0a, 0x01, b'k', 0x12, 0x01, 0xff, 0x12, 0x06, 0x0a, 0x01, b'k', 0x12, 0x01,
+        b'v',
+    ];
+    assert!(m3m(&t, &replaced).unwrap_err().contains("invalid UTF-8"));
+}
+
+#[test]
+fn unread_packed_fields_must_hold_whole_values() {
+    let t = row(&[("i", ty("INT"))]);
+    // ds (not a column) packed with 7 bytes: not a whole double.
+    let bytes = [0x1a, 0x07, 0, 0, 0, 0, 0, 0, 0];
+    assert!(m3m(&t, &bytes).is_err());
+    let whole = [0x1a, 0x08, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0x20, 0x05];
+    assert_eq!(m3m(&t, &whole).unwrap(), "(5)");
+}
+
+#[test]
+fn each_occurrence_of_a_sub_message_must_parse_on_its_own() {
+    let t = row(&[("inner", inner2())]);
+    // inner { 78 } (a tag without its value), then inner { 01 }: the concatenation would
+    // read as field 15 = 1, protobuf-java fails on the first part.
+    assert!(m2(&t, &[0x1a, 0x01, 0x78, 0x1a, 0x01, 0x01]).is_err());
+}
+
+#[test]
+fn oneof_members_that_are_not_columns_still_displace() {
+    let t = row(&[("one_m", inner2())]);
+    // one_m {x=1}, then one_i = 5 (not a column): one_m is cleared.
+    assert_eq!(
+        m2(&t, &[0xaa, 0x01, 0x02, 0x08, 0x01, 0xa0, 0x01, 0x05]).unwrap(),
+        "(NULL)"
+    );
+    // one_i first, then one_m: one_m is set.
+    assert_eq!(
+        m2(&t, &[0xa0, 0x01, 0x05, 0xaa, 0x01, 0x02, 0x08, 0x01]).unwrap(),
+        "((1, NULL))"
+    );
+}
+
+#[test]
+fn a_oneof_message_set_again_merges_into_its_earlier_content() {
+    let t = row(&[("one_i", ty("INT")), ("one_m", inner2())]);
+    // one_m {x=1}, one_i = 5, one_m {}: protobuf-java keeps one_m's builder.
+    let bytes = [
+        0xaa, 0x01, 0x02, 0x08, 0x01, 0xa0, 0x01, 0x05, 0xaa, 0x01, 0x00,
+    ];
+    assert_eq!(m2(&t, &bytes).unwrap(), "(NULL, (1, NULL))");
 }

@@ -71,7 +71,7 @@ pub(super) fn for_each_packed<'a>(
 }
 
 /// An integer-like scalar's value as Java holds it (unsigned types as signed bits).
-fn integer(scalar: Scalar, raw: Raw<'_>) -> Option<i64> {
+pub(super) fn integer(scalar: Scalar, raw: Raw<'_>) -> Option<i64> {
     Some(match (scalar, raw) {
         (Scalar::Int32 | Scalar::UInt32, Raw::Varint(v)) => i64::from(v as u32 as i32),
         (Scalar::SInt32, Raw::Varint(v)) => i64::from(zigzag_decode32(v as u32)),

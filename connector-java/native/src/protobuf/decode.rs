@@ -21,7 +21,7 @@ pub struct ProtobufValueDecoder(ValueDecoder);
 
 /// Plain protobuf (`protobuf-native`) or Confluent-framed (`protobuf-confluent-native`).
 enum ValueDecoder {
-    Plain(ProtobufRowDecoder),
+    Plain(Box<ProtobufRowDecoder>),
     Confluent(ProtobufConfluentDecoder),
 }
 
@@ -74,11 +74,11 @@ impl ProtobufDecodeSession {
         let decoder = match &config.confluent {
             None => {
                 let (config, row_type, message) = super::plain_parts(config, descriptor_set)?;
-                ValueDecoder::Plain(ProtobufRowDecoder::new(
+                ValueDecoder::Plain(Box::new(ProtobufRowDecoder::new(
                     &message,
                     &row_type,
                     config.options,
-                )?)
+                )?))
             }
             Some(confluent) => {
                 let row_type = FlinkType::from_json(&config.row_type)?;
