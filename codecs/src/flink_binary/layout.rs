@@ -84,6 +84,7 @@ pub(crate) fn set_offset_and_size(
 
 /// Writes a string or binary value: inline in the slot when at most 7 bytes, else in
 /// the variable part at the end of `out`.
+#[inline]
 pub(crate) fn write_var_bytes(
     out: &mut Vec<u8>,
     base: usize,
@@ -96,8 +97,10 @@ pub(crate) fn write_var_bytes(
         return Ok(());
     }
     let start = out.len();
+    let padded = round8(bytes.len());
+    out.reserve(padded);
     out.extend_from_slice(bytes);
-    pad8(out);
+    out.extend_from_slice(&[0u8; 8][..padded - bytes.len()]);
     set_offset_and_size(out, base, slot, start, bytes.len())
 }
 

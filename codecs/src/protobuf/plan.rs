@@ -49,7 +49,73 @@ pub(crate) struct MessagePlan {
     pub(crate) ghosts: Vec<Ghost>,
     /// The number of oneofs that have a member among the columns.
     pub(crate) oneof_count: usize,
+    /// Raw tag value (field number and wire type) -> 1 + the index of the direct column it
+    /// feeds, 0 for anything else; tags up to [`DIRECT_TAG_LIMIT`].
+    pub(crate) direct_tags: Vec<u16>,
     lookup: NumberLookup,
+}
+
+/// Raw tag values below this are looked up in [`MessagePlan::direct_tags`].
+pub(crate) const DIRECT_TAG_LIMIT: u32 = 2048;
+
+/// How a direct column's value goes from the wire into its slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DirectOp {
+    /// A varint kept as its low 32 bits (`int32`, `uint32`): an INT.
+    Int32,
+    /// A zig-zag varint (`sint32`): an INT.
+    SInt32,
+    /// A varint (`int64`, `uint64`): a BIGINT.
+    Int64,
+    /// A zig-zag varint (`sint64`): a BIGINT.
+    SInt64,
+    /// A varint as a BOOLEAN.
+    Bool,
+    /// 4 little-endian bytes as they are (`fixed32`, `sfixed32`, `float`).
+    Fixed32,
+    /// 8 little-endian bytes as they are (`fixed64`, `sfixed64`, `double`).
+    Fixed64,
+    /// A string (UTF-8 checked or converted as the field says).
+    Text,
+    /// Bytes.
+    Bytes,
+    /// An enum's name.
+    EnumText,
+}
+
+impl DirectOp {
+    fn of(scalar: Scalar) -> Self {
+        match scalar {
+            Scalar::Int32 | Scalar::UInt32 => DirectOp::Int32,
+            Scalar::SInt32 => DirectOp::SInt32,
+            Scalar::Int64 | Scalar::UInt64 => DirectOp::Int64,
+            Scalar::SInt64 => DirectOp::SInt64,
+            Scalar::Bool => DirectOp::Bool,
+            Scalar::Fixed32 | Scalar::SFixed32 | Scalar::Float => DirectOp::Fixed32,
+            Scalar::Fixed64 | Scalar::SFixed64 | Scalar::Double => DirectOp::Fixed64,
+            Scalar::String => DirectOp::Text,
+            Scalar::Bytes => DirectOp::Bytes,
+        }
+    }
+}
+
+/// The [`MessagePlan::direct_tags`] table of `plans`.
+fn direct_tags(plans: &[FieldPlan]) -> Vec<u16> {
+    let mut table = Vec::new();
+    for (i, p) in plans.iter().enumerate() {
+        let Shape::Single(value) = &p.shape else {
+            continue;
+        };
+        let tag = (p.number << 3) | value.wire_type().bits();
+        if p.direct.is_none() || p.number >= DIRECT_TAG_LIMIT >> 3 || i >= usize::from(u16::MAX) {
+            continue;
+        }
+        if table.len() <= tag as usize {
+            table.resize(tag as usize + 1, 0);
+        }
+        table[tag as usize] = (i + 1) as u16;
+    }
+    table
 }
 
 /// A oneof member the row type does not read.
@@ -82,6 +148,10 @@ pub(crate) struct FieldPlan {
     /// message fields, oneof members): then a value equal to the default is still
     /// written on encode.
     pub(crate) explicit_presence: bool,
+    /// How the decoder writes this column as it scans, when it can: a singular scalar
+    /// outside any oneof (not an enum read into a number), the last value simply
+    /// overwriting the slot.
+    pub(crate) direct: Option<DirectOp>,
     /// Whether strings of this field (values, map keys and values) must be valid UTF-8
     /// (proto3: protobuf-java's parse fails otherwise; proto2 strings are converted
     /// lossily, invalid bytes becoming U+FFFD).
@@ -177,6 +247,7 @@ impl Scalar {
 
 impl ValuePlan {
     /// The wire type one (unpacked) value arrives with.
+    #[inline]
     pub(crate) fn wire_type(&self) -> WireType {
         match self {
             ValuePlan::Scalar(s) => s.wire_type(),
@@ -381,8 +452,19 @@ impl MessagePlan {
                 oneof,
                 explicit_presence: fd.supports_presence(),
                 utf8_checked: super::checks::validates_utf8(&fd),
+                direct: None,
             });
         }
+        for p in &mut plans {
+            if p.oneof.is_none() {
+                p.direct = match &p.shape {
+                    Shape::Single(ValuePlan::Scalar(scalar)) => Some(DirectOp::of(*scalar)),
+                    Shape::Single(ValuePlan::Enum(e)) if e.as_text => Some(DirectOp::EnumText),
+                    _ => None,
+                };
+            }
+        }
+        let direct_tags = direct_tags(&plans);
         let mut ghosts = Vec::new();
         for (index, name) in oneof_ids.iter().enumerate() {
             let Some(oneof) = message.oneofs().find(|o| o.name() == name) else {
@@ -414,6 +496,7 @@ impl MessagePlan {
             check,
             oneof_count: oneof_ids.len(),
             ghosts,
+            direct_tags,
             lookup,
         })
     }

@@ -23,6 +23,7 @@ pub(crate) enum WireType {
 
 impl WireType {
     /// The wire type of the low three bits of a tag, if valid.
+    #[inline]
     pub(crate) fn from_bits(bits: u32) -> Option<Self> {
         Some(match bits {
             0 => WireType::Varint,
@@ -36,6 +37,7 @@ impl WireType {
     }
 
     /// The three tag bits of this wire type.
+    #[inline]
     pub(crate) fn bits(self) -> u32 {
         match self {
             WireType::Varint => 0,
@@ -110,16 +112,19 @@ impl<'a> WireReader<'a> {
     }
 
     /// Whether every byte has been read.
+    #[inline]
     pub(crate) fn at_end(&self) -> bool {
         self.pos >= self.buf.len()
     }
 
     /// The current offset from the start of the buffer.
+    #[inline]
     pub(crate) fn position(&self) -> usize {
         self.pos
     }
 
     /// Reads a tag: its field number and wire type.
+    #[inline]
     pub(crate) fn read_tag(&mut self) -> Result<(u32, WireType), WireError> {
         let raw = self.read_varint32()?;
         let wire = WireType::from_bits(raw & 7).ok_or(WireError::InvalidTag)?;
@@ -134,6 +139,7 @@ impl<'a> WireReader<'a> {
     /// fast path, which every 10-byte varint takes, keeps the continuation bit of the ninth
     /// byte as bit 63 and ignores the tenth byte's bits: a 10-byte varint always reads as
     /// negative (`80 80 80 80 80 80 80 80 c0 00` is `0xc000000000000000`).
+    #[inline]
     pub(crate) fn read_varint(&mut self) -> Result<u64, WireError> {
         let mut value = 0u64;
         for i in 0..10 {
@@ -154,11 +160,13 @@ impl<'a> WireReader<'a> {
     }
 
     /// Reads a varint and keeps its low 32 bits (`readRawVarint32`: up to 10 bytes).
+    #[inline]
     pub(crate) fn read_varint32(&mut self) -> Result<u32, WireError> {
         Ok(self.read_varint()? as u32)
     }
 
     /// Reads 4 little-endian bytes.
+    #[inline]
     pub(crate) fn read_fixed32(&mut self) -> Result<u32, WireError> {
         let bytes = self
             .buf
@@ -169,6 +177,7 @@ impl<'a> WireReader<'a> {
     }
 
     /// Reads 8 little-endian bytes.
+    #[inline]
     pub(crate) fn read_fixed64(&mut self) -> Result<u64, WireError> {
         let bytes = self
             .buf
@@ -181,6 +190,7 @@ impl<'a> WireReader<'a> {
     }
 
     /// Reads a length prefix and returns the `(start, end)` offsets of the bytes it covers.
+    #[inline]
     pub(crate) fn read_len_span(&mut self) -> Result<(usize, usize), WireError> {
         let len = self.read_varint32()? as i32;
         if len < 0 {

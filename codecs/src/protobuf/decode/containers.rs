@@ -283,26 +283,46 @@ fn read_entry<'a>(
 
 /// A key's identity as Java compares it (strings after their UTF-8 conversion).
 #[derive(PartialEq, Eq, Hash)]
-enum KeyId {
+enum KeyId<'a> {
     Default,
     Number(u64),
-    Text(Vec<u8>),
+    Text(Cow<'a, [u8]>),
 }
 
 /// The identity of a key: its value as Java holds it (`bool` 0/1, 32-bit types cut to
-/// an int, strings after their UTF-8 conversion), so that keys equal in Java are equal.
-fn key_id(key: &ValuePlan, raw: Option<Raw<'_>>, utf8_checked: bool) -> DecodeResult<KeyId> {
+/// an int, strings after their UTF-8 conversion), so that keys equal in Java are equal;
+/// a missing key is the default key (0, false or "").
+fn key_id<'a>(
+    key: &ValuePlan,
+    raw: Option<Raw<'a>>,
+    utf8_checked: bool,
+) -> DecodeResult<KeyId<'a>> {
     Ok(match (key, raw) {
         (_, None) => KeyId::Default,
-        (_, Some(Raw::Bytes(b))) => KeyId::Text(text(b, utf8_checked)?.into_owned()),
+        (_, Some(Raw::Bytes(b))) => {
+            let t = text(b, utf8_checked)?;
+            if t.is_empty() {
+                KeyId::Default
+            } else {
+                KeyId::Text(t)
+            }
+        }
         (ValuePlan::Scalar(scalar), Some(raw)) => {
             let value = super::values::integer(*scalar, raw)
                 .ok_or_else(|| DecodeFail::new(format!("unexpected {raw:?} for a map key")))?;
-            KeyId::Number(value as u64)
+            if value == 0 {
+                KeyId::Default
+            } else {
+                KeyId::Number(value as u64)
+            }
         }
         (_, Some(_)) => return Err(DecodeFail::new("a map key must be a scalar")),
     })
 }
+
+/// Maps up to this size are deduplicated by comparing keys pairwise, larger ones with a
+/// hash map.
+const LINEAR_DEDUPE: usize = 16;
 
 /// Keeps one entry per key: the first position, the last value; `replaced` sees every
 /// value a later entry replaces.
@@ -315,25 +335,28 @@ fn dedupe<'a>(
     if entries.len() < 2 {
         return Ok(entries);
     }
-    // A missing key is the default key (0, false or "").
-    let default_id = |id: KeyId| -> KeyId {
-        match id {
-            KeyId::Number(0) => KeyId::Default,
-            KeyId::Text(t) if t.is_empty() => KeyId::Default,
-            other => other,
-        }
-    };
-    let mut position: HashMap<KeyId, usize> = HashMap::with_capacity(entries.len());
     let mut kept: Vec<Entry<'a>> = Vec::with_capacity(entries.len());
+    let mut ids: Vec<KeyId<'a>> = Vec::with_capacity(entries.len());
+    let mut position: HashMap<KeyId<'a>, usize> = HashMap::new();
+    let linear = entries.len() <= LINEAR_DEDUPE;
     for entry in entries {
-        let id = default_id(key_id(key, entry.key, utf8_checked)?);
-        match position.get(&id) {
-            Some(&i) => {
+        let id = key_id(key, entry.key, utf8_checked)?;
+        let seen = if linear {
+            ids.iter().position(|known| *known == id)
+        } else {
+            position.get(&id).copied()
+        };
+        match seen {
+            Some(i) => {
                 replaced(&kept[i].value)?;
                 kept[i].value = entry.value;
             }
             None => {
-                position.insert(id, kept.len());
+                if linear {
+                    ids.push(id);
+                } else {
+                    position.insert(id, kept.len());
+                }
                 kept.push(entry);
             }
         }

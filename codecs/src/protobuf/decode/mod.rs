@@ -49,10 +49,19 @@ pub(super) struct Chain {
 /// "No occurrence" in [`Occurrence::next`] and [`Chain`].
 pub(super) const NONE: u32 = u32::MAX;
 
+/// [`Chain::first`] of a column the scan wrote straight into the row.
+pub(super) const WRITTEN: u32 = u32::MAX - 1;
+
 impl Chain {
     pub(super) const EMPTY: Chain = Chain {
         first: NONE,
         last: NONE,
+    };
+
+    /// The chain of a column the scan wrote itself.
+    pub(super) const DIRECT: Chain = Chain {
+        first: WRITTEN,
+        last: WRITTEN,
     };
 }
 
@@ -97,24 +106,32 @@ impl Scratch {
     }
 }
 
-/// Why a message cannot be decoded, with the path of the field being read.
+/// Why a message cannot be decoded, with the path of the field being read (boxed: the
+/// decode passes return it through every call, and a one-word error keeps those results
+/// in registers).
 #[derive(Debug)]
-pub(super) struct DecodeFail {
+pub(super) struct DecodeFail(Box<FailDetail>);
+
+/// What a [`DecodeFail`] says.
+#[derive(Debug)]
+pub(super) struct FailDetail {
     pub(super) message: String,
     pub(super) field: Option<String>,
 }
 
 impl DecodeFail {
+    #[cold]
     pub(super) fn new(message: impl Into<String>) -> Self {
-        DecodeFail {
+        DecodeFail(Box::new(FailDetail {
             message: message.into(),
             field: None,
-        }
+        }))
     }
 
     /// Prefixes the field path with `name` (innermost first as the error bubbles up).
+    #[cold]
     pub(super) fn in_field(mut self, name: &str) -> Self {
-        self.field = Some(match self.field.take() {
+        self.0.field = Some(match self.0.field.take() {
             None => name.to_string(),
             Some(inner) => format!("{name}.{inner}"),
         });
@@ -208,10 +225,11 @@ impl ProtobufRowDecoder {
             }
             Err(fail) => {
                 out.truncate(start);
+                let FailDetail { message, field } = *fail.0;
                 Err(CodecError::Protobuf {
-                    message: fail.message,
+                    message,
                     context: ErrorContext {
-                        field: fail.field,
+                        field,
                         ..ErrorContext::default()
                     },
                 })

@@ -8,7 +8,7 @@ use super::super::wire::{WireError, RECURSION_LIMIT};
 use super::containers::{write_array, write_map};
 use super::scan::scan;
 use super::values::{raw_at, write_default_scalar, write_empty_array, write_raw};
-use super::{point_at, Chain, DecodeFail, DecodeResult, Occurrence, Scratch, NONE};
+use super::{point_at, Chain, DecodeFail, DecodeResult, Occurrence, Scratch, NONE, WRITTEN};
 use crate::flink_binary::layout::{row_null_bytes, set_bit};
 use crate::types::FlinkKind;
 
@@ -27,9 +27,15 @@ pub(super) fn write_row(
     let occurrence_base = scratch.occurrences.len();
     let chain_base = scratch.chains.len();
     let ghost_base = scratch.ghost_marks.len();
-    let result = scan(plan, checks, buf, depth, scratch, chain_base, ghost_base).and_then(|()| {
+    let arity = plan.fields.len();
+    let base = out.len();
+    out.resize(base + row_null_bytes(arity) + 8 * arity, 0);
+    let result = scan(
+        plan, checks, buf, depth, scratch, chain_base, ghost_base, out, base,
+    )
+    .and_then(|()| {
         write_columns(
-            plan, checks, buf, depth, scratch, chain_base, ghost_base, out,
+            plan, checks, buf, depth, scratch, chain_base, ghost_base, out, base,
         )
     });
     scratch.occurrences.truncate(occurrence_base);
@@ -53,14 +59,15 @@ fn write_columns(
     chain_base: usize,
     ghost_base: usize,
     out: &mut Vec<u8>,
+    base: usize,
 ) -> DecodeResult<()> {
-    let arity = plan.fields.len();
-    let base = out.len();
-    let null_bytes = row_null_bytes(arity);
-    out.resize(base + null_bytes + 8 * arity, 0);
+    let null_bytes = row_null_bytes(plan.fields.len());
     for (i, field) in plan.fields.iter().enumerate() {
         let slot = base + null_bytes + 8 * i;
         let chain = scratch.chains[chain_base + i];
+        if chain.first == WRITTEN {
+            continue;
+        }
         // A oneof member that another member displaced counts as absent.
         let from = match field.oneof {
             Some(oneof)

@@ -2,9 +2,13 @@
 //! checks of everything else (unknown and unread fields, required fields).
 
 use super::super::checks::{check_required, mark_required, Checks};
+use super::super::plan::{DirectOp, ValuePlan};
 use super::super::plan::{FieldPlan, MessagePlan, Shape};
+use super::super::wire::{zigzag_decode32, zigzag_decode64, WireError};
 use super::super::wire::{WireReader, WireType};
-use super::{Chain, DecodeResult, Occurrence, Scratch, NONE};
+use super::values::{text, write_enum};
+use super::{Chain, DecodeFail, DecodeResult, Occurrence, Scratch, NONE};
+use crate::flink_binary::layout::{put, row_null_bytes, write_var_bytes};
 
 /// Whether a value with wire type `wire` is the column's field (else protobuf-java
 /// treats it as an unknown field).
@@ -20,7 +24,9 @@ fn accepts(field: &FieldPlan, wire: WireType) -> bool {
 
 /// Scans `buf` (one message of `plan`, at nesting `depth`): appends one chain per column
 /// at `chain_base`, one ghost mark per oneof at `ghost_base`, and the occurrences after
-/// the parent's.
+/// the parent's. Direct columns are written at once into the row image at `base` of
+/// `out` (whose fixed part exists), the last value overwriting earlier ones.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn scan(
     plan: &MessagePlan,
     checks: &Checks,
@@ -29,7 +35,10 @@ pub(super) fn scan(
     scratch: &mut Scratch,
     chain_base: usize,
     ghost_base: usize,
+    out: &mut Vec<u8>,
+    base: usize,
 ) -> DecodeResult<()> {
+    let slots = base + row_null_bytes(plan.fields.len());
     scratch
         .chains
         .resize(chain_base + plan.fields.len(), Chain::EMPTY);
@@ -40,7 +49,32 @@ pub(super) fn scan(
     let mut seen_required = 0u64;
     let mut reader = WireReader::new(buf);
     while !reader.at_end() {
-        let (number, wire) = reader.read_tag()?;
+        let tag = reader.read_varint32()?;
+        if let Some(&entry) = plan.direct_tags.get(tag as usize) {
+            if entry != 0 {
+                let column = usize::from(entry) - 1;
+                let field = &plan.fields[column];
+                if write_direct(field, &mut reader, buf, out, base, slots + 8 * column)
+                    .map_err(|e| e.in_field(&field.name))?
+                {
+                    scratch.chains[chain_base + column] = Chain::DIRECT;
+                }
+                if !check.required.is_empty() {
+                    mark_required(
+                        check,
+                        tag >> 3,
+                        WireType::from_bits(tag & 7).unwrap_or(WireType::Varint),
+                        &mut seen_required,
+                    );
+                }
+                continue;
+            }
+        }
+        let wire = WireType::from_bits(tag & 7).ok_or(WireError::InvalidTag)?;
+        let number = tag >> 3;
+        if number == 0 {
+            return Err(WireError::InvalidTag.into());
+        }
         match plan.column_of(number) {
             Some(column) if accepts(&plan.fields[column], wire) => {
                 let (start, end) = match wire {
@@ -100,4 +134,56 @@ fn push(scratch: &mut Scratch, chain: usize, start: usize, end: usize, wire: Wir
         scratch.occurrences[c.last as usize].next = index;
     }
     c.last = index;
+}
+
+/// Reads the value of a direct column that follows its tag and writes it into `slot`;
+/// `false` when the value does not count (an enum number a closed enum does not declare).
+#[inline]
+fn write_direct(
+    field: &FieldPlan,
+    reader: &mut WireReader<'_>,
+    buf: &[u8],
+    out: &mut Vec<u8>,
+    base: usize,
+    slot: usize,
+) -> DecodeResult<bool> {
+    let Some(op) = field.direct else {
+        return Err(DecodeFail::new("not a direct column"));
+    };
+    match op {
+        DirectOp::Int32 => put(out, slot, &(reader.read_varint()? as u32).to_le_bytes()),
+        DirectOp::SInt32 => {
+            let v = zigzag_decode32(reader.read_varint()? as u32);
+            put(out, slot, &v.to_le_bytes())
+        }
+        DirectOp::Int64 => put(out, slot, &reader.read_varint()?.to_le_bytes()),
+        DirectOp::SInt64 => put(
+            out,
+            slot,
+            &zigzag_decode64(reader.read_varint()?).to_le_bytes(),
+        ),
+        DirectOp::Bool => out[slot] = u8::from(reader.read_varint()? != 0),
+        DirectOp::Fixed32 => put(out, slot, &reader.read_fixed32()?.to_le_bytes()),
+        DirectOp::Fixed64 => put(out, slot, &reader.read_fixed64()?.to_le_bytes()),
+        DirectOp::Text => {
+            let (start, end) = reader.read_len_span()?;
+            let text = text(&buf[start..end], field.utf8_checked)?;
+            write_var_bytes(out, base, slot, &text)?;
+        }
+        DirectOp::Bytes => {
+            let (start, end) = reader.read_len_span()?;
+            write_var_bytes(out, base, slot, &buf[start..end])?;
+        }
+        DirectOp::EnumText => {
+            let number = reader.read_varint()? as u32 as i32;
+            let Shape::Single(ValuePlan::Enum(e)) = &field.shape else {
+                return Err(DecodeFail::new("not an enum column"));
+            };
+            if !e.open && !e.is_known(number) {
+                return Ok(false);
+            }
+            write_enum(&field.ty, e, number, out, base, slot)?;
+        }
+    }
+    Ok(true)
 }

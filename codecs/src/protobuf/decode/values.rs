@@ -24,6 +24,7 @@ pub(super) enum Raw<'a> {
 }
 
 /// Reads one value of wire type `wire` from `reader`.
+#[inline]
 pub(super) fn read_raw<'a>(
     reader: &mut WireReader<'a>,
     buf: &'a [u8],
@@ -44,6 +45,7 @@ pub(super) fn read_raw<'a>(
 }
 
 /// The raw value of an occurrence whose span holds exactly one value.
+#[inline]
 pub(super) fn raw_at(
     buf: &[u8],
     start: usize,
@@ -71,6 +73,7 @@ pub(super) fn for_each_packed<'a>(
 }
 
 /// An integer-like scalar's value as Java holds it (unsigned types as signed bits).
+#[inline]
 pub(super) fn integer(scalar: Scalar, raw: Raw<'_>) -> Option<i64> {
     Some(match (scalar, raw) {
         (Scalar::Int32 | Scalar::UInt32, Raw::Varint(v)) => i64::from(v as u32 as i32),
@@ -85,6 +88,7 @@ pub(super) fn integer(scalar: Scalar, raw: Raw<'_>) -> Option<i64> {
 }
 
 /// The enum number of a raw varint (Java reads it as an int).
+#[inline]
 pub(super) fn enum_number(raw: Raw<'_>) -> Option<i32> {
     match raw {
         Raw::Varint(v) => Some(v as u32 as i32),
@@ -94,6 +98,7 @@ pub(super) fn enum_number(raw: Raw<'_>) -> Option<i32> {
 
 /// Whether `raw` is a value the field keeps: a proto2 (closed) enum drops numbers it
 /// does not declare into the unknown fields, as if the value were not there.
+#[inline]
 pub(super) fn is_kept(value: &ValuePlan, raw: Raw<'_>) -> bool {
     match value {
         ValuePlan::Enum(e) if !e.open => enum_number(raw).is_some_and(|n| e.is_known(n)),
@@ -103,7 +108,12 @@ pub(super) fn is_kept(value: &ValuePlan, raw: Raw<'_>) -> bool {
 
 /// Text of a string value: checked (proto3) or converted as Java's `new String(bytes,
 /// UTF_8)` does (proto2: malformed sequences become U+FFFD by the JDK's rules).
+#[inline]
 pub(super) fn text(bytes: &[u8], utf8_checked: bool) -> DecodeResult<Cow<'_, [u8]>> {
+    // Most strings are ASCII, which a word-at-a-time check confirms fastest.
+    if bytes.is_ascii() {
+        return Ok(Cow::Borrowed(bytes));
+    }
     match std::str::from_utf8(bytes) {
         Ok(_) => Ok(Cow::Borrowed(bytes)),
         Err(_) if utf8_checked => Err(WireError::InvalidUtf8.into()),
@@ -116,6 +126,7 @@ pub(super) fn text(bytes: &[u8], utf8_checked: bool) -> DecodeResult<Cow<'_, [u8
 }
 
 /// Writes an integer into a slot of the column type's width.
+#[inline]
 fn put_integer(ty: &FlinkType, value: i64, out: &mut [u8], slot: usize) -> DecodeResult<()> {
     match ty.kind {
         FlinkKind::Boolean => out[slot] = (value != 0) as u8,
@@ -137,6 +148,7 @@ fn type_mismatch(ty: &FlinkType) -> DecodeFail {
 
 /// Writes one non-message value into `slot` of the image starting at `base` (strings and
 /// bytes longer than 7 bytes go to the end of `out`).
+#[inline]
 pub(super) fn write_raw(
     ty: &FlinkType,
     value: &ValuePlan,
