@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # JMH benchmarks, oracle vs native in one run: 8,192 Nexmark bids decoded from and encoded to
-# Confluent Avro and JSON (KARROW_JMH_FILTER=<regex> runs a subset, e.g. 'io\.karrow\.bench\.Json.*').
+# Confluent Avro and JSON, and Protobuf (KARROW_JMH_FILTER=<regex> runs a subset, e.g. 'io\.karrow\.bench\.Json.*').
 #
 #   benches/run-jmh.sh                 build (cargo + maven), run, print msgs/s and ratios
 #   benches/run-jmh.sh -f 1 -wi 5 -i 10 -w 2s -r 5s   JMH options instead of the short defaults
@@ -37,7 +37,11 @@ for r in json.load(open(sys.argv[1])):
 for cls, what in (("AvroConfluentDecodeBenchmark", "decode 8,192 Nexmark bids into Flink rows"),
                   ("AvroConfluentEncodeBenchmark", "encode 8,192 Nexmark bid rows into Confluent Avro"),
                   ("JsonDecodeBenchmark", "decode 8,192 JSON Nexmark bids into Flink rows (oracle: flink-json's default decoder)"),
-                  ("JsonEncodeBenchmark", "encode 8,192 Nexmark bid rows into JSON (oracle: flink-json)")):
+                  ("JsonEncodeBenchmark", "encode 8,192 Nexmark bid rows into JSON (oracle: flink-json)"),
+                  ("ProtobufDecodeBenchmark", "decode 8,192 Protobuf Nexmark bids into Flink rows (oracle: flink-protobuf)"),
+                  ("ProtobufEncodeBenchmark", "encode 8,192 Nexmark bid rows into Protobuf (oracle: flink-protobuf)"),
+                  ("ProtobufOrderDecodeBenchmark", "decode 8,192 nested Protobuf orders into Flink rows (oracle: flink-protobuf)"),
+                  ("ProtobufOrderEncodeBenchmark", "encode 8,192 nested order rows into Protobuf (oracle: flink-protobuf)")):
     if cls not in results:
         continue
     rs = results[cls]

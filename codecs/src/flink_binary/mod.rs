@@ -25,6 +25,8 @@ pub(crate) mod layout;
 #[cfg(test)]
 pub(crate) mod render;
 pub(crate) mod slots;
+#[cfg(test)]
+pub(crate) mod test_images;
 mod to_arrow;
 
 pub use from_arrow::{write_batch_rows, RowImages};

@@ -3,12 +3,9 @@
 //! same schema (`P3`, `P2` below, compiled by protoc 4.32.1) and the same row.
 
 use super::*;
-use crate::flink_binary::layout::{
-    array_header_bytes, element_size, pad8, put, round8, row_null_bytes, set_bit,
-    set_offset_and_size, write_var_bytes,
-};
+use crate::flink_binary::layout::row_null_bytes;
+use crate::flink_binary::test_images::{image, s, V};
 use crate::protobuf::test_support::{array, map, pool, row, ty};
-use crate::types::{FlinkField, FlinkKind};
 
 const P3: &str = r#"
 syntax = "proto3";
@@ -71,105 +68,6 @@ fn message(source: &str, name: &str) -> MessageDescriptor {
         .unwrap()
         .get_message_by_name(name)
         .unwrap_or_else(|| panic!("no message {name}"))
-}
-
-// ---- row images ---------------------------------------------------------------------
-
-/// A value to put into a test image; `Null` sets the NULL bit.
-#[derive(Debug, Clone)]
-enum V {
-    Null,
-    Bool(bool),
-    I32(i32),
-    I64(i64),
-    F32(f32),
-    F64(f64),
-    Bytes(Vec<u8>),
-    Arr(Vec<V>),
-    Map(Vec<(V, V)>),
-    Row(Vec<V>),
-}
-
-fn s(text: &str) -> V {
-    V::Bytes(text.as_bytes().to_vec())
-}
-
-fn image(ty: &FlinkType, values: &[V]) -> Vec<u8> {
-    let mut out = Vec::new();
-    write_row(&mut out, ty.row_fields().unwrap(), values);
-    out
-}
-
-fn write_row(out: &mut Vec<u8>, fields: &[FlinkField], values: &[V]) {
-    assert_eq!(fields.len(), values.len(), "test row arity");
-    let base = out.len();
-    let null_bytes = row_null_bytes(fields.len());
-    out.resize(base + null_bytes + 8 * fields.len(), 0);
-    for (i, (field, value)) in fields.iter().zip(values).enumerate() {
-        if matches!(value, V::Null) {
-            set_bit(out, base, i + 8);
-        } else {
-            put_value(out, base, base + null_bytes + 8 * i, &field.ty, value);
-        }
-    }
-}
-
-fn write_array(out: &mut Vec<u8>, item: &FlinkType, values: &[V]) {
-    let base = out.len();
-    let header = array_header_bytes(values.len());
-    let size = element_size(item);
-    out.resize(base + round8(header + size * values.len()), 0);
-    put(out, base, &(values.len() as i32).to_le_bytes());
-    for (i, value) in values.iter().enumerate() {
-        if matches!(value, V::Null) {
-            set_bit(out, base + 4, i);
-        } else {
-            put_value(out, base, base + header + size * i, item, value);
-        }
-    }
-}
-
-fn put_value(out: &mut Vec<u8>, base: usize, slot: usize, ty: &FlinkType, value: &V) {
-    match (&ty.kind, value) {
-        (FlinkKind::Boolean, V::Bool(b)) => out[slot] = u8::from(*b),
-        (FlinkKind::Int, V::I32(v)) => put(out, slot, &v.to_le_bytes()),
-        (FlinkKind::BigInt, V::I64(v)) => put(out, slot, &v.to_le_bytes()),
-        (FlinkKind::Float, V::F32(v)) => put(out, slot, &v.to_le_bytes()),
-        (FlinkKind::Double, V::F64(v)) => put(out, slot, &v.to_le_bytes()),
-        (
-            FlinkKind::Char(_)
-            | FlinkKind::VarChar(_)
-            | FlinkKind::Binary(_)
-            | FlinkKind::VarBinary(_),
-            V::Bytes(b),
-        ) => write_var_bytes(out, base, slot, b).unwrap(),
-        (FlinkKind::Row(fields), V::Row(values)) => {
-            let start = out.len();
-            write_row(out, fields, values);
-            let size = out.len() - start;
-            set_offset_and_size(out, base, slot, start, size).unwrap();
-        }
-        (FlinkKind::Array(item), V::Arr(values)) => {
-            let start = out.len();
-            write_array(out, item, values);
-            let size = out.len() - start;
-            set_offset_and_size(out, base, slot, start, size).unwrap();
-        }
-        (FlinkKind::Map(key, val), V::Map(entries)) => {
-            let keys: Vec<V> = entries.iter().map(|(k, _)| k.clone()).collect();
-            let values: Vec<V> = entries.iter().map(|(_, v)| v.clone()).collect();
-            let start = out.len();
-            out.resize(start + 4, 0);
-            write_array(out, key, &keys);
-            let key_size = out.len() - start - 4;
-            put(out, start, &(key_size as i32).to_le_bytes());
-            write_array(out, val, &values);
-            let size = out.len() - start;
-            pad8(out);
-            set_offset_and_size(out, base, slot, start, size).unwrap();
-        }
-        (kind, value) => panic!("test value {value:?} does not fit {kind:?}"),
-    }
 }
 
 // ---- encoding helpers -----------------------------------------------------------------

@@ -1,21 +1,17 @@
 package io.karrow.flink.formats.avro;
 
-import io.karrow.flink.formats.BatchSerializationSchema;
 import io.karrow.flink.formats.NativeBatchEncoder;
-import io.karrow.flink.formats.ValueBatchEncoder;
+import io.karrow.flink.formats.NativeSerializationSchema;
 import io.karrow.flink.formats.registry.RegistryEncoderConfig;
 import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.nativebridge.NativeEncoderHandle;
-import io.karrow.flink.rows.BinaryRowImages;
 
-import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.Objects;
 
 /**
  * Serializes Flink rows into Confluent-framed Avro Kafka values in native code, byte for byte what
@@ -28,21 +24,11 @@ import java.util.Objects;
  * hands the row's {@code BinaryRowData} image (see {@link BinaryRowImages}) to {@code
  * KarrowNative.avroEncodeOne}.
  *
- * <p>Handle lifetime: Flink 2.2's {@code SerializationSchema} has no close hook, so the encoder is
- * freed by a {@link java.lang.ref.Cleaner} when this instance becomes unreachable, or explicitly
- * through {@link #close()}; a later {@code open} replaces it. An instance is not thread-safe; Flink
- * uses one per parallel writer.
+ * <p>Encoder lifetime: see {@link NativeSerializationSchema}.
  */
-public class AvroConfluentNativeSerializationSchema
-        implements SerializationSchema<RowData>, BatchSerializationSchema, AutoCloseable {
+public class AvroConfluentNativeSerializationSchema extends NativeSerializationSchema<RegistryEncoderConfig> {
 
     private static final long serialVersionUID = 1L;
-
-    private final RowType rowType;
-    private final RegistryEncoderConfig config;
-
-    private transient NativeEncoderHandle encoder;
-    private transient BinaryRowImages images;
 
     /**
      * Creates the schema.
@@ -51,20 +37,14 @@ public class AvroConfluentNativeSerializationSchema
      * @param config registry settings and the resolved subject
      */
     public AvroConfluentNativeSerializationSchema(RowType rowType, RegistryEncoderConfig config) {
-        this.rowType = Objects.requireNonNull(rowType, "rowType");
-        this.config = Objects.requireNonNull(config, "config");
+        super(rowType, config);
     }
 
-    /** Loads the native library and opens an encoder (registering the writer schema). */
+    /** Opens an encoder, registering the writer schema; a registry failure names subject and URL. */
     @Override
-    public void open(InitializationContext context) throws Exception {
-        openEncoder();
-    }
-
-    private void openEncoder() throws IOException {
-        close();
+    protected NativeEncoderHandle openNativeEncoder() throws IOException {
         try {
-            encoder = NativeEncoderHandle.openAvroEncoder(config.toConfigJson(rowType));
+            return NativeEncoderHandle.openAvroEncoder(config.toConfigJson(rowType));
         } catch (KarrowNativeException e) {
             throw new IOException(
                     "Could not open the avro-confluent-native encoder: registering the writer schema under subject '"
@@ -72,80 +52,39 @@ public class AvroConfluentNativeSerializationSchema
                             + " failed: " + e.getMessage(),
                     e);
         }
-        images = new BinaryRowImages(rowType);
+    }
+
+    @Override
+    protected byte[] encodeOne(long handle, byte[] rowImage) throws KarrowNativeException {
+        return KarrowNative.avroEncodeOne(handle, rowImage);
+    }
+
+    @Override
+    protected NativeBatchEncoder.BatchCall batchCall() {
+        return KarrowNative::avroEncodeBatch;
+    }
+
+    /** NULL map keys are rejected before native code, as Avro maps cannot hold them. */
+    @Override
+    protected boolean handlesNullMapKeys() {
+        return false;
     }
 
     /**
-     * Encodes one row. Values the Avro schema cannot hold (a NULL in a NOT NULL column, a NULL map
-     * key) fail with a {@link KarrowNativeException} naming the field.
+     * Values the Avro schema cannot hold (a NULL in a NOT NULL column, a NULL map key) fail with the
+     * native error naming the field as the cause.
      */
     @Override
-    public byte[] serialize(RowData row) {
-        if (row == null) {
-            return null;
+    protected RuntimeException serializeFailure(RowData row, Exception cause) {
+        if (cause instanceof IOException) {
+            return new UncheckedIOException(
+                    "Failed to serialize row with avro-confluent-native.", (IOException) cause);
         }
-        try {
-            if (encoder == null) {
-                openEncoder();
-            }
-            return KarrowNative.avroEncodeOne(encoder.get(), images.image(row));
-        } catch (IOException e) {
-            throw new UncheckedIOException("Failed to serialize row with avro-confluent-native.", e);
-        }
-    }
-
-    /**
-     * Opens a batch encoder with its own native encoder handle (registering the writer schema like
-     * {@link #open}); used by the batched {@code kafka-native} sink instead of {@link #serialize}.
-     */
-    @Override
-    public ValueBatchEncoder createBatchEncoder() throws IOException {
-        NativeEncoderHandle handle;
-        try {
-            handle = NativeEncoderHandle.openAvroEncoder(config.toConfigJson(rowType));
-        } catch (KarrowNativeException e) {
-            throw new IOException(
-                    "Could not open the avro-confluent-native encoder: registering the writer schema under subject '"
-                            + config.getSubject() + "' at schema registry " + config.getRegistry().getUrl()
-                            + " failed: " + e.getMessage(),
-                    e);
-        }
-        return new NativeBatchEncoder(handle, rowType, KarrowNative::avroEncodeBatch, false);
-    }
-
-    /** The writer schema id registered at {@link #open}, or {@code -1} before it. */
-    public int schemaId() {
-        return encoder == null ? -1 : encoder.schemaId();
-    }
-
-    /** Frees the native encoder now; the next {@code open} or {@code serialize} opens a new one. */
-    @Override
-    public void close() {
-        if (encoder != null) {
-            encoder.close();
-            encoder = null;
-        }
+        return (RuntimeException) cause;
     }
 
     /** The resolved subject the writer schema is registered under. */
     public String subject() {
         return config.getSubject();
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (o == null || getClass() != o.getClass()) {
-            return false;
-        }
-        AvroConfluentNativeSerializationSchema that = (AvroConfluentNativeSerializationSchema) o;
-        return rowType.equals(that.rowType) && config.equals(that.config);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(rowType, config);
     }
 }

@@ -1,8 +1,7 @@
 package io.karrow.flink.formats.json;
 
-import io.karrow.flink.formats.BatchSerializationSchema;
 import io.karrow.flink.formats.NativeBatchEncoder;
-import io.karrow.flink.formats.ValueBatchEncoder;
+import io.karrow.flink.formats.NativeSerializationSchema;
 import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.nativebridge.NativeEncoderHandle;
@@ -12,7 +11,6 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 
 import java.io.IOException;
-import java.util.Objects;
 
 /**
  * Serializes Flink rows into JSON Kafka values in native code, byte for byte what Flink's {@code
@@ -29,20 +27,11 @@ import java.util.Objects;
  * 0x00}, the registered id (big-endian), then exactly the JSON {@code json-native} writes; a registry
  * that is down fails {@code open} with a message naming the URL and the subject.
  *
- * <p>Handle lifetime: Flink 2.2's {@code SerializationSchema} has no close hook, so the encoder is
- * freed by a {@link java.lang.ref.Cleaner} when this instance becomes unreachable, or explicitly
- * through {@link #close()}; a later {@code open} replaces it. An instance is not thread-safe; Flink
- * uses one per parallel writer.
+ * <p>Encoder lifetime: see {@link NativeSerializationSchema}.
  */
-public class JsonNativeSerializationSchema implements BatchSerializationSchema, AutoCloseable {
+public class JsonNativeSerializationSchema extends NativeSerializationSchema<JsonEncoderConfig> {
 
     private static final long serialVersionUID = 1L;
-
-    private final RowType rowType;
-    private final JsonEncoderConfig config;
-
-    private transient NativeEncoderHandle encoder;
-    private transient BinaryRowImages images;
 
     /**
      * Creates the schema.
@@ -51,23 +40,12 @@ public class JsonNativeSerializationSchema implements BatchSerializationSchema, 
      * @param config the encode options
      */
     public JsonNativeSerializationSchema(RowType rowType, JsonEncoderConfig config) {
-        this.rowType = Objects.requireNonNull(rowType, "rowType");
-        this.config = Objects.requireNonNull(config, "config");
+        super(rowType, config);
     }
 
-    /** Loads the native library and opens an encoder, replacing any encoder of an earlier call. */
+    /** Opens an encoder; with Confluent settings a registry failure names subject and URL. */
     @Override
-    public void open(InitializationContext context) throws Exception {
-        openEncoder();
-    }
-
-    private void openEncoder() throws IOException {
-        close();
-        encoder = openNativeEncoder();
-        images = new BinaryRowImages(rowType, false);
-    }
-
-    private NativeEncoderHandle openNativeEncoder() throws IOException {
+    protected NativeEncoderHandle openNativeEncoder() throws IOException {
         JsonConfluentConfig confluent = config.confluent();
         try {
             return NativeEncoderHandle.openJsonEncoder(config.configJson(rowType));
@@ -83,67 +61,25 @@ public class JsonNativeSerializationSchema implements BatchSerializationSchema, 
         }
     }
 
-    /** Encodes one row into one JSON value; a null row gives a null value. */
     @Override
-    public byte[] serialize(RowData row) {
-        if (row == null) {
-            return null;
-        }
-        try {
-            if (encoder == null) {
-                openEncoder();
-            }
-            return KarrowNative.jsonEncodeOne(encoder.get(), images.image(row));
-        } catch (IOException | RuntimeException e) {
-            throw new RuntimeException(String.format("Could not serialize row '%s'.", row), e);
-        }
-    }
-
-    /**
-     * Opens a batch encoder with its own native encoder handle; used by the batched {@code
-     * kafka-native} sink instead of {@link #serialize}. The caller owns and closes it.
-     */
-    @Override
-    public ValueBatchEncoder createBatchEncoder() throws IOException {
-        return new NativeBatchEncoder(openNativeEncoder(), rowType, KarrowNative::jsonEncodeBatch, true);
-    }
-
-    /**
-     * The writer schema id registered at {@link #open} ({@code json-confluent-native}); {@code -1}
-     * before it, and always for plain JSON.
-     */
-    public int schemaId() {
-        return encoder == null ? -1 : encoder.schemaId();
-    }
-
-    /** Frees the native encoder now; the next {@code open} or {@code serialize} opens a new one. */
-    @Override
-    public void close() {
-        if (encoder != null) {
-            encoder.close();
-            encoder = null;
-        }
-    }
-
-    /** The encode options. */
-    public JsonEncoderConfig getConfig() {
-        return config;
+    protected byte[] encodeOne(long handle, byte[] rowImage) throws KarrowNativeException {
+        return KarrowNative.jsonEncodeOne(handle, rowImage);
     }
 
     @Override
-    public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (o == null || getClass() != o.getClass()) {
-            return false;
-        }
-        JsonNativeSerializationSchema that = (JsonNativeSerializationSchema) o;
-        return rowType.equals(that.rowType) && config.equals(that.config);
+    protected NativeBatchEncoder.BatchCall batchCall() {
+        return KarrowNative::jsonEncodeBatch;
     }
 
+    /** NULL map keys are handled natively by {@code map-null-key.mode}. */
     @Override
-    public int hashCode() {
-        return Objects.hash(rowType, config);
+    protected boolean handlesNullMapKeys() {
+        return true;
+    }
+
+    /** "Could not serialize row '&lt;row&gt;'.", as Flink's {@code json} format says it. */
+    @Override
+    protected RuntimeException serializeFailure(RowData row, Exception cause) {
+        return new RuntimeException(String.format("Could not serialize row '%s'.", row), cause);
     }
 }
