@@ -335,33 +335,59 @@ fn dedupe<'a>(
     if entries.len() < 2 {
         return Ok(entries);
     }
+    if entries.len() <= LINEAR_DEDUPE {
+        return dedupe_in_place(entries, key, replaced, utf8_checked);
+    }
     let mut kept: Vec<Entry<'a>> = Vec::with_capacity(entries.len());
-    let mut ids: Vec<KeyId<'a>> = Vec::with_capacity(entries.len());
     let mut position: HashMap<KeyId<'a>, usize> = HashMap::new();
-    let linear = entries.len() <= LINEAR_DEDUPE;
     for entry in entries {
         let id = key_id(key, entry.key, utf8_checked)?;
-        let seen = if linear {
-            ids.iter().position(|known| *known == id)
-        } else {
-            position.get(&id).copied()
-        };
-        match seen {
-            Some(i) => {
+        match position.get(&id) {
+            Some(&i) => {
                 replaced(&kept[i].value)?;
                 kept[i].value = entry.value;
             }
             None => {
-                if linear {
-                    ids.push(id);
-                } else {
-                    position.insert(id, kept.len());
-                }
+                position.insert(id, kept.len());
                 kept.push(entry);
             }
         }
     }
     Ok(kept)
+}
+
+/// [`dedupe`] for small maps: keys compared pairwise, entries compacted in place (no
+/// allocation).
+fn dedupe_in_place<'a>(
+    mut entries: Vec<Entry<'a>>,
+    key: &ValuePlan,
+    mut replaced: impl FnMut(&EntryValue<'a>) -> DecodeResult<()>,
+    utf8_checked: bool,
+) -> DecodeResult<Vec<Entry<'a>>> {
+    let mut kept = 0;
+    for i in 0..entries.len() {
+        let id = key_id(key, entries[i].key, utf8_checked)?;
+        let mut seen = None;
+        for (j, earlier) in entries[..kept].iter().enumerate() {
+            if key_id(key, earlier.key, utf8_checked)? == id {
+                seen = Some(j);
+                break;
+            }
+        }
+        match seen {
+            Some(j) => {
+                let value = std::mem::replace(&mut entries[i].value, EntryValue::Missing);
+                replaced(&entries[j].value)?;
+                entries[j].value = value;
+            }
+            None => {
+                entries.swap(kept, i);
+                kept += 1;
+            }
+        }
+    }
+    entries.truncate(kept);
+    Ok(entries)
 }
 
 #[allow(clippy::too_many_arguments)]
