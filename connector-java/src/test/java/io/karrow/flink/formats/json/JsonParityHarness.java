@@ -1,10 +1,8 @@
 package io.karrow.flink.formats.json;
 
 import io.karrow.flink.formats.BatchDeserializationSchema;
-import io.karrow.flink.formats.DecodedValues;
-import io.karrow.flink.formats.ValueBatchDecoder;
 import io.karrow.flink.nativebridge.DirectValueBuffer;
-import io.karrow.flink.nativebridge.KarrowNativeException;
+import io.karrow.flink.testutils.BatchDecoding;
 import io.karrow.flink.testutils.RowDataDiff;
 
 import org.apache.flink.api.common.serialization.DeserializationSchema;
@@ -627,62 +625,29 @@ final class JsonParityHarness {
      */
     static List<Outcome> decodeBatch(DeserializationSchema<RowData> schema, RowType rowType, List<byte[]> values)
             throws Exception {
-        if (!(schema instanceof BatchDeserializationSchema)) {
-            throw new AssertionError(schema.getClass() + " does not implement BatchDeserializationSchema");
-        }
         RowDataSerializer copier = new RowDataSerializer(nullable(rowType));
         List<Outcome> out = new ArrayList<>(values.size());
-        try (ValueBatchDecoder decoder = ((BatchDeserializationSchema) schema).createBatchDecoder();
-             DirectValueBuffer buffer = new DirectValueBuffer()) {
-            int start = 0;
-            while (start < values.size()) {
-                int end = Math.min(values.size(), start + BATCH_SIZE);
-                buffer.clear();
-                for (int i = start; i < end; i++) {
-                    buffer.add(values.get(i));
+        BatchDecoding.decodeAll(schema, values, BATCH_SIZE, new BatchDecoding.ValueResults() {
+            @Override
+            public void rows(List<RowData> rows) {
+                List<RowData> copies = new ArrayList<>(rows.size());
+                for (RowData row : rows) {
+                    copies.add(row == null ? null : copier.copy(row));
                 }
-                MemoryGuard.current = ("<batch of values " + start + ".." + (end - 1) + ">").getBytes(StandardCharsets.UTF_8);
-                try {
-                    DecodedValues decoded = decoder.decode(buffer, end - start);
-                    addAll(out, decoded, end - start, copier);
-                    start = end;
-                } catch (Throwable t) {
-                    int index = t instanceof KarrowNativeException ? ((KarrowNativeException) t).getRecordIndex() : -1;
-                    if (index < 0 || index >= end - start) {
-                        throw new AssertionError("batch [" + start + ", " + end + ") failed without a valid record index ("
-                                + index + "): " + messages(t), t);
-                    }
-                    if (index > 0) {
-                        buffer.clear();
-                        for (int i = start; i < start + index; i++) {
-                            buffer.add(values.get(i));
-                        }
-                        try {
-                            addAll(out, decoder.decode(buffer, index), index, copier);
-                        } catch (Throwable again) {
-                            throw new AssertionError("batch [" + start + ", " + (start + index) + ") before the failing value "
-                                    + (start + index) + " failed again: " + messages(again), again);
-                        }
-                    }
-                    out.add(new Outcome(List.of(), t));
-                    start += index + 1;
-                }
+                out.add(new Outcome(copies, null));
             }
-        }
-        return out;
-    }
 
-    private static void addAll(List<Outcome> out, DecodedValues decoded, int count, RowDataSerializer copier) {
-        if (decoded.valueCount() != count) {
-            throw new AssertionError("batch of " + count + " values gave " + decoded.valueCount() + " value entries");
-        }
-        for (int v = 0; v < count; v++) {
-            List<RowData> rows = new ArrayList<>();
-            for (RowData row : decoded.rowsOf(v)) {
-                rows.add(row == null ? null : copier.copy(row));
+            @Override
+            public void failed(Throwable error) {
+                out.add(new Outcome(List.of(), error));
             }
-            out.add(new Outcome(rows, null));
-        }
+
+            @Override
+            public void beforeBatch(int start, int end) {
+                MemoryGuard.current = ("<batch of values " + start + ".." + (end - 1) + ">").getBytes(StandardCharsets.UTF_8);
+            }
+        });
+        return out;
     }
 
     // ------------------------------------------------------------------------------------------
