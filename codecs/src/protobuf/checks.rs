@@ -10,7 +10,9 @@
 
 use std::collections::HashMap;
 
-use prost_reflect::{Cardinality, FieldDescriptor, Kind, MessageDescriptor, Syntax};
+use prost_reflect::{Cardinality, FieldDescriptor, Kind, MessageDescriptor};
+
+use super::features;
 
 use super::wire::{WireError, WireReader, WireType, RECURSION_LIMIT};
 
@@ -131,7 +133,7 @@ impl Checks {
             return Some(FieldCheck::Packed(wire_type_of(fd)));
         }
         match fd.kind() {
-            Kind::String if validates_utf8(fd) => Some(FieldCheck::Utf8),
+            Kind::String if features::validates_utf8(fd) => Some(FieldCheck::Utf8),
             Kind::Message(m) => {
                 let i = self.add(&m, index);
                 Some(if fd.is_group() {
@@ -225,12 +227,6 @@ impl Checks {
             FieldCheck::Packed(element) => Ok(reader.skip(number, element, depth)?),
         }
     }
-}
-
-/// Whether protobuf-java checks UTF-8 when it parses this string field: proto3 files
-/// (proto2 strings are converted lossily by the getter instead).
-pub(crate) fn validates_utf8(fd: &FieldDescriptor) -> bool {
-    fd.parent_file().syntax() == Syntax::Proto3
 }
 
 /// The wire type a singular value of `fd` arrives with; any other makes it unknown.

@@ -10,27 +10,31 @@ use crate::error::CodecError;
 /// Decodes a serialized `google.protobuf.FileDescriptorSet` (every file the message
 /// needs, dependencies included) and returns the message named `full_name`.
 ///
-/// Files written with `edition = "..."` are refused: prost-reflect 0.16 knows proto2 and
-/// proto3 only (and panics on other syntaxes, so they are checked first).
+/// Editions files (2023, 2024) are lowered to proto2 first ([`super::editions`]): prost-reflect
+/// 0.16 knows proto2 and proto3 only (and panics on other syntaxes, so what is left is checked
+/// before it sees the set). Options are kept, so the features an editions file decided stay
+/// readable ([`super::features`]).
 pub fn message_from_descriptor_set(
     descriptor_set: &[u8],
     full_name: &str,
 ) -> Result<MessageDescriptor, CodecError> {
-    let set = FileDescriptorSet::decode(descriptor_set)
+    let lowered = super::editions::lower_editions(descriptor_set)?;
+    let bytes = lowered.as_deref().unwrap_or(descriptor_set);
+    let set = FileDescriptorSet::decode(bytes)
         .map_err(|e| CodecError::InvalidProtobufSchema(format!("bad descriptor set: {e}")))?;
     for file in &set.file {
         match file.syntax.as_deref() {
             None | Some("") | Some("proto2") | Some("proto3") => {}
             Some(other) => {
                 return Err(CodecError::InvalidProtobufSchema(format!(
-                    "protobuf-native reads proto2 and proto3 files only; '{}' uses syntax \
-                     '{other}'",
+                    "protobuf-native reads proto2, proto3 and editions files only; '{}' uses \
+                     syntax '{other}'",
                     file.name()
                 )))
             }
         }
     }
-    let pool = DescriptorPool::from_file_descriptor_set(set)
+    let pool = DescriptorPool::decode(bytes)
         .map_err(|e| CodecError::InvalidProtobufSchema(format!("bad descriptor set: {e}")))?;
     find_message(&pool, full_name)
 }
@@ -73,14 +77,24 @@ mod tests {
     }
 
     #[test]
-    fn editions_and_garbage_are_refused_with_a_message() {
+    fn unknown_syntaxes_editions_without_an_edition_and_garbage_are_refused() {
+        let future = FileDescriptorProto {
+            name: Some("f.proto".into()),
+            syntax: Some("proto4".into()),
+            ..FileDescriptorProto::default()
+        };
+        let err = message_from_descriptor_set(&set_of(vec![future]), "x.Y").unwrap_err();
+        assert!(err.to_string().contains("syntax 'proto4'"), "{err}");
         let editions = FileDescriptorProto {
             name: Some("e.proto".into()),
             syntax: Some("editions".into()),
             ..FileDescriptorProto::default()
         };
         let err = message_from_descriptor_set(&set_of(vec![editions]), "x.Y").unwrap_err();
-        assert!(err.to_string().contains("syntax 'editions'"), "{err}");
+        assert!(
+            err.to_string().contains("'e.proto' uses edition (none)"),
+            "{err}"
+        );
         let err = message_from_descriptor_set(&[0xff, 0xff], "x.Y").unwrap_err();
         assert!(
             err.to_string()

@@ -3,7 +3,8 @@
 //! compiled once from a message descriptor and the row type (no generated code, no
 //! dynamic message per record).
 //!
-//! - [`descriptors`]: message descriptors from a serialized `FileDescriptorSet`.
+//! - [`descriptors`]: message descriptors from a serialized `FileDescriptorSet`;
+//!   [`editions`] lowers editions files for it, [`features`] reads what they decide.
 //! - [`plan`]: columns <-> field numbers, value kinds, absent-field rules.
 //! - [`wire`]: varints, tags, fixed values, spans.
 //! - [`decode`]: wire bytes -> binary row images ([`ProtobufRowDecoder`]).
@@ -15,7 +16,9 @@ pub(crate) mod checks;
 pub mod confluent;
 pub mod decode;
 pub mod descriptors;
+pub(crate) mod editions;
 pub mod encode;
+pub(crate) mod features;
 pub(crate) mod plan;
 pub mod proto_text;
 pub(crate) mod wire;

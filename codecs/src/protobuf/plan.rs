@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use prost_reflect::{Cardinality, FieldDescriptor, Kind, MessageDescriptor, Syntax, Value};
 
 use super::checks::Checks;
+use super::features;
 use super::wire::WireType;
 use crate::error::CodecError;
 use crate::types::{FlinkField, FlinkKind, FlinkType};
@@ -450,8 +451,8 @@ impl MessagePlan {
                     Absent::Null
                 },
                 oneof,
-                explicit_presence: fd.supports_presence(),
-                utf8_checked: super::checks::validates_utf8(&fd),
+                explicit_presence: features::has_presence(&fd),
+                utf8_checked: features::validates_utf8(&fd),
                 direct: None,
             });
         }
@@ -558,12 +559,12 @@ fn absent_of(
             | FlinkKind::Binary(_)
             | FlinkKind::VarBinary(_)
     );
-    let tracks_presence = fd.cardinality() != Cardinality::Repeated && fd.supports_presence();
+    let tracks_presence = features::has_presence(fd);
     if options.presence_nulls && !options.read_default_values && tracks_presence {
         return Ok(Absent::Null);
     }
     if !(options.read_default_values || (root_proto3 && simple)) {
-        if fd.cardinality() != Cardinality::Repeated && !fd.supports_presence() {
+        if fd.cardinality() != Cardinality::Repeated && !features::has_presence(fd) {
             return Err(CodecError::InvalidType(format!(
                 "Protobuf codegen compile error: field {} of {} has no presence (hasX()), so \
                  flink-protobuf cannot read it without 'read-default-values' unless the \
@@ -666,7 +667,7 @@ fn shape_of(
         let element = value_plan(fd, element_ty, cx, depth)?;
         return Ok(Shape::Repeated {
             element,
-            packed: fd.is_packed(),
+            packed: features::is_packed(fd),
         });
     }
     Ok(Shape::Single(value_plan(fd, ty, cx, depth)?))
@@ -727,7 +728,7 @@ fn value_plan(
                     .iter()
                     .map(|v| (v.number(), v.name().to_string()))
                     .collect(),
-                open: e.parent_file().syntax() == Syntax::Proto3,
+                open: features::enum_is_open(fd, &e),
                 as_text: text,
             }))
         }

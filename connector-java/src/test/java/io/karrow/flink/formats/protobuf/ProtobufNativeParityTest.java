@@ -39,10 +39,9 @@ import java.util.Map;
  * ProtobufParityHarness#canonical}), or both fail (native's error naming "Failed to deserialize PB
  * object." on the per-record path), or both skip. Where Flink cannot even open the decoder (a proto2
  * root embedding proto3 implicit scalars, an editions IMPLICIT column, with rdv = false;
- * docs/parity/protobuf.md), native must fail to open too. The two decisions docs/parity/protobuf.md
- * documents for reading are applied by name: enum numbers in BIGINT columns ({@link
- * ProtobufParityHarness#oracleRow}) and editions files refused at open ({@link
- * ProtobufParityHarness#editionsRefused}). Reported mismatches come with a minimized input ({@link
+ * docs/parity/protobuf.md), native must fail to open too. The one decision docs/parity/protobuf.md
+ * documents for reading is applied by name: enum numbers in BIGINT columns ({@link
+ * ProtobufParityHarness#oracleRow}). Reported mismatches come with a minimized input ({@link
  * ProtobufParityHarness#minimize}); {@code -Dkarrow.protobuf.probe=<corpus>:<hex>...} prints both
  * sides' outcomes for given values, {@code -Dkarrow.protobuf.corpora=a,b} runs some corpora only.
  */
@@ -88,11 +87,10 @@ class ProtobufNativeParityTest {
         List<byte[]> messages = corpus.messages(corpus.count(RECORDS));
         List<String> mismatches = new ArrayList<>();
         int[] total = {0};
-        int[] refusedEditions = {0};
         int opened = 0;
         for (boolean rdv : new boolean[] {false, true}) {
             DecodeOptions strict = new DecodeOptions(rdv, false);
-            Opened o = open(corpus, strict, mismatches, total, refusedEditions);
+            Opened o = open(corpus, strict, mismatches, total);
             if (o == null) {
                 continue;
             }
@@ -120,7 +118,7 @@ class ProtobufNativeParityTest {
 
             // ignore-parse-errors: the rejected values (now skipped) and a sample of the others
             DecodeOptions lenient = new DecodeOptions(rdv, true);
-            Opened l = open(corpus, lenient, mismatches, total, refusedEditions);
+            Opened l = open(corpus, lenient, mismatches, total);
             if (l == null) {
                 continue;
             }
@@ -153,8 +151,7 @@ class ProtobufNativeParityTest {
                 ProtobufParityHarness.OPEN_NANOS.getOrDefault(ProtobufParityHarness.ORACLE, 0L) / 1e9,
                 ProtobufParityHarness.OPEN_NANOS.getOrDefault(ProtobufParityHarness.NATIVE, 0L) / 1e9,
                 ProtobufParityHarness.ENUM_BIGINT_DECISIONS.get());
-        // refusals happen at the strict combination, which then skips its lenient one
-        assertThat(opened + refusedEditions[0]).as("option combinations opened for %s", corpus.name())
+        assertThat(opened).as("option combinations opened for %s", corpus.name())
                 .isEqualTo(corpus.flinkOpenFailsWithoutReadDefaults() ? 1 : 2);
         assertThat(mismatches).as("protobuf-native vs protobuf: %d mismatches in corpus %s (first %d shown)", total[0],
                 corpus.name(), MAX_REPORTED).isEmpty();
@@ -184,8 +181,7 @@ class ProtobufNativeParityTest {
      * Opens both sides; when Flink cannot open (expected only for rdv = false on the corpora flagged
      * so), checks that native cannot either and returns null.
      */
-    private static Opened open(ProtobufCorpus corpus, DecodeOptions options, List<String> mismatches, int[] total,
-                               int[] refusedEditions) {
+    private static Opened open(ProtobufCorpus corpus, DecodeOptions options, List<String> mismatches, int[] total) {
         Map<String, String> map = options.toMap(corpus.messageClass());
         DeserializationSchema<RowData> oracle = null;
         Throwable oracleError = null;
@@ -214,13 +210,6 @@ class ProtobufNativeParityTest {
                         + ") but native opened it");
                 ProtobufParityHarness.closeQuietly(nativeSchema);
             }
-            return null;
-        }
-        if (ProtobufParityHarness.editionsRefused(corpus, nativeError)) {
-            System.out.printf("protobuf parity %-20s %-30s documented decision: native refuses editions files (%s)%n",
-                    corpus.name(), options, rootMessage(nativeError));
-            ProtobufParityHarness.closeQuietly(oracle);
-            refusedEditions[0]++;
             return null;
         }
         if (nativeError != null) {

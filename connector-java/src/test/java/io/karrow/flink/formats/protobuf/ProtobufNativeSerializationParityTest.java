@@ -45,8 +45,6 @@ import java.util.stream.Collectors;
  *
  * <p>Round trip: for every row both encode (as {@code BinaryRowData}), native decoding native's bytes
  * gives the same row as Flink decoding Flink's bytes (read-default-values alternating false / true).
- * Editions messages, which native refuses by a documented decision, are skipped with a message
- * ({@link ProtobufParityHarness#editionsRefused}).
  */
 class ProtobufNativeSerializationParityTest {
 
@@ -98,17 +96,8 @@ class ProtobufNativeSerializationParityTest {
             String literal = LITERALS[l];
             var options = ProtobufParityHarness.encodeOptions(corpus.messageClass(), literal);
             SerializationSchema<RowData> oracle = ProtobufParityHarness.encoder(ProtobufParityHarness.ORACLE, rowType, options);
-            SerializationSchema<RowData> nativeSchema;
-            try {
-                nativeSchema = ProtobufParityHarness.encoder(ProtobufParityHarness.NATIVE, rowType, options);
-            } catch (Exception e) {
-                if (ProtobufParityHarness.editionsRefused(corpus, e)) {
-                    System.out.printf("protobuf encode parity %-20s documented decision: native refuses editions files (%s)%n",
-                            corpus.name(), ProtobufParityHarness.messages(e));
-                    return;
-                }
-                throw e;
-            }
+            SerializationSchema<RowData> nativeSchema =
+                    ProtobufParityHarness.encoder(ProtobufParityHarness.NATIVE, rowType, options);
             List<GenericRowData> subset = new ArrayList<>();
             List<Integer> indexes = new ArrayList<>();
             List<byte[]> oracleBytes = new ArrayList<>();

@@ -62,8 +62,8 @@ import java.util.TreeMap;
  * BinaryRowData}): rows and arrays as lists, maps as maps (entry order is not compared; duplicate
  * keys are), strings by their UTF-8 bytes, floats by their raw bits, every value tagged with its
  * Java class when it is not the class the column's type calls for. Nothing is loosened beyond the
- * two decisions docs/parity/protobuf.md documents, each applied by name: {@link #oracleRow} (enum
- * into BIGINT) and {@link #editionsRefused}.
+ * one decision docs/parity/protobuf.md documents, applied by name: {@link #oracleRow} (enum into
+ * BIGINT).
  */
 final class ProtobufParityHarness {
 
@@ -248,16 +248,6 @@ final class ProtobufParityHarness {
         public UserCodeClassLoader getUserCodeClassLoader() {
             return SimpleUserCodeClassLoader.create(Thread.currentThread().getContextClassLoader());
         }
-    }
-
-    /**
-     * The documented decision (docs/parity/protobuf.md, "What karrow does", <b>Editions files are
-     * refused</b>): native refuses an editions message when the format opens, where Flink reads it
-     * as proto2. True when {@code nativeError} is that refusal for an editions corpus.
-     */
-    static boolean editionsRefused(ProtobufCorpus corpus, Throwable nativeError) {
-        return nativeError != null && corpus.isEditions()
-                && messages(nativeError).contains("reads proto2 and proto3 files only");
     }
 
     // ------------------------------------------------------------------------------------------
