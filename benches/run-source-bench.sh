@@ -9,7 +9,8 @@
 #
 #   benches/run-source-bench.sh                     build, start broker + dev registry, run, stop both
 #   benches/run-source-bench.sh --records 500000    SourceThroughputBenchmark options
-#                                                   (--records --rounds --partitions --parallelism --topic)
+#                                                   (--records --rounds --partitions --parallelism --topic
+#                                                   --only stock|format|native)
 #   benches/run-source-bench.sh --format json       the same with JSON bids: kafka + json (stock),
 #                                                   kafka + json-native, kafka-native + json-native
 #   KARROW_SKIP_BUILD=1 benches/run-source-bench.sh reuse the current build

@@ -11,9 +11,11 @@ final class JobOptions {
     int rounds;
     /** The value format family: {@code avro} (Confluent Avro, the default) or {@code json}. */
     String format = "avro";
+    /** Runs only the configuration with this label (e.g. {@code native}, for profiling); null runs all. */
+    String only;
 
     /**
-     * Parses {@code --records --bootstrap --registry --topic --partitions --parallelism --rounds --format}.
+     * Parses {@code --records --bootstrap --registry --topic --partitions --parallelism --rounds --format --only}.
      *
      * @param program the name printed by {@code --help}
      * @param records default record count
@@ -29,7 +31,8 @@ final class JobOptions {
             String name = args[i];
             if (name.equals("-h") || name.equals("--help")) {
                 System.out.println("usage: " + program + " [--records N] [--bootstrap HOST:PORT] [--registry URL]"
-                        + " [--topic NAME] [--partitions N] [--parallelism N] [--rounds N] [--format avro|json]");
+                        + " [--topic NAME] [--partitions N] [--parallelism N] [--rounds N] [--format avro|json]"
+                        + " [--only LABEL]");
                 System.exit(0);
             }
             if (i + 1 >= args.length) {
@@ -45,6 +48,7 @@ final class JobOptions {
                 case "--parallelism" -> o.parallelism = Integer.parseInt(value);
                 case "--rounds" -> o.rounds = Integer.parseInt(value);
                 case "--format" -> o.format = value;
+                case "--only" -> o.only = value;
                 default -> throw new IllegalArgumentException("unknown option " + name);
             }
         }
