@@ -38,8 +38,6 @@ pub struct RowListSession<D> {
     header: Vec<u8>,
     /// Reused per-value running row counts of the last batch.
     value_row_ends: Vec<i32>,
-    /// Reused copy of the message of the per-record path.
-    pub message: Vec<u8>,
 }
 
 /// Decoded rows in the contract's "row list" layout, as two parts that the caller writes
@@ -75,7 +73,6 @@ impl<D: MessageRows> RowListSession<D> {
             row_ends: Vec::new(),
             header: Vec::new(),
             value_row_ends: Vec::new(),
-            message: Vec::new(),
         }
     }
 
@@ -83,14 +80,14 @@ impl<D: MessageRows> RowListSession<D> {
     pub fn decoder(&self) -> &D {
         &self.decoder
     }
-    /// Decodes the message held in `self.message`; `None` when it yields no row (for JSON
+    /// Decodes one message (the per-record path); `None` when it yields no row (for JSON
     /// an empty message or `[]`; for any format an unreadable message under
     /// `ignore-parse-errors`).
-    pub fn decode_held_message(&mut self) -> Result<Option<RowList<'_>>, NativeError> {
+    pub fn decode_message(&mut self, message: &[u8]) -> Result<Option<RowList<'_>>, NativeError> {
         self.images.clear();
         self.row_ends.clear();
         self.decoder
-            .decode_message(&self.message, &mut self.images, &mut self.row_ends)?;
+            .decode_message(message, &mut self.images, &mut self.row_ends)?;
         if self.row_ends.is_empty() {
             return Ok(None);
         }

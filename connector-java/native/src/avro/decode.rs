@@ -17,8 +17,6 @@ pub struct AvroDecodeSession {
     decoder: AvroConfluentDecoder,
     /// Reused buffer of the row images of the last call.
     images: Vec<u8>,
-    /// Reused copy of the message of the per-record path.
-    pub message: Vec<u8>,
 }
 
 impl HandleType for AvroDecodeSession {
@@ -36,15 +34,13 @@ impl AvroDecodeSession {
         Ok(AvroDecodeSession {
             decoder,
             images: Vec::new(),
-            message: Vec::new(),
         })
     }
 
-    /// Decodes the message held in `self.message` into one binary row image.
-    pub fn decode_held_message(&mut self) -> Result<&[u8], NativeError> {
+    /// Decodes one message (the per-record path) into one binary row image.
+    pub fn decode_message(&mut self, message: &[u8]) -> Result<&[u8], NativeError> {
         self.images.clear();
-        self.decoder
-            .decode_one_binary(&self.message, &mut self.images)?;
+        self.decoder.decode_one_binary(message, &mut self.images)?;
         Ok(&self.images)
     }
 

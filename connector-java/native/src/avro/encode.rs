@@ -14,8 +14,6 @@ use crate::handles::HandleType;
 pub struct AvroEncodeSession {
     encoder: AvroConfluentEncoder,
     out: EncodedBatch,
-    /// Reused copy of the row image of the per-record path.
-    pub image: Vec<u8>,
 }
 
 impl HandleType for AvroEncodeSession {
@@ -42,7 +40,6 @@ impl AvroEncodeSession {
         Ok(AvroEncodeSession {
             encoder,
             out: EncodedBatch::default(),
-            image: Vec::new(),
         })
     }
 
@@ -51,12 +48,11 @@ impl AvroEncodeSession {
         self.encoder.schema_id()
     }
 
-    /// Encodes the row image held in `self.image` into one Kafka value.
-    pub fn encode_held_image(&mut self) -> Result<&[u8], NativeError> {
+    /// Encodes one row image (the per-record path) into one Kafka value.
+    pub fn encode_image(&mut self, image: &[u8]) -> Result<&[u8], NativeError> {
         self.out.bytes.clear();
         self.out.offsets.clear();
-        self.encoder
-            .encode_binary_rows([self.image.as_slice()], &mut self.out)?;
+        self.encoder.encode_binary_rows([image], &mut self.out)?;
         Ok(&self.out.bytes)
     }
 
@@ -108,12 +104,8 @@ fn same_shape(a: &AvroNode, b: &AvroNode) -> bool {
 }
 
 impl crate::jni::EncodeSession for AvroEncodeSession {
-    fn held_image(&mut self) -> &mut Vec<u8> {
-        &mut self.image
-    }
-
-    fn encode_held_image(&mut self) -> Result<&[u8], NativeError> {
-        AvroEncodeSession::encode_held_image(self)
+    fn encode_image(&mut self, image: &[u8]) -> Result<&[u8], NativeError> {
+        AvroEncodeSession::encode_image(self, image)
     }
 
     fn encode_images(&mut self, images: Vec<&[u8]>) -> Result<(&[u8], &[i32]), NativeError> {

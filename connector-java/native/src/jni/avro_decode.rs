@@ -1,10 +1,10 @@
 //! Shims for the Confluent Avro decoder.
 
-use jni::objects::{JByteArray, JClass, JIntArray, JString};
+use jni::objects::{JClass, JIntArray, JString};
 use jni::sys::{jbyteArray, jint, jlong};
 use jni::JNIEnv;
 
-use super::{check_int_array, copy_byte_array, direct_values, guard, jni_error};
+use super::{check_int_array, direct_slice, direct_values, guard, jni_error, write_direct};
 use crate::avro::AvroDecodeSession;
 use crate::handles::{borrow_handle, drop_handle, into_handle};
 
@@ -21,24 +21,33 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_avroDecode
     })
 }
 
-/// `byte[] avroDecodeOne(long handle, byte[] message)`.
+/// `int avroDecodeOneDirect(long handle, long messageAddress, int messageLength, long
+/// outAddress, int outCapacity)`: decodes the message in direct memory into one binary row
+/// image, written to the direct output buffer when it fits; returns the image's length
+/// (nothing was written when that exceeds `outCapacity`: grow and call again).
 #[no_mangle]
-pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_avroDecodeOne<'local>(
+pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_avroDecodeOneDirect<
+    'local,
+>(
     mut env: JNIEnv<'local>,
     _class: JClass<'local>,
     handle: jlong,
-    message: JByteArray<'local>,
-) -> jbyteArray {
-    guard(&mut env, std::ptr::null_mut(), |env| {
+    message_address: jlong,
+    message_length: jint,
+    out_address: jlong,
+    out_capacity: jint,
+) -> jint {
+    guard(&mut env, 0, |_| {
         // SAFETY: the handle comes from `avroDecoderOpen` and is owned by one Java object
         // that calls it from one thread at a time (see `handles`).
         let session = unsafe { borrow_handle::<AvroDecodeSession>(handle)? };
-        copy_byte_array(env, &message, &mut session.message)?;
-        let image = session.decode_held_message()?;
-        Ok(env
-            .byte_array_from_slice(image)
-            .map_err(jni_error)?
-            .into_raw())
+        // SAFETY: Java passes a direct buffer holding the message, alive and unmodified for
+        // the duration of this call.
+        let message = unsafe { direct_slice(message_address, message_length)? };
+        let image = session.decode_message(message)?;
+        // SAFETY: Java passes a direct buffer of `out_capacity` bytes that nothing else
+        // reads or writes during this call.
+        unsafe { write_direct(image, out_address, out_capacity) }
     })
 }
 
@@ -54,7 +63,7 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_avroDecode
     row_offsets: JIntArray<'local>,
 ) -> jbyteArray {
     guard(&mut env, std::ptr::null_mut(), |env| {
-        // SAFETY: as in `avroDecodeOne`.
+        // SAFETY: as in `avroDecodeOneDirect`.
         let session = unsafe { borrow_handle::<AvroDecodeSession>(handle)? };
         check_int_array(env, &row_offsets, count.max(0) as usize + 1)?;
         // SAFETY: Java passes direct buffers in the documented layout, alive and unmodified

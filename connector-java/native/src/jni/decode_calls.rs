@@ -1,32 +1,53 @@
 //! The bodies of the per-record and batch decode entry points of formats whose values
 //! decode into a row list (JSON, Protobuf): each format's shims only name its session.
 
-use jni::objects::{JByteArray, JIntArray};
+use jni::objects::JIntArray;
 use jni::sys::{jbyteArray, jint, jlong};
 use jni::JNIEnv;
 
-use super::{byte_array_from_parts, check_int_array, copy_byte_array, direct_values, jni_error};
+use super::{
+    byte_array_from_parts, check_int_array, direct_out, direct_slice, direct_values, jni_error,
+};
 use crate::error::NativeError;
 use crate::handles::{borrow_handle, HandleType};
 use crate::row_list::{MessageRows, RowListSession};
 
-/// `byte[] *DecodeOne(long handle, byte[] message)`: the row list, or null for no row.
-pub(crate) fn decode_one<D: MessageRows>(
-    env: &mut JNIEnv<'_>,
+/// `int *DecodeOneDirect(long handle, long messageAddress, int messageLength, long outAddress,
+/// int outCapacity)`: decodes the message in direct memory and writes its row list to the
+/// direct output buffer when it fits; returns the row list's length (the buffer was too
+/// small when that exceeds `outCapacity`: nothing was written, the caller grows it and calls
+/// again) or `-1` for no row. Only primitives cross, so a record costs no JNI object calls.
+pub(crate) fn decode_one_direct<D: MessageRows>(
     handle: jlong,
-    message: &JByteArray<'_>,
-) -> Result<jbyteArray, NativeError>
+    message_address: jlong,
+    message_length: jint,
+    out_address: jlong,
+    out_capacity: jint,
+) -> Result<jint, NativeError>
 where
     RowListSession<D>: HandleType,
 {
     // SAFETY: the handle comes from the format's `*DecoderOpen` and is owned by one Java
     // object that calls it from one thread at a time (see `handles`).
     let session = unsafe { borrow_handle::<RowListSession<D>>(handle)? };
-    copy_byte_array(env, message, &mut session.message)?;
-    match session.decode_held_message()? {
-        None => Ok(std::ptr::null_mut()),
-        Some(rows) => byte_array_from_parts(env, &[rows.header, rows.images]),
+    // SAFETY: Java passes a direct buffer holding the message, alive and unmodified for
+    // the duration of this call.
+    let message = unsafe { direct_slice(message_address, message_length)? };
+    let Some(rows) = session.decode_message(message)? else {
+        return Ok(-1);
+    };
+    let total = rows.len();
+    let length = jint::try_from(total).map_err(|_| {
+        NativeError::InvalidCall(format!("{total} bytes of rows do not fit a Java byte[]"))
+    })?;
+    if length <= out_capacity {
+        // SAFETY: Java passes a direct buffer of `out_capacity` bytes that nothing else
+        // reads or writes during this call.
+        let out = unsafe { direct_out(out_address, out_capacity)? };
+        out[..rows.header.len()].copy_from_slice(rows.header);
+        out[rows.header.len()..total].copy_from_slice(rows.images);
     }
+    Ok(length)
 }
 
 /// `byte[] *DecodeBatch(long handle, long dataAddress, long lengthsAddress, int count, int[] valueRowEnds)`.
@@ -41,7 +62,7 @@ pub(crate) fn decode_batch<D: MessageRows>(
 where
     RowListSession<D>: HandleType,
 {
-    // SAFETY: as in `decode_one`.
+    // SAFETY: as in `decode_one_direct`.
     let session = unsafe { borrow_handle::<RowListSession<D>>(handle)? };
     check_int_array(env, value_row_ends, count.max(0) as usize)?;
     // SAFETY: Java passes direct buffers in the documented layout, alive and unmodified

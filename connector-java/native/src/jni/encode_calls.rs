@@ -2,39 +2,43 @@
 //! shims (`avro_encode.rs`, `json_encode.rs`): a format's encode session implements
 //! [`EncodeSession`], its shims only name the session type.
 
-use jni::objects::{JByteArray, JIntArray};
+use jni::objects::JIntArray;
 use jni::sys::{jbyteArray, jint, jlong};
 use jni::JNIEnv;
 
-use super::{check_int_array, copy_byte_array, direct_values, jni_error};
+use super::{check_int_array, direct_slice, direct_values, jni_error, write_direct};
 use crate::error::NativeError;
 use crate::handles::{borrow_handle, HandleType};
 
 /// What the shared encode calls need from a format's encode session.
 pub(crate) trait EncodeSession: HandleType {
-    /// The reused buffer the per-record call copies the Java row image into.
-    fn held_image(&mut self) -> &mut Vec<u8>;
-    /// Encodes the row image in [`EncodeSession::held_image`] into one Kafka value.
-    fn encode_held_image(&mut self) -> Result<&[u8], NativeError>;
+    /// Encodes one row image into one Kafka value.
+    fn encode_image(&mut self, image: &[u8]) -> Result<&[u8], NativeError>;
     /// Encodes row images into values laid out back to back, with `count + 1` offsets.
     fn encode_images(&mut self, images: Vec<&[u8]>) -> Result<(&[u8], &[i32]), NativeError>;
 }
 
-/// `byte[] *EncodeOne(long handle, byte[] rowImage)`.
-pub(crate) fn encode_one<S: EncodeSession>(
-    env: &mut JNIEnv<'_>,
+/// `int *EncodeOneDirect(long handle, long imageAddress, int imageLength, long outAddress,
+/// int outCapacity)`: encodes the row image in direct memory into one Kafka value, written
+/// to the direct output buffer when it fits; returns the value's length (nothing was
+/// written when that exceeds `outCapacity`: the caller grows the buffer and calls again).
+pub(crate) fn encode_one_direct<S: EncodeSession>(
     handle: jlong,
-    row_image: &JByteArray<'_>,
-) -> Result<jbyteArray, NativeError> {
+    image_address: jlong,
+    image_length: jint,
+    out_address: jlong,
+    out_capacity: jint,
+) -> Result<jint, NativeError> {
     // SAFETY: the handle comes from the format's `*EncoderOpen` and is owned by one Java
     // object that calls it from one thread at a time (see `handles`).
     let session = unsafe { borrow_handle::<S>(handle)? };
-    copy_byte_array(env, row_image, session.held_image())?;
-    let message = session.encode_held_image()?;
-    Ok(env
-        .byte_array_from_slice(message)
-        .map_err(jni_error)?
-        .into_raw())
+    // SAFETY: Java passes a direct buffer holding the row image, alive and unmodified for
+    // the duration of this call.
+    let image = unsafe { direct_slice(image_address, image_length)? };
+    let message = session.encode_image(image)?;
+    // SAFETY: Java passes a direct buffer of `out_capacity` bytes that nothing else reads
+    // or writes during this call.
+    unsafe { write_direct(message, out_address, out_capacity) }
 }
 
 /// `byte[] *EncodeBatch(long handle, long dataAddress, long lengthsAddress, int count, int[] messageOffsets)`.
@@ -46,7 +50,7 @@ pub(crate) fn encode_batch<S: EncodeSession>(
     count: jint,
     message_offsets: &JIntArray<'_>,
 ) -> Result<jbyteArray, NativeError> {
-    // SAFETY: as in `encode_one`.
+    // SAFETY: as in `encode_one_direct`.
     let session = unsafe { borrow_handle::<S>(handle)? };
     check_int_array(env, message_offsets, count.max(0) as usize + 1)?;
     // SAFETY: Java passes direct buffers in the documented layout, alive and unmodified

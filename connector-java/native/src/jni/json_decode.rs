@@ -1,6 +1,6 @@
 //! Shims for the JSON decoder (format `json-native`).
 
-use jni::objects::{JByteArray, JClass, JIntArray, JString};
+use jni::objects::{JClass, JIntArray, JString};
 use jni::sys::{jbyteArray, jint, jlong};
 use jni::JNIEnv;
 
@@ -21,16 +21,28 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_jsonDecode
     })
 }
 
-/// `byte[] jsonDecodeOne(long handle, byte[] message)`: the row list, or null for no row.
+/// `int jsonDecodeOneDirect(long handle, long messageAddress, int messageLength, long
+/// outAddress, int outCapacity)`: see [`decode_calls::decode_one_direct`].
 #[no_mangle]
-pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_jsonDecodeOne<'local>(
+pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_jsonDecodeOneDirect<
+    'local,
+>(
     mut env: JNIEnv<'local>,
     _class: JClass<'local>,
     handle: jlong,
-    message: JByteArray<'local>,
-) -> jbyteArray {
-    guard(&mut env, std::ptr::null_mut(), |env| {
-        decode_calls::decode_one::<ValueDecoder>(env, handle, &message)
+    message_address: jlong,
+    message_length: jint,
+    out_address: jlong,
+    out_capacity: jint,
+) -> jint {
+    guard(&mut env, 0, |_| {
+        decode_calls::decode_one_direct::<ValueDecoder>(
+            handle,
+            message_address,
+            message_length,
+            out_address,
+            out_capacity,
+        )
     })
 }
 

@@ -1,6 +1,6 @@
 //! Shims for the JSON encoder (formats `json-native` and `json-confluent-native`).
 
-use jni::objects::{JByteArray, JClass, JIntArray, JString};
+use jni::objects::{JClass, JIntArray, JString};
 use jni::sys::{jbyteArray, jint, jlong};
 use jni::JNIEnv;
 
@@ -39,16 +39,28 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_jsonEncode
     })
 }
 
-/// `byte[] jsonEncodeOne(long handle, byte[] rowImage)`.
+/// `int jsonEncodeOneDirect(long handle, long imageAddress, int imageLength, long outAddress,
+/// int outCapacity)`: see [`encode_calls::encode_one_direct`].
 #[no_mangle]
-pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_jsonEncodeOne<'local>(
+pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_jsonEncodeOneDirect<
+    'local,
+>(
     mut env: JNIEnv<'local>,
     _class: JClass<'local>,
     handle: jlong,
-    row_image: JByteArray<'local>,
-) -> jbyteArray {
-    guard(&mut env, std::ptr::null_mut(), |env| {
-        encode_calls::encode_one::<JsonEncodeSession>(env, handle, &row_image)
+    image_address: jlong,
+    image_length: jint,
+    out_address: jlong,
+    out_capacity: jint,
+) -> jint {
+    guard(&mut env, 0, |_| {
+        encode_calls::encode_one_direct::<JsonEncodeSession>(
+            handle,
+            image_address,
+            image_length,
+            out_address,
+            out_capacity,
+        )
     })
 }
 

@@ -3,7 +3,7 @@
 //! Each shim converts its arguments, calls one plain Rust function returning `Result`,
 //! and converts the result back. [`guard`] catches panics and turns every error into a
 //! `KarrowNativeException` carrying the record index and schema id, so nothing unwinds
-//! into the JVM. Helpers shared by the shims (byte-array copies, direct-memory batches)
+//! into the JVM. Helpers shared by the shims (direct memory in and out, byte arrays out)
 //! live here.
 
 mod avro_decode;
@@ -20,7 +20,7 @@ mod protobuf_encode;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use jni::objects::{JByteArray, JIntArray};
+use jni::objects::JIntArray;
 use jni::sys::jbyteArray;
 use jni::JNIEnv;
 
@@ -51,24 +51,6 @@ fn guard<'local, T>(
 
 fn jni_error(e: jni::errors::Error) -> NativeError {
     NativeError::InvalidCall(format!("JNI: {e}"))
-}
-
-/// Copies a Java `byte[]` into `buf` (reused across calls, so no allocation per record).
-fn copy_byte_array(
-    env: &mut JNIEnv<'_>,
-    array: &JByteArray<'_>,
-    buf: &mut Vec<u8>,
-) -> Result<(), NativeError> {
-    if array.is_null() {
-        return Err(NativeError::InvalidCall("byte[] argument is null".into()));
-    }
-    let len = env.get_array_length(array).map_err(jni_error)? as usize;
-    buf.resize(len, 0);
-    // SAFETY: `u8` and `i8` have the same size and alignment; the slice covers exactly the
-    // vector's initialised bytes and nothing else uses the vector during the call.
-    let as_jbytes = unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<i8>(), len) };
-    env.get_byte_array_region(array, 0, as_jbytes)
-        .map_err(jni_error)
 }
 
 /// A new Java `byte[]` holding `parts` back to back (one allocation, one copy per part).
@@ -104,6 +86,58 @@ fn check_int_array(
         )));
     }
     Ok(())
+}
+
+/// `length` bytes of direct memory at `address`, read-only.
+///
+/// # Safety
+/// `address` must point to at least `length` readable bytes that stay alive and unmodified
+/// for the lifetime `'a` (the duration of the native call).
+unsafe fn direct_slice<'a>(address: i64, length: i32) -> Result<&'a [u8], NativeError> {
+    let length = usize::try_from(length)
+        .map_err(|_| NativeError::InvalidCall(format!("negative length {length}")))?;
+    if length == 0 {
+        return Ok(&[]);
+    }
+    if address == 0 {
+        return Err(NativeError::InvalidCall("null message address".into()));
+    }
+    // SAFETY: the caller guarantees `length` readable bytes at this address.
+    Ok(unsafe { std::slice::from_raw_parts(address as *const u8, length) })
+}
+
+/// `capacity` bytes of direct memory at `address`, writable.
+///
+/// # Safety
+/// `address` must point to at least `capacity` writable bytes that nothing else reads or
+/// writes for the lifetime `'a` (the duration of the native call).
+unsafe fn direct_out<'a>(address: i64, capacity: i32) -> Result<&'a mut [u8], NativeError> {
+    let capacity = usize::try_from(capacity)
+        .map_err(|_| NativeError::InvalidCall(format!("negative capacity {capacity}")))?;
+    if address == 0 {
+        return Err(NativeError::InvalidCall("null output address".into()));
+    }
+    // SAFETY: the caller guarantees `capacity` writable bytes at this address, used by
+    // nothing else during the call.
+    Ok(unsafe { std::slice::from_raw_parts_mut(address as *mut u8, capacity) })
+}
+
+/// Writes `bytes` to the direct output buffer of `capacity` bytes at `address` when they
+/// fit; returns their length either way (a length above `capacity` tells Java to grow the
+/// buffer and call again).
+///
+/// # Safety
+/// As [`direct_out`].
+unsafe fn write_direct(bytes: &[u8], address: i64, capacity: i32) -> Result<i32, NativeError> {
+    let length = i32::try_from(bytes.len()).map_err(|_| {
+        NativeError::InvalidCall(format!("{} bytes do not fit a Java byte[]", bytes.len()))
+    })?;
+    if length <= capacity {
+        // SAFETY: guaranteed by the caller.
+        let out = unsafe { direct_out(address, capacity)? };
+        out[..bytes.len()].copy_from_slice(bytes);
+    }
+    Ok(length)
 }
 
 /// The values of a batch in direct memory: `count` int32 lengths at `lengths_address`

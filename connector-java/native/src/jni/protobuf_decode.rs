@@ -28,16 +28,28 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_protobufDe
     })
 }
 
-/// `byte[] protobufDecodeOne(long handle, byte[] message)`: the row list, or null for no row.
+/// `int protobufDecodeOneDirect(long handle, long messageAddress, int messageLength, long
+/// outAddress, int outCapacity)`: see [`decode_calls::decode_one_direct`].
 #[no_mangle]
-pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_protobufDecodeOne<'local>(
+pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_protobufDecodeOneDirect<
+    'local,
+>(
     mut env: JNIEnv<'local>,
     _class: JClass<'local>,
     handle: jlong,
-    message: JByteArray<'local>,
-) -> jbyteArray {
-    guard(&mut env, std::ptr::null_mut(), |env| {
-        decode_calls::decode_one::<ProtobufValueDecoder>(env, handle, &message)
+    message_address: jlong,
+    message_length: jint,
+    out_address: jlong,
+    out_capacity: jint,
+) -> jint {
+    guard(&mut env, 0, |_| {
+        decode_calls::decode_one_direct::<ProtobufValueDecoder>(
+            handle,
+            message_address,
+            message_length,
+            out_address,
+            out_capacity,
+        )
     })
 }
 

@@ -28,16 +28,28 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_protobufEn
     })
 }
 
-/// `byte[] protobufEncodeOne(long handle, byte[] rowImage)`.
+/// `int protobufEncodeOneDirect(long handle, long imageAddress, int imageLength, long outAddress,
+/// int outCapacity)`: see [`encode_calls::encode_one_direct`].
 #[no_mangle]
-pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_protobufEncodeOne<'local>(
+pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_protobufEncodeOneDirect<
+    'local,
+>(
     mut env: JNIEnv<'local>,
     _class: JClass<'local>,
     handle: jlong,
-    row_image: JByteArray<'local>,
-) -> jbyteArray {
-    guard(&mut env, std::ptr::null_mut(), |env| {
-        encode_calls::encode_one::<ProtobufEncodeSession>(env, handle, &row_image)
+    image_address: jlong,
+    image_length: jint,
+    out_address: jlong,
+    out_capacity: jint,
+) -> jint {
+    guard(&mut env, 0, |_| {
+        encode_calls::encode_one_direct::<ProtobufEncodeSession>(
+            handle,
+            image_address,
+            image_length,
+            out_address,
+            out_capacity,
+        )
     })
 }
 

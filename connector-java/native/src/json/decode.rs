@@ -94,18 +94,20 @@ mod tests {
     #[test]
     fn one_message_gives_zero_or_more_rows() {
         let mut session = JsonDecodeSession::open(CONFIG).unwrap();
-        session.message = br#"[{"a":1},{"a":2}]"#.to_vec();
-        let (count, offsets, _) = parse(session.decode_held_message().unwrap().unwrap());
+        let (count, offsets, _) = parse(
+            session
+                .decode_message(br#"[{"a":1},{"a":2}]"#)
+                .unwrap()
+                .unwrap(),
+        );
         assert_eq!(count, 2);
         assert_eq!(offsets[0], 16);
         assert!(offsets[1] > offsets[0] && offsets[2] > offsets[1]);
 
         for empty in [&b"[]"[..], b""] {
-            session.message = empty.to_vec();
-            assert!(session.decode_held_message().unwrap().is_none());
+            assert!(session.decode_message(empty).unwrap().is_none());
         }
-        session.message = br#"{"a":"x"}"#.to_vec();
-        assert!(session.decode_held_message().is_err());
+        assert!(session.decode_message(br#"{"a":"x"}"#).is_err());
     }
 
     #[test]
@@ -148,15 +150,23 @@ mod tests {
     fn confluent_values_lose_their_header_and_bad_ones_name_the_record() {
         let mut session = JsonDecodeSession::open(CONFLUENT_CONFIG).unwrap();
         let mut plain = JsonDecodeSession::open(CONFIG).unwrap();
-        session.message = b"\x00\x00\x00\x00\x07[{\"a\":1},{\"a\":2}]".to_vec();
-        plain.message = br#"[{"a":1},{"a":2}]"#.to_vec();
-        let framed = parse(session.decode_held_message().unwrap().unwrap());
-        assert_eq!(framed, parse(plain.decode_held_message().unwrap().unwrap()));
+        let framed = parse(
+            session
+                .decode_message(b"\x00\x00\x00\x00\x07[{\"a\":1},{\"a\":2}]")
+                .unwrap()
+                .unwrap(),
+        );
+        let unframed = parse(
+            plain
+                .decode_message(br#"[{"a":1},{"a":2}]"#)
+                .unwrap()
+                .unwrap(),
+        );
+        assert_eq!(framed, unframed);
         assert_eq!(framed.0, 2);
 
         // A zero-length value is shorter than the header: an error, not "no row".
-        session.message = Vec::new();
-        let err = session.decode_held_message().err().unwrap().to_string();
+        let err = session.decode_message(&[]).err().unwrap().to_string();
         assert!(err.contains("Magic number does not match"), "{err}");
 
         let values: [Option<&[u8]>; 4] = [
@@ -189,8 +199,10 @@ mod tests {
                 "\"validate_schema_id\":true",
             );
         let mut session = JsonDecodeSession::open(&config).unwrap();
-        session.message = b"\x00\x00\x00\x01\x00{}".to_vec();
-        let err = session.decode_held_message().err().unwrap();
+        let err = session
+            .decode_message(b"\x00\x00\x00\x01\x00{}")
+            .err()
+            .unwrap();
         assert_eq!(err.schema_id(), Some(256), "{err}");
     }
 }

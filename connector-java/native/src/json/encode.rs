@@ -36,8 +36,6 @@ pub struct JsonEncodeSession {
     out: Vec<u8>,
     /// Reused message start offsets of the last batch (`count + 1` entries).
     offsets: Vec<i32>,
-    /// Reused copy of the row image of the per-record path.
-    pub image: Vec<u8>,
 }
 
 impl HandleType for JsonEncodeSession {
@@ -64,7 +62,6 @@ impl JsonEncodeSession {
             encoder,
             out: Vec::new(),
             offsets: Vec::new(),
-            image: Vec::new(),
         })
     }
 
@@ -76,10 +73,10 @@ impl JsonEncodeSession {
         }
     }
 
-    /// Encodes the row image held in `self.image` into one Kafka value.
-    pub fn encode_held_image(&mut self) -> Result<&[u8], NativeError> {
+    /// Encodes one row image (the per-record path) into one Kafka value.
+    pub fn encode_image(&mut self, image: &[u8]) -> Result<&[u8], NativeError> {
         self.out.clear();
-        self.encoder.encode_row(&self.image, &mut self.out)?;
+        self.encoder.encode_row(image, &mut self.out)?;
         Ok(&self.out)
     }
 
@@ -124,12 +121,8 @@ fn register_writer_schema(
 }
 
 impl crate::jni::EncodeSession for JsonEncodeSession {
-    fn held_image(&mut self) -> &mut Vec<u8> {
-        &mut self.image
-    }
-
-    fn encode_held_image(&mut self) -> Result<&[u8], NativeError> {
-        JsonEncodeSession::encode_held_image(self)
+    fn encode_image(&mut self, image: &[u8]) -> Result<&[u8], NativeError> {
+        JsonEncodeSession::encode_image(self, image)
     }
 
     fn encode_images(&mut self, images: Vec<&[u8]>) -> Result<(&[u8], &[i32]), NativeError> {
@@ -152,9 +145,8 @@ mod tests {
         messages
             .iter()
             .map(|m| {
-                decoder.message = m.as_bytes().to_vec();
                 decoder
-                    .decode_held_message()
+                    .decode_message(m.as_bytes())
                     .unwrap()
                     .unwrap()
                     .images
@@ -180,9 +172,8 @@ mod tests {
             &bytes[offsets[1] as usize..offsets[2] as usize],
             br#"{"a":null,"s":"y"}"#
         );
-        session.image = rows[1].clone();
         assert_eq!(
-            session.encode_held_image().unwrap(),
+            session.encode_image(&rows[1]).unwrap(),
             br#"{"a":null,"s":"y"}"#
         );
     }
@@ -194,8 +185,7 @@ mod tests {
         ))
         .unwrap();
         let rows = images(&[r#"{"s":"y"}"#]);
-        session.image = rows[0].clone();
-        assert_eq!(session.encode_held_image().unwrap(), br#"{"s":"y"}"#);
+        assert_eq!(session.encode_image(&rows[0]).unwrap(), br#"{"s":"y"}"#);
 
         assert_eq!(session.schema_id(), None);
         let truncated = &rows[0][..3];
@@ -265,8 +255,7 @@ mod tests {
         );
 
         let rows = images(&[r#"{"a":1,"s":"x"}"#]);
-        session.image = rows[0].clone();
-        let message = session.encode_held_image().unwrap().to_vec();
+        let message = session.encode_image(&rows[0]).unwrap().to_vec();
         let mut expected = vec![0];
         expected.extend_from_slice(&id.to_be_bytes());
         expected.extend_from_slice(br#"{"a":1,"s":"x"}"#);
@@ -280,11 +269,10 @@ mod tests {
             r#"{{"row_type":{ROW},"confluent":{{"url":"{url}","validate_schema_id":true}}}}"#
         );
         let mut decoder = JsonDecodeSession::open(&decoder_config).unwrap();
-        decoder.message = message;
-        assert!(decoder.decode_held_message().unwrap().is_some());
+        assert!(decoder.decode_message(&message).unwrap().is_some());
         let unknown = id + avro_id + 100;
-        decoder.message = [&[0u8][..], &unknown.to_be_bytes(), b"{}"].concat();
-        let err = decoder.decode_held_message().err().unwrap();
+        let framed = [&[0u8][..], &unknown.to_be_bytes(), b"{}"].concat();
+        let err = decoder.decode_message(&framed).err().unwrap();
         assert_eq!(err.schema_id(), Some(unknown));
         assert!(
             err.to_string().starts_with(&format!(
@@ -292,8 +280,8 @@ mod tests {
             )),
             "{err}"
         );
-        decoder.message = [&[0u8][..], &avro_id.to_be_bytes(), b"{}"].concat();
-        let err = decoder.decode_held_message().err().unwrap().to_string();
+        let framed = [&[0u8][..], &avro_id.to_be_bytes(), b"{}"].concat();
+        let err = decoder.decode_message(&framed).err().unwrap().to_string();
         assert!(err.contains("AVRO schema, not a JSON schema"), "{err}");
 
         // An explicit schema is registered as given.

@@ -37,8 +37,6 @@ pub struct ProtobufEncodeSession {
     out: Vec<u8>,
     /// Reused message start offsets of the last batch (`count + 1` entries).
     offsets: Vec<i32>,
-    /// Reused copy of the row image of the per-record path.
-    pub image: Vec<u8>,
 }
 
 impl HandleType for ProtobufEncodeSession {
@@ -74,7 +72,6 @@ impl ProtobufEncodeSession {
             encoder,
             out: Vec::new(),
             offsets: Vec::new(),
-            image: Vec::new(),
         })
     }
 
@@ -107,13 +104,9 @@ fn open_confluent(
 }
 
 impl crate::jni::EncodeSession for ProtobufEncodeSession {
-    fn held_image(&mut self) -> &mut Vec<u8> {
-        &mut self.image
-    }
-
-    fn encode_held_image(&mut self) -> Result<&[u8], NativeError> {
+    fn encode_image(&mut self, image: &[u8]) -> Result<&[u8], NativeError> {
         self.out.clear();
-        self.encoder.encode_row(&self.image, &mut self.out)?;
+        self.encoder.encode_row(image, &mut self.out)?;
         Ok(&self.out)
     }
 

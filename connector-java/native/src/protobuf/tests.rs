@@ -33,9 +33,8 @@ fn decoder_config(url: &str, ignore: bool) -> String {
 
 /// The row images of one decoded value (the row-list layout without its header).
 fn decode(session: &mut ProtobufDecodeSession, value: &[u8]) -> Result<Option<Vec<u8>>, String> {
-    session.message = value.to_vec();
     session
-        .decode_held_message()
+        .decode_message(value)
         .map(|rows| rows.map(|r| r.images.to_vec()))
         .map_err(|e| e.to_string())
 }
@@ -73,8 +72,7 @@ fn derived_schema_round_trip_and_decoding_by_registered_schemas() {
     let image = decode(&mut decoder, &framed(id, &[0], &payload))
         .unwrap()
         .unwrap();
-    encoder.image = image.clone();
-    let value = encoder.encode_held_image().unwrap().to_vec();
+    let value = encoder.encode_image(&image).unwrap().to_vec();
     assert_eq!(value, framed(id, &[0], &payload));
     // The long form of [0] reads the same.
     let mut long = vec![0];
@@ -161,9 +159,8 @@ fn derived_schema_round_trip_and_decoding_by_registered_schemas() {
     let mut explicit = explicit.unwrap();
     let x_id = explicit.schema_id().unwrap();
     assert_eq!(client.latest("x-value").unwrap().definition.schema, own);
-    explicit.image = image;
     assert_eq!(
-        explicit.encode_held_image().unwrap(),
+        explicit.encode_image(&image).unwrap(),
         framed(x_id, &[1, 0], &payload).as_slice()
     );
     registry.stop();
@@ -183,7 +180,9 @@ fn an_unreachable_registry_fails_the_encoder_open_and_names_the_id_when_decoding
     };
     assert!(err.contains(&port.to_string()), "{err}");
     let mut decoder = ProtobufDecodeSession::open(&decoder_config(&url, true), &[]).unwrap();
-    decoder.message = framed(256, &[0], &[]);
-    let err = decoder.decode_held_message().err().unwrap();
+    let err = decoder
+        .decode_message(&framed(256, &[0], &[]))
+        .err()
+        .unwrap();
     assert_eq!(err.schema_id(), Some(256), "{err}");
 }

@@ -1,5 +1,6 @@
 package io.karrow.flink.formats;
 
+import io.karrow.flink.nativebridge.DirectRecordBuffers;
 import io.karrow.flink.nativebridge.NativeHandle;
 import io.karrow.flink.rows.BinaryToGenericRows;
 
@@ -39,6 +40,7 @@ public abstract class NativeDeserializationSchema<C extends Serializable>
 
     private transient NativeHandle decoder;
     private transient BinaryToGenericRows toGeneric;
+    private transient DirectRecordBuffers recordBuffers;
 
     /**
      * Creates the schema.
@@ -79,6 +81,19 @@ public abstract class NativeDeserializationSchema<C extends Serializable>
         return decoder.get();
     }
 
+    /**
+     * Decodes one non-null value with this instance's decoder through a format's per-record direct
+     * call; returns what the call wrote (a row image, or a row-list layout), or {@code null} when the
+     * call reports no row.
+     */
+    protected byte[] decodeOne(byte[] message, DirectRecordBuffers.Call call) throws IOException {
+        long handle = decoderHandle();
+        if (recordBuffers == null) {
+            recordBuffers = new DirectRecordBuffers();
+        }
+        return recordBuffers.call(handle, message, call);
+    }
+
     /** A decoded row as this schema emits it ({@code GenericRowData} when the consumer needs it). */
     protected RowData produced(RowData row) {
         return toGeneric == null ? row : toGeneric.toGeneric(row);
@@ -97,6 +112,10 @@ public abstract class NativeDeserializationSchema<C extends Serializable>
         if (decoder != null) {
             decoder.close();
             decoder = null;
+        }
+        if (recordBuffers != null) {
+            recordBuffers.close();
+            recordBuffers = null;
         }
     }
 

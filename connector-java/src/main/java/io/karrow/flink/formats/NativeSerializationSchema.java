@@ -1,6 +1,6 @@
 package io.karrow.flink.formats;
 
-import io.karrow.flink.nativebridge.KarrowNativeException;
+import io.karrow.flink.nativebridge.DirectRecordBuffers;
 import io.karrow.flink.nativebridge.NativeEncoderHandle;
 import io.karrow.flink.rows.BinaryRowImages;
 
@@ -37,6 +37,7 @@ public abstract class NativeSerializationSchema<C extends Serializable>
 
     private transient NativeEncoderHandle encoder;
     private transient BinaryRowImages images;
+    private transient DirectRecordBuffers recordBuffers;
 
     /**
      * Creates the schema.
@@ -55,8 +56,8 @@ public abstract class NativeSerializationSchema<C extends Serializable>
      */
     protected abstract NativeEncoderHandle openNativeEncoder() throws IOException;
 
-    /** The format's per-record native encode call. */
-    protected abstract byte[] encodeOne(long handle, byte[] rowImage) throws KarrowNativeException;
+    /** The format's per-record native encode call, e.g. {@code KarrowNative::jsonEncodeOneDirect}. */
+    protected abstract DirectRecordBuffers.Call encodeCall();
 
     /** The format's batch native encode call. */
     protected abstract NativeBatchEncoder.BatchCall batchCall();
@@ -80,6 +81,7 @@ public abstract class NativeSerializationSchema<C extends Serializable>
         close();
         encoder = openNativeEncoder();
         images = new BinaryRowImages(rowType, !handlesNullMapKeys());
+        recordBuffers = new DirectRecordBuffers();
     }
 
     /** Encodes one row into one Kafka value; a null row gives a null value. */
@@ -92,7 +94,11 @@ public abstract class NativeSerializationSchema<C extends Serializable>
             if (encoder == null) {
                 openEncoder();
             }
-            return encodeOne(encoder.get(), images.image(row));
+            byte[] value = recordBuffers.call(encoder.get(), images.image(row), encodeCall());
+            if (value == null) {
+                throw new IllegalStateException("the native encoder gave no value");
+            }
+            return value;
         } catch (IOException | RuntimeException e) {
             throw serializeFailure(row, e);
         }
@@ -118,6 +124,10 @@ public abstract class NativeSerializationSchema<C extends Serializable>
         if (encoder != null) {
             encoder.close();
             encoder = null;
+        }
+        if (recordBuffers != null) {
+            recordBuffers.close();
+            recordBuffers = null;
         }
     }
 

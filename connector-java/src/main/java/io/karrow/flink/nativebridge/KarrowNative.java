@@ -20,10 +20,14 @@ public final class KarrowNative {
     public static native long avroDecoderOpen(String configJson) throws KarrowNativeException;
 
     /**
-     * Decodes one non-null Kafka value into the image of one Flink {@code BinaryRowData} (row kind
-     * INSERT); never returns null.
+     * Decodes one non-null Kafka value, {@code messageLength} bytes in direct memory at {@code
+     * messageAddress}, into the image of one Flink {@code BinaryRowData} (row kind INSERT), written to
+     * the direct buffer of {@code outCapacity} bytes at {@code outAddress} when it fits. Returns the
+     * image's length (when that exceeds {@code outCapacity} nothing was written: grow the buffer and
+     * call again). {@link DirectRecordBuffers} makes the call.
      */
-    public static native byte[] avroDecodeOne(long handle, byte[] message)
+    public static native int avroDecodeOneDirect(
+            long handle, long messageAddress, int messageLength, long outAddress, int outCapacity)
             throws KarrowNativeException;
 
     /**
@@ -54,10 +58,15 @@ public final class KarrowNative {
     public static native int avroEncoderSchemaId(long handle) throws KarrowNativeException;
 
     /**
-     * Encodes the image of one Flink {@code BinaryRowData} of the physical row type (one contiguous
-     * segment, the whole array) into one Kafka value: {@code 0x00}, the schema id, the Avro datum.
+     * Encodes the image of one Flink {@code BinaryRowData} of the physical row type ({@code imageLength}
+     * bytes in direct memory at {@code imageAddress}) into one Kafka value: {@code 0x00}, the schema id, the Avro datum, written to the direct
+     * buffer of {@code outCapacity} bytes at {@code outAddress} when it fits. Returns the value's length
+     * (when that exceeds {@code outCapacity} nothing was written: grow the buffer and call again).
+     * {@link DirectRecordBuffers} makes the call.
      */
-    public static native byte[] avroEncodeOne(long handle, byte[] rowImage) throws KarrowNativeException;
+    public static native int avroEncodeOneDirect(
+            long handle, long imageAddress, int imageLength, long outAddress, int outCapacity)
+            throws KarrowNativeException;
 
     /**
      * Encodes {@code count} row images laid out back to back at {@code dataAddress} (direct memory),
@@ -82,11 +91,16 @@ public final class KarrowNative {
     public static native long jsonDecoderOpen(String configJson) throws KarrowNativeException;
 
     /**
-     * Decodes one non-null Kafka value into its rows (a JSON top-level array gives one row per
-     * element), returned in the row-list layout read by {@link RowListLayout}; returns {@code null}
-     * when the value yields no row.
+     * Decodes one non-null Kafka value, {@code messageLength} bytes in direct memory at {@code
+     * messageAddress}, into its rows (a JSON top-level array gives one row per element) in the row-list
+     * layout read by {@link RowListLayout}, written to the direct buffer of {@code outCapacity} bytes at
+     * {@code outAddress} when it fits. Returns the layout's length (when that exceeds {@code
+     * outCapacity} nothing was written: grow the buffer and call again), or {@code -1} when the value
+     * yields no row. Only primitives cross the boundary; {@link DirectRecordBuffers} makes the call.
      */
-    public static native byte[] jsonDecodeOne(long handle, byte[] message) throws KarrowNativeException;
+    public static native int jsonDecodeOneDirect(
+            long handle, long messageAddress, int messageLength, long outAddress, int outCapacity)
+            throws KarrowNativeException;
 
     /**
      * Decodes {@code count} values laid out as for {@link #avroDecodeBatch} ({@code -1} length = null
@@ -117,10 +131,15 @@ public final class KarrowNative {
     public static native int jsonEncoderSchemaId(long handle) throws KarrowNativeException;
 
     /**
-     * Encodes the image of one Flink {@code BinaryRowData} of the physical row type (one contiguous
-     * segment, the whole array) into one JSON Kafka value.
+     * Encodes the image of one Flink {@code BinaryRowData} of the physical row type ({@code imageLength}
+     * bytes in direct memory at {@code imageAddress}) into one JSON Kafka value, written to the direct
+     * buffer of {@code outCapacity} bytes at {@code outAddress} when it fits. Returns the value's length
+     * (when that exceeds {@code outCapacity} nothing was written: grow the buffer and call again).
+     * {@link DirectRecordBuffers} makes the call.
      */
-    public static native byte[] jsonEncodeOne(long handle, byte[] rowImage) throws KarrowNativeException;
+    public static native int jsonEncodeOneDirect(
+            long handle, long imageAddress, int imageLength, long outAddress, int outCapacity)
+            throws KarrowNativeException;
 
     /** Encodes {@code count} row images into JSON values, with the contract of {@link #avroEncodeBatch}. */
     public static native byte[] jsonEncodeBatch(
@@ -142,10 +161,12 @@ public final class KarrowNative {
             throws KarrowNativeException;
 
     /**
-     * Decodes one Kafka value (one message) into its row in the row-list layout read by {@link
-     * RowListLayout}; returns {@code null} when the value is skipped under {@code ignore-parse-errors}.
+     * Decodes one Kafka value (one message) into its row with the contract of {@link
+     * #jsonDecodeOneDirect}; {@code -1} when the value is skipped under {@code ignore-parse-errors}.
      */
-    public static native byte[] protobufDecodeOne(long handle, byte[] message) throws KarrowNativeException;
+    public static native int protobufDecodeOneDirect(
+            long handle, long messageAddress, int messageLength, long outAddress, int outCapacity)
+            throws KarrowNativeException;
 
     /**
      * Decodes {@code count} values with the contract of {@link #jsonDecodeBatch}; a null value ({@code
@@ -168,8 +189,16 @@ public final class KarrowNative {
     public static native long protobufEncoderOpen(String configJson, byte[] descriptorSet)
             throws KarrowNativeException;
 
-    /** Encodes the image of one Flink {@code BinaryRowData} into one Protobuf Kafka value. */
-    public static native byte[] protobufEncodeOne(long handle, byte[] rowImage) throws KarrowNativeException;
+    /**
+     * Encodes the image of one Flink {@code BinaryRowData} of the physical row type ({@code imageLength}
+     * bytes in direct memory at {@code imageAddress}) into one Protobuf Kafka value, written to the direct
+     * buffer of {@code outCapacity} bytes at {@code outAddress} when it fits. Returns the value's length
+     * (when that exceeds {@code outCapacity} nothing was written: grow the buffer and call again).
+     * {@link DirectRecordBuffers} makes the call.
+     */
+    public static native int protobufEncodeOneDirect(
+            long handle, long imageAddress, int imageLength, long outAddress, int outCapacity)
+            throws KarrowNativeException;
 
     /** Encodes {@code count} row images into Protobuf values, with the contract of {@link #avroEncodeBatch}. */
     public static native byte[] protobufEncodeBatch(

@@ -56,7 +56,7 @@ public class AvroConfluentNativeDeserializationSchema extends NativeDeserializat
         if (message == null) {
             return null;
         }
-        byte[] image = KarrowNative.avroDecodeOne(decoderHandle(), message);
+        byte[] image = decodeOne(message, KarrowNative::avroDecodeOneDirect);
         BinaryRowData row = new BinaryRowData(rowType.getFieldCount());
         row.pointTo(MemorySegmentFactory.wrap(image), 0, image.length);
         return produced(row);

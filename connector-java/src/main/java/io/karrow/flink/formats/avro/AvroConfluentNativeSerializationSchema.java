@@ -3,6 +3,7 @@ package io.karrow.flink.formats.avro;
 import io.karrow.flink.formats.NativeBatchEncoder;
 import io.karrow.flink.formats.NativeSerializationSchema;
 import io.karrow.flink.formats.registry.RegistryEncoderConfig;
+import io.karrow.flink.nativebridge.DirectRecordBuffers;
 import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.nativebridge.NativeEncoderHandle;
@@ -55,8 +56,8 @@ public class AvroConfluentNativeSerializationSchema extends NativeSerializationS
     }
 
     @Override
-    protected byte[] encodeOne(long handle, byte[] rowImage) throws KarrowNativeException {
-        return KarrowNative.avroEncodeOne(handle, rowImage);
+    protected DirectRecordBuffers.Call encodeCall() {
+        return KarrowNative::avroEncodeOneDirect;
     }
 
     @Override

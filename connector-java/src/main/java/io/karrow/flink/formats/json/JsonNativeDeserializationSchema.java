@@ -108,10 +108,9 @@ public class JsonNativeDeserializationSchema extends NativeDeserializationSchema
         if (message == null || (message.length == 0 && config.confluent() == null)) {
             return 0;
         }
-        long decoder = decoderHandle();
         byte[] layout;
         try {
-            layout = KarrowNative.jsonDecodeOne(decoder, message);
+            layout = decodeOne(message, KarrowNative::jsonDecodeOneDirect);
         } catch (KarrowNativeException e) {
             throw new IOException(failureMessage(message), e);
         }

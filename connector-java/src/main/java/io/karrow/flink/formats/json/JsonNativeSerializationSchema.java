@@ -2,6 +2,7 @@ package io.karrow.flink.formats.json;
 
 import io.karrow.flink.formats.NativeBatchEncoder;
 import io.karrow.flink.formats.NativeSerializationSchema;
+import io.karrow.flink.nativebridge.DirectRecordBuffers;
 import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.nativebridge.NativeEncoderHandle;
@@ -62,8 +63,8 @@ public class JsonNativeSerializationSchema extends NativeSerializationSchema<Jso
     }
 
     @Override
-    protected byte[] encodeOne(long handle, byte[] rowImage) throws KarrowNativeException {
-        return KarrowNative.jsonEncodeOne(handle, rowImage);
+    protected DirectRecordBuffers.Call encodeCall() {
+        return KarrowNative::jsonEncodeOneDirect;
     }
 
     @Override

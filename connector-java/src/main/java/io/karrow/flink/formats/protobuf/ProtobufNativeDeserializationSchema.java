@@ -67,10 +67,9 @@ public class ProtobufNativeDeserializationSchema extends NativeDeserializationSc
             }
             throw new IOException(FAILURE, new NullPointerException("the Kafka value is null"));
         }
-        long decoder = decoderHandle();
         byte[] layout;
         try {
-            layout = KarrowNative.protobufDecodeOne(decoder, message);
+            layout = decodeOne(message, KarrowNative::protobufDecodeOneDirect);
         } catch (KarrowNativeException e) {
             throw new IOException(FAILURE, e);
         }

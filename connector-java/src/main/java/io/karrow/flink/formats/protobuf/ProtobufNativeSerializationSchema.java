@@ -2,6 +2,7 @@ package io.karrow.flink.formats.protobuf;
 
 import io.karrow.flink.formats.NativeBatchEncoder;
 import io.karrow.flink.formats.NativeSerializationSchema;
+import io.karrow.flink.nativebridge.DirectRecordBuffers;
 import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.nativebridge.NativeEncoderHandle;
@@ -51,8 +52,8 @@ public class ProtobufNativeSerializationSchema extends NativeSerializationSchema
     }
 
     @Override
-    protected byte[] encodeOne(long handle, byte[] rowImage) throws KarrowNativeException {
-        return KarrowNative.protobufEncodeOne(handle, rowImage);
+    protected DirectRecordBuffers.Call encodeCall() {
+        return KarrowNative::protobufEncodeOneDirect;
     }
 
     @Override

@@ -177,4 +177,34 @@ class JsonNativeSerializationSchemaTest {
         }
         ((AutoCloseable) decoder).close();
     }
+
+    /**
+     * Rows and values larger than the per-record call's first direct buffers (4 KiB): the native call
+     * reports the size, the buffer grows and the call runs again, with Flink's bytes and rows as the
+     * result each time, in both directions and with small rows in between.
+     */
+    @Test
+    void valuesLargerThanTheFirstDirectBuffersRoundTrip() throws Exception {
+        Map<String, String> options = Map.of("timestamp-format.standard", "ISO-8601");
+        SerializationSchema<RowData> flinkEncoder = JsonNativeTestSupport.encoder("json", PHYSICAL, options);
+        DeserializationSchema<RowData> flinkDecoder = JsonNativeTestSupport.decoder("json", PHYSICAL, options, false);
+        DeserializationSchema<RowData> decoder =
+                JsonNativeTestSupport.decoder(JsonNativeFormatFactory.IDENTIFIER, PHYSICAL, options, false);
+        try (JsonNativeSerializationSchema encoder = (JsonNativeSerializationSchema)
+                JsonNativeTestSupport.encoder(JsonNativeFormatFactory.IDENTIFIER, PHYSICAL, options)) {
+            String[] tags = new String[3000];
+            Arrays.fill(tags, "tag-é");
+            for (int size : new int[] {10, 5_000, 70_000, 10, 300_000}) {
+                RowData row = row(size, "é".repeat(size), "1.50", 2.5, size > 10 ? tags : new String[] {"t"},
+                        Map.of(StringData.fromString("k"), size), TimestampData.fromEpochMillis(size), null);
+                byte[] expected = flinkEncoder.serialize(row);
+                byte[] actual = encoder.serialize(row);
+                assertThat(text(actual)).as("bytes of the %d-character row", size).isEqualTo(text(expected));
+                RowData back = decoder.deserialize(actual);
+                assertThat(RowDataDiff.diff(ROW_TYPE, flinkDecoder.deserialize(expected), back))
+                        .as("row decoded from %d bytes", actual.length).isNull();
+            }
+        }
+        ((AutoCloseable) decoder).close();
+    }
 }
