@@ -205,10 +205,18 @@ fn read_prim<'a>(
         ValueProgram::Float => Prim::Fixed32(u32::from_le_bytes(slots.fixed(i, size))),
         ValueProgram::Double => Prim::Fixed64(u64::from_le_bytes(slots.fixed(i, size))),
         ValueProgram::Bool => Prim::Varint(u64::from(slots.fixed::<1>(i, size)[0] != 0)),
-        ValueProgram::String => Prim::Len(match java_text(slots.var(i, size)?) {
-            Cow::Borrowed(text) => Cow::Borrowed(text.as_bytes()),
-            Cow::Owned(text) => Cow::Owned(text.into_bytes()),
-        }),
+        ValueProgram::String => {
+            let bytes = slots.var(i, size)?;
+            // ASCII is valid UTF-8 and the common case: no validation pass.
+            Prim::Len(if bytes.is_ascii() {
+                Cow::Borrowed(bytes)
+            } else {
+                match java_text(bytes) {
+                    Cow::Borrowed(text) => Cow::Borrowed(text.as_bytes()),
+                    Cow::Owned(text) => Cow::Owned(text.into_bytes()),
+                }
+            })
+        }
         ValueProgram::Bytes => Prim::Len(Cow::Borrowed(slots.var(i, size)?)),
         ValueProgram::Enum(e) => Prim::Int32(enum_number(e, slots, i, size)?),
         ValueProgram::Message(_) | ValueProgram::Group { .. } => Prim::Varint(0),
