@@ -47,7 +47,7 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_avroDecode
         let image = session.decode_message(message)?;
         // SAFETY: Java passes a direct buffer of `out_capacity` bytes that nothing else
         // reads or writes during this call.
-        unsafe { write_direct(image, out_address, out_capacity) }
+        unsafe { write_direct(&[image], out_address, out_capacity) }
     })
 }
 

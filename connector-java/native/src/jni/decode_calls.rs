@@ -6,7 +6,7 @@ use jni::sys::{jbyteArray, jint, jlong};
 use jni::JNIEnv;
 
 use super::{
-    byte_array_from_parts, check_int_array, direct_out, direct_slice, direct_values, jni_error,
+    byte_array_from_parts, check_int_array, direct_slice, direct_values, jni_error, write_direct,
 };
 use crate::error::NativeError;
 use crate::handles::{borrow_handle, HandleType};
@@ -36,18 +36,9 @@ where
     let Some(rows) = session.decode_message(message)? else {
         return Ok(-1);
     };
-    let total = rows.len();
-    let length = jint::try_from(total).map_err(|_| {
-        NativeError::InvalidCall(format!("{total} bytes of rows do not fit a Java byte[]"))
-    })?;
-    if length <= out_capacity {
-        // SAFETY: Java passes a direct buffer of `out_capacity` bytes that nothing else
-        // reads or writes during this call.
-        let out = unsafe { direct_out(out_address, out_capacity)? };
-        out[..rows.header.len()].copy_from_slice(rows.header);
-        out[rows.header.len()..total].copy_from_slice(rows.images);
-    }
-    Ok(length)
+    // SAFETY: Java passes a direct buffer of `out_capacity` bytes that nothing else reads
+    // or writes during this call.
+    unsafe { write_direct(&[rows.header, rows.images], out_address, out_capacity) }
 }
 
 /// `byte[] *DecodeBatch(long handle, long dataAddress, long lengthsAddress, int count, int[] valueRowEnds)`.

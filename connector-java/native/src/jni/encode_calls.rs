@@ -38,7 +38,7 @@ pub(crate) fn encode_one_direct<S: EncodeSession>(
     let message = session.encode_image(image)?;
     // SAFETY: Java passes a direct buffer of `out_capacity` bytes that nothing else reads
     // or writes during this call.
-    unsafe { write_direct(message, out_address, out_capacity) }
+    unsafe { write_direct(&[message], out_address, out_capacity) }
 }
 
 /// `byte[] *EncodeBatch(long handle, long dataAddress, long lengthsAddress, int count, int[] messageOffsets)`.

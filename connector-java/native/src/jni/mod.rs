@@ -122,20 +122,24 @@ unsafe fn direct_out<'a>(address: i64, capacity: i32) -> Result<&'a mut [u8], Na
     Ok(unsafe { std::slice::from_raw_parts_mut(address as *mut u8, capacity) })
 }
 
-/// Writes `bytes` to the direct output buffer of `capacity` bytes at `address` when they
-/// fit; returns their length either way (a length above `capacity` tells Java to grow the
-/// buffer and call again).
+/// Writes `parts` back to back to the direct output buffer of `capacity` bytes at
+/// `address` when they fit; returns their total length either way (a length above
+/// `capacity` tells Java to grow the buffer and call again).
 ///
 /// # Safety
 /// As [`direct_out`].
-unsafe fn write_direct(bytes: &[u8], address: i64, capacity: i32) -> Result<i32, NativeError> {
-    let length = i32::try_from(bytes.len()).map_err(|_| {
-        NativeError::InvalidCall(format!("{} bytes do not fit a Java byte[]", bytes.len()))
-    })?;
+unsafe fn write_direct(parts: &[&[u8]], address: i64, capacity: i32) -> Result<i32, NativeError> {
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    let length = i32::try_from(total)
+        .map_err(|_| NativeError::InvalidCall(format!("{total} bytes do not fit a Java byte[]")))?;
     if length <= capacity {
         // SAFETY: guaranteed by the caller.
         let out = unsafe { direct_out(address, capacity)? };
-        out[..bytes.len()].copy_from_slice(bytes);
+        let mut at = 0;
+        for part in parts {
+            out[at..at + part.len()].copy_from_slice(part);
+            at += part.len();
+        }
     }
     Ok(length)
 }

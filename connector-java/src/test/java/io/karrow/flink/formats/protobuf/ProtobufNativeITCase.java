@@ -186,6 +186,13 @@ class ProtobufNativeITCase {
                 + " 'scan.bounded.mode' = 'latest-offset', 'value.format' = '" + format + "'" + options + ")";
     }
 
+    /** A sink table {@code {name, connector, format, topic}} of {@code columns} writing {@code className}. */
+    private static String sinkTable(String[] sink, String columns, String className, String options) {
+        return "CREATE TABLE " + sink[0] + " (" + columns + ") WITH ('connector' = '" + sink[1] + "', 'topic' = '"
+                + sink[3] + "', 'properties.bootstrap.servers' = '" + BOOTSTRAP + "', 'value.format' = '" + sink[2]
+                + "', 'sink.partitioner' = 'default'" + messageClass(sink[2], className) + options + ")";
+    }
+
     private static String messageClass(String format, String className) {
         return ", 'value." + format + ".message-class-name' = '" + className + "'";
     }
@@ -242,10 +249,7 @@ class ProtobufNativeITCase {
                 {"ed_out_batched", "kafka-native", "protobuf-native", createTopic("pb-ed-out-batched", 3)}};
         var statements = tEnv.createStatementSet();
         for (String[] sink : sinks) {
-            tEnv.executeSql("CREATE TABLE " + sink[0] + " (" + EDITIONS_COLUMNS + ") WITH ('connector' = '" + sink[1]
-                    + "', 'topic' = '" + sink[3] + "', 'properties.bootstrap.servers' = '" + BOOTSTRAP + "',"
-                    + " 'value.format' = '" + sink[2] + "', 'sink.partitioner' = 'default'"
-                    + messageClass(sink[2], EDITIONS) + ")");
+            tEnv.executeSql(sinkTable(sink, EDITIONS_COLUMNS, EDITIONS, ""));
             statements.addInsertSql("INSERT INTO " + sink[0] + " SELECT * FROM ed_stock");
         }
         statements.execute().await();
@@ -284,12 +288,9 @@ class ProtobufNativeITCase {
         for (String[] sink : new String[][] {{"out_stock", "kafka", "protobuf", outStock},
                 {"out_swapped", "kafka", "protobuf-native", outSwapped},
                 {"out_batched", "kafka-native", "protobuf-native", outBatched}}) {
-            tEnv.executeSql("CREATE TABLE " + sink[0] + " (k STRING, auction BIGINT, bidder BIGINT, price BIGINT,"
-                    + " channel STRING, date_time BIGINT) WITH ('connector' = '" + sink[1] + "', 'topic' = '" + sink[3]
-                    + "', 'properties.bootstrap.servers' = '" + BOOTSTRAP + "', 'key.format' = 'raw',"
-                    + " 'key.fields' = 'k', 'value.fields-include' = 'EXCEPT_KEY', 'value.format' = '" + sink[2] + "',"
-                    + " 'sink.partitioner' = 'default'"
-                    + messageClass(sink[2], BID) + ")");
+            tEnv.executeSql(sinkTable(sink, "k STRING, auction BIGINT, bidder BIGINT, price BIGINT, channel STRING,"
+                    + " date_time BIGINT", BID, ", 'key.format' = 'raw', 'key.fields' = 'k',"
+                    + " 'value.fields-include' = 'EXCEPT_KEY'"));
         }
         String select = " SELECT k, auction, bidder, price * 100, channel, date_time FROM bids"
                 + " WHERE price > 1000 AND k IS NOT NULL";
