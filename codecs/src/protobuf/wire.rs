@@ -139,8 +139,37 @@ impl<'a> WireReader<'a> {
     /// fast path, which every 10-byte varint takes, keeps the continuation bit of the ninth
     /// byte as bit 63 and ignores the tenth byte's bits: a 10-byte varint always reads as
     /// negative (`80 80 80 80 80 80 80 80 c0 00` is `0xc000000000000000`).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read_varint(&mut self) -> Result<u64, WireError> {
+        // One-byte varints (most tags, small numbers and lengths) take the inline path.
+        if let Some(&byte) = self.buf.get(self.pos) {
+            if byte < 0x80 {
+                self.pos += 1;
+                return Ok(u64::from(byte));
+            }
+        }
+        self.read_varint_long()
+    }
+
+    /// [`Self::read_varint`] for varints of two or more bytes (or at the end of input).
+    #[inline(never)]
+    fn read_varint_long(&mut self) -> Result<u64, WireError> {
+        if let Some(window) = self.buf.get(self.pos..self.pos + 10) {
+            // Ten bytes are there: no bounds check per byte.
+            let mut value = 0u64;
+            for (i, &byte) in window.iter().enumerate().take(9) {
+                value |= u64::from(byte & 0x7f) << (7 * i);
+                if byte & 0x80 == 0 {
+                    self.pos += i + 1;
+                    return Ok(value);
+                }
+            }
+            if window[9] & 0x80 != 0 {
+                return Err(WireError::MalformedVarint);
+            }
+            self.pos += 10;
+            return Ok(value | (1 << 63));
+        }
         let mut value = 0u64;
         for i in 0..10 {
             let byte = *self.buf.get(self.pos).ok_or(WireError::Truncated)?;
@@ -343,6 +372,34 @@ mod tests {
         );
         let minus_one = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
         assert_eq!(WireReader::new(&minus_one).read_varint(), Ok(u64::MAX));
+    }
+
+    #[test]
+    fn varints_read_the_same_with_and_without_ten_bytes_left() {
+        let mut cases: Vec<Vec<u8>> = Vec::new();
+        for value in [0u64, 1, 127, 128, 300, 1 << 35, u64::MAX >> 1, u64::MAX] {
+            let mut out = Vec::new();
+            put_varint(&mut out, value);
+            cases.push(out);
+        }
+        cases.push(vec![
+            0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0xc0, 0x00,
+        ]);
+        cases.push(vec![0x80; 11]);
+        for bytes in cases {
+            let alone = {
+                let mut r = WireReader::new(&bytes);
+                (r.read_varint(), r.position())
+            };
+            let mut padded = bytes.clone();
+            padded.extend_from_slice(&[0; 10]);
+            let mut r = WireReader::new(&padded);
+            let value = r.read_varint();
+            assert_eq!(value, alone.0, "{bytes:02x?}");
+            if value.is_ok() {
+                assert_eq!(r.position(), alone.1, "{bytes:02x?}");
+            }
+        }
     }
 
     #[test]

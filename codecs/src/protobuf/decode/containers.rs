@@ -13,7 +13,9 @@ use super::values::{
 };
 use super::{point_at, DecodeFail, DecodeResult, Scratch, NONE};
 use crate::flink_binary::elements::ElementImages;
-use crate::flink_binary::layout::{put, set_offset_and_size};
+use crate::flink_binary::layout::{
+    array_header_bytes, element_size, put, round8, set_offset_and_size,
+};
 use crate::types::FlinkType;
 
 /// Writes the ARRAY of a repeated field from its occurrences starting at `from` (packed
@@ -32,6 +34,21 @@ pub(super) fn write_array(
     base: usize,
     slot: usize,
 ) -> DecodeResult<bool> {
+    // A closed enum drops the numbers it does not declare, so only reading the values
+    // tells how many elements there are; everything else is counted from the wire.
+    let closed_enum = matches!(element, ValuePlan::Enum(e) if !e.open);
+    if !closed_enum {
+        let count = count_elements(element, buf, scratch, from);
+        if count > 0 {
+            return write_array_direct(
+                field, element, element_ty, checks, buf, depth, scratch, from, count, out, base,
+                slot,
+            )
+            .map(|()| true);
+        }
+        // No element counted: none, or a malformed packed record whose error the
+        // buffered path reports.
+    }
     let mut elements = scratch.take_elements();
     let result = collect_elements(
         field,
@@ -58,6 +75,122 @@ pub(super) fn write_array(
     };
     scratch.give_elements(elements);
     written
+}
+
+/// The number of elements of a repeated field whose every value counts (no closed enum):
+/// one per unpacked record or message, one per varint end byte or fixed-width value of a
+/// packed record. Exact for well-formed records; a malformed one fails when it is read.
+fn count_elements(element: &ValuePlan, buf: &[u8], scratch: &Scratch, from: u32) -> usize {
+    let packed =
+        !matches!(element, ValuePlan::Message(_) | ValuePlan::Group(_)) && element.packable();
+    let mut count = 0usize;
+    let mut at = from;
+    while at != NONE {
+        let occ = scratch.occurrences[at as usize];
+        at = occ.next;
+        if packed && occ.wire == WireType::Len {
+            let span = &buf[occ.start as usize..occ.end as usize];
+            count += match element.wire_type() {
+                WireType::Fixed32 => span.len() / 4,
+                WireType::Fixed64 => span.len() / 8,
+                // Every varint that reads ends with the first byte below 0x80.
+                _ => span.iter().filter(|&&b| b < 0x80).count(),
+            };
+        } else {
+            count += 1;
+        }
+    }
+    count
+}
+
+/// Appends the fixed part of an array of `count` elements of type `ty` (count, null bits,
+/// zeroed slots); returns its start and the offset of its first slot.
+fn begin_array(out: &mut Vec<u8>, ty: &FlinkType, count: usize) -> DecodeResult<(usize, usize)> {
+    let n = i32::try_from(count).map_err(|_| DecodeFail::new("array longer than 2^31"))?;
+    let header = array_header_bytes(count);
+    let start = out.len();
+    out.resize(start + round8(header + element_size(ty) * count), 0);
+    put(out, start, &n.to_le_bytes());
+    Ok((start, start + header))
+}
+
+/// Writes the `count` elements of a repeated field straight into an array image at the
+/// end of `out` (each string, bytes or row in the array's variable part, in element
+/// order, as [`ElementImages::write_array`] lays them out) and points `slot` at it.
+#[allow(clippy::too_many_arguments)]
+fn write_array_direct(
+    field: &FieldPlan,
+    element: &ValuePlan,
+    element_ty: &FlinkType,
+    checks: &Checks,
+    buf: &[u8],
+    depth: usize,
+    scratch: &mut Scratch,
+    from: u32,
+    count: usize,
+    out: &mut Vec<u8>,
+    base: usize,
+    slot: usize,
+) -> DecodeResult<()> {
+    let (array, first) = begin_array(out, element_ty, count)?;
+    let size = element_size(element_ty);
+    let mut written = 0usize;
+    let mut next_slot = || -> DecodeResult<usize> {
+        if written == count {
+            return Err(DecodeFail::new("more array elements than counted"));
+        }
+        written += 1;
+        Ok(first + size * (written - 1))
+    };
+    let mut at = from;
+    while at != NONE {
+        let occ = scratch.occurrences[at as usize];
+        at = occ.next;
+        let span = &buf[occ.start as usize..occ.end as usize];
+        match element {
+            ValuePlan::Message(p) | ValuePlan::Group(p) => {
+                let element_slot = next_slot()?;
+                let start = out.len();
+                write_row(p, checks, span, depth + 1, scratch, out)?;
+                let size = out.len() - start;
+                set_offset_and_size(out, array, element_slot, start, size)?;
+            }
+            _ if occ.wire == WireType::Len && element.packable() => {
+                let wire = element.wire_type();
+                let mut reader = WireReader::new(span);
+                while !reader.at_end() {
+                    let raw = read_raw(&mut reader, span, wire)?;
+                    let element_slot = next_slot()?;
+                    write_raw(
+                        element_ty,
+                        element,
+                        raw,
+                        field.utf8_checked,
+                        out,
+                        array,
+                        element_slot,
+                    )?;
+                }
+            }
+            _ => {
+                let raw = raw_at(buf, occ.start as usize, occ.end as usize, occ.wire)?;
+                let element_slot = next_slot()?;
+                write_raw(
+                    element_ty,
+                    element,
+                    raw,
+                    field.utf8_checked,
+                    out,
+                    array,
+                    element_slot,
+                )?;
+            }
+        }
+    }
+    if written != count {
+        return Err(DecodeFail::new("fewer array elements than counted"));
+    }
+    point_at(out, base, slot, array)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -124,23 +257,72 @@ fn push_raw(
     })
 }
 
-/// One map entry as read from the wire: its key (None: the default key) and value
-/// spans (a message value may occur several times and merges).
-struct Entry<'a> {
-    key: Option<Raw<'a>>,
-    value: EntryValue<'a>,
+/// A map key or scalar value, located in the map field's buffer (so that entries can be
+/// kept in the decoder's scratch space across messages).
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Located {
+    /// A varint's 64 bits.
+    Varint(u64),
+    /// 4 fixed bytes.
+    Fixed32(u32),
+    /// 8 fixed bytes.
+    Fixed64(u64),
+    /// A length-delimited value's bytes: `buf[start..end]`.
+    Bytes(u32, u32),
 }
 
-enum EntryValue<'a> {
+impl Located {
+    /// The raw value this locates in `buf`.
+    #[inline]
+    fn raw(self, buf: &[u8]) -> Raw<'_> {
+        match self {
+            Located::Varint(v) => Raw::Varint(v),
+            Located::Fixed32(v) => Raw::Fixed32(v),
+            Located::Fixed64(v) => Raw::Fixed64(v),
+            Located::Bytes(start, end) => Raw::Bytes(&buf[start as usize..end as usize]),
+        }
+    }
+}
+
+/// One map entry as read from the wire: its key (None: the default key) and value.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct MapEntry {
+    key: Option<Located>,
+    value: EntryValue,
+}
+
+/// The value of a [`MapEntry`].
+#[derive(Debug, Clone, Copy)]
+enum EntryValue {
     Missing,
-    Scalar(Raw<'a>),
-    Message(Cow<'a, [u8]>),
+    Scalar(Located),
+    /// A message value: the spans `Scratch::parts[first..end]` of the buffer, merged by
+    /// concatenation (a message value may occur several times in one entry).
+    Message {
+        first: u32,
+        end: u32,
+    },
+}
+
+/// The bytes of a message value made of the buffer spans `parts` (their concatenation).
+fn joined<'a>(buf: &'a [u8], parts: &[(u32, u32)]) -> Cow<'a, [u8]> {
+    match parts {
+        [(start, end)] => Cow::Borrowed(&buf[*start as usize..*end as usize]),
+        _ => {
+            let mut bytes = Vec::new();
+            for &(start, end) in parts {
+                bytes.extend_from_slice(&buf[start as usize..end as usize]);
+            }
+            Cow::Owned(bytes)
+        }
+    }
 }
 
 /// Writes the MAP of a map field from its entries starting at `from`: a key seen again
 /// keeps its first position and takes the later value (protobuf-java's map put); entries
 /// whose closed-enum value is unknown are dropped. `false` when it has no entry.
 #[allow(clippy::too_many_arguments)]
+#[inline(never)]
 pub(super) fn write_map(
     field: &FieldPlan,
     key: &ValuePlan,
@@ -156,89 +338,103 @@ pub(super) fn write_map(
     base: usize,
     slot: usize,
 ) -> DecodeResult<bool> {
-    let mut entries: Vec<Entry<'_>> = Vec::new();
-    let mut at = from;
-    while at != NONE {
-        let occ = scratch.occurrences[at as usize];
-        at = occ.next;
-        let span = &buf[occ.start as usize..occ.end as usize];
-        if let Some(entry) = read_entry(key, value, span, field.utf8_checked, checks, depth)? {
-            entries.push(entry);
-        }
-    }
-    if entries.is_empty() {
-        return Ok(false);
-    }
-    let replaced = |old: &EntryValue<'_>| -> DecodeResult<()> {
-        // A replaced message value is never decoded, but protobuf-java parsed it.
-        match (value, old) {
-            (ValuePlan::Message(p), EntryValue::Message(bytes)) => {
-                Ok(checks.check_message(p.check, bytes, depth + 2)?)
+    let entry_base = scratch.entries.len();
+    let part_base = scratch.parts.len();
+    let result = (|| -> DecodeResult<bool> {
+        let mut at = from;
+        while at != NONE {
+            let occ = scratch.occurrences[at as usize];
+            at = occ.next;
+            let entry = read_entry(
+                key, value, buf, occ.start, occ.end, field, checks, depth, scratch,
+            )?;
+            if let Some(entry) = entry {
+                scratch.entries.push(entry);
             }
-            _ => Ok(()),
         }
-    };
-    let entries = dedupe(entries, key, replaced, field.utf8_checked)?;
-    let mut keys = scratch.take_elements();
-    let mut values = scratch.take_elements();
-    let result = (|| -> DecodeResult<()> {
-        for entry in &entries {
-            keys.push_with(|images, slot| -> DecodeResult<bool> {
-                match entry.key {
-                    Some(raw) => write_raw(key_ty, key, raw, field.utf8_checked, images, 0, slot)?,
-                    None => write_default_scalar(key_ty, key, &zero_default(key), images, 0, slot)?,
-                }
-                Ok(true)
-            })?;
-            values.push_with(|images, slot| -> DecodeResult<bool> {
-                write_entry_value(
-                    value,
-                    value_ty,
-                    &entry.value,
-                    field.utf8_checked,
-                    checks,
-                    depth,
-                    scratch,
-                    images,
-                    slot,
-                )?;
-                Ok(true)
-            })?;
+        let count = dedupe(
+            scratch,
+            entry_base,
+            buf,
+            key,
+            value,
+            checks,
+            depth,
+            field.utf8_checked,
+        )?;
+        if count == 0 {
+            return Ok(false);
         }
         let start = out.len();
         out.resize(start + 4, 0);
-        keys.write_array(key_ty, out)?;
+        let (array, first) = begin_array(out, key_ty, count)?;
+        let size = element_size(key_ty);
+        for i in 0..count {
+            let element_slot = first + size * i;
+            match scratch.entries[entry_base + i].key {
+                Some(located) => write_raw(
+                    key_ty,
+                    key,
+                    located.raw(buf),
+                    field.utf8_checked,
+                    out,
+                    array,
+                    element_slot,
+                )?,
+                None => {
+                    write_default_scalar(key_ty, key, &zero_default(key), out, array, element_slot)?
+                }
+            }
+        }
         let key_size = i32::try_from(out.len() - start - 4)
             .map_err(|_| DecodeFail::new("map keys larger than 2 GiB"))?;
         put(out, start, &key_size.to_le_bytes());
-        values.write_array(value_ty, out)?;
+        let (array, first) = begin_array(out, value_ty, count)?;
+        let size = element_size(value_ty);
+        for i in 0..count {
+            let entry_value = scratch.entries[entry_base + i].value;
+            write_entry_value(
+                value,
+                value_ty,
+                entry_value,
+                field.utf8_checked,
+                checks,
+                buf,
+                depth,
+                scratch,
+                out,
+                array,
+                first + size * i,
+            )?;
+        }
         point_at(out, base, slot, start)?;
-        Ok(())
+        Ok(true)
     })();
-    scratch.give_elements(keys);
-    scratch.give_elements(values);
-    result.map(|()| true)
+    scratch.entries.truncate(entry_base);
+    scratch.parts.truncate(part_base);
+    result
 }
 
-/// Reads one entry; `None` when protobuf-java would keep it in the unknown fields (a
-/// closed enum value it does not declare). Every string read is UTF-8 checked when the
-/// field's strings are (protobuf-java checks each as it parses, also those a later one
-/// replaces), and each occurrence of a message value is checked on its own.
-fn read_entry<'a>(
+/// Reads the entry in `buf[start..end]`; `None` when protobuf-java would keep it in the
+/// unknown fields (a closed enum value it does not declare). Every string read is UTF-8
+/// checked when the field's strings are (protobuf-java checks each as it parses, also
+/// those a later one replaces), and each occurrence of a message value is checked on its
+/// own.
+#[allow(clippy::too_many_arguments)]
+fn read_entry(
     key: &ValuePlan,
     value: &ValuePlan,
-    span: &'a [u8],
-    utf8_checked: bool,
+    buf: &[u8],
+    start: u32,
+    end: u32,
+    field: &FieldPlan,
     checks: &Checks,
     depth: usize,
-) -> DecodeResult<Option<Entry<'a>>> {
-    let checked = |raw: Raw<'a>, plan: &ValuePlan| -> DecodeResult<Raw<'a>> {
-        if let (ValuePlan::Scalar(Scalar::String), Raw::Bytes(b)) = (plan, raw) {
-            text(b, utf8_checked)?;
-        }
-        Ok(raw)
-    };
-    let mut entry = Entry {
+    scratch: &mut Scratch,
+) -> DecodeResult<Option<MapEntry>> {
+    let span = &buf[start as usize..end as usize];
+    let utf8_checked = field.utf8_checked;
+    let mut entry = MapEntry {
         key: None,
         value: EntryValue::Missing,
     };
@@ -247,38 +443,76 @@ fn read_entry<'a>(
         let (number, wire) = reader.read_tag()?;
         match number {
             1 if wire == key.wire_type() => {
-                entry.key = Some(checked(read_raw(&mut reader, span, wire)?, key)?)
+                entry.key = Some(locate(&mut reader, span, start, wire, key, utf8_checked)?)
             }
             2 if wire == value.wire_type() => match value {
                 ValuePlan::Message(p) => {
-                    let (start, end) = reader.read_len_span()?;
-                    let more = &span[start..end];
-                    checks.check_message(p.check, more, depth + 2)?;
-                    entry.value = EntryValue::Message(
-                        match std::mem::replace(&mut entry.value, EntryValue::Missing) {
-                            EntryValue::Message(before) => {
-                                let mut joined = before.into_owned();
-                                joined.extend_from_slice(more);
-                                Cow::Owned(joined)
+                    let (s, e) = reader.read_len_span()?;
+                    checks.check_message(p.check, &span[s..e], depth + 2)?;
+                    let part = (start + s as u32, start + e as u32);
+                    entry.value = match entry.value {
+                        // Only this entry pushes parts while it is read: its value's
+                        // parts are the last ones.
+                        EntryValue::Message { first, end } => {
+                            scratch.parts.push(part);
+                            EntryValue::Message {
+                                first,
+                                end: end + 1,
                             }
-                            _ => Cow::Borrowed(more),
-                        },
-                    );
+                        }
+                        _ => {
+                            let first = scratch.parts.len() as u32;
+                            scratch.parts.push(part);
+                            EntryValue::Message {
+                                first,
+                                end: first + 1,
+                            }
+                        }
+                    };
                 }
                 _ => {
-                    let raw = checked(read_raw(&mut reader, span, wire)?, value)?;
-                    entry.value = EntryValue::Scalar(raw)
+                    let located = locate(&mut reader, span, start, wire, value, utf8_checked)?;
+                    entry.value = EntryValue::Scalar(located)
                 }
             },
             _ => reader.skip(number, wire, depth + 1)?,
         }
     }
-    if let EntryValue::Scalar(raw) = entry.value {
-        if !is_kept(value, raw) {
+    if let EntryValue::Scalar(located) = entry.value {
+        if !is_kept(value, located.raw(buf)) {
             return Ok(None);
         }
     }
     Ok(Some(entry))
+}
+
+/// Reads the value that follows a tag of wire type `wire` in `span` (which starts at
+/// `start` of the field's buffer) and locates it in that buffer; strings are UTF-8
+/// checked (or found convertible) as they are read.
+#[inline]
+fn locate<'a>(
+    reader: &mut WireReader<'a>,
+    span: &'a [u8],
+    start: u32,
+    wire: WireType,
+    plan: &ValuePlan,
+    utf8_checked: bool,
+) -> DecodeResult<Located> {
+    Ok(match wire {
+        WireType::Varint => Located::Varint(reader.read_varint()?),
+        WireType::Len => {
+            let (at, end) = reader.read_len_span()?;
+            if let ValuePlan::Scalar(Scalar::String) = plan {
+                text(&span[at..end], utf8_checked)?;
+            }
+            Located::Bytes(start + at as u32, start + end as u32)
+        }
+        _ => match read_raw(reader, span, wire)? {
+            Raw::Fixed32(v) => Located::Fixed32(v),
+            Raw::Fixed64(v) => Located::Fixed64(v),
+            _ => return Err(DecodeFail::new("unexpected value in a map entry")),
+        },
+    })
 }
 
 /// A key's identity as Java compares it (strings after their UTF-8 conversion).
@@ -324,95 +558,116 @@ fn key_id<'a>(
 /// hash map.
 const LINEAR_DEDUPE: usize = 16;
 
-/// Keeps one entry per key: the first position, the last value; `replaced` sees every
-/// value a later entry replaces.
-fn dedupe<'a>(
-    entries: Vec<Entry<'a>>,
+/// Keeps one entry per key among `scratch.entries[entry_base..]`, compacted in place:
+/// the first position, the last value. A message value a later entry replaces is never
+/// decoded, but protobuf-java parsed it: it is checked. Returns the number kept.
+#[allow(clippy::too_many_arguments)]
+fn dedupe(
+    scratch: &mut Scratch,
+    entry_base: usize,
+    buf: &[u8],
     key: &ValuePlan,
-    mut replaced: impl FnMut(&EntryValue<'a>) -> DecodeResult<()>,
+    value: &ValuePlan,
+    checks: &Checks,
+    depth: usize,
     utf8_checked: bool,
-) -> DecodeResult<Vec<Entry<'a>>> {
-    if entries.len() < 2 {
-        return Ok(entries);
+) -> DecodeResult<usize> {
+    let total = scratch.entries.len() - entry_base;
+    if total < 2 {
+        return Ok(total);
     }
-    if entries.len() <= LINEAR_DEDUPE {
-        return dedupe_in_place(entries, key, replaced, utf8_checked);
-    }
-    let mut kept: Vec<Entry<'a>> = Vec::with_capacity(entries.len());
-    let mut position: HashMap<KeyId<'a>, usize> = HashMap::new();
-    for entry in entries {
-        let id = key_id(key, entry.key, utf8_checked)?;
-        match position.get(&id) {
-            Some(&i) => {
-                replaced(&kept[i].value)?;
-                kept[i].value = entry.value;
+    let replaced = |scratch: &Scratch, old: EntryValue| -> DecodeResult<()> {
+        match (value, old) {
+            (ValuePlan::Message(p), EntryValue::Message { first, end }) => {
+                let bytes = joined(buf, &scratch.parts[first as usize..end as usize]);
+                Ok(checks.check_message(p.check, &bytes, depth + 2)?)
             }
-            None => {
-                position.insert(id, kept.len());
-                kept.push(entry);
-            }
+            _ => Ok(()),
         }
+    };
+    fn key_of<'b>(
+        scratch: &Scratch,
+        at: usize,
+        buf: &'b [u8],
+        key: &ValuePlan,
+        utf8_checked: bool,
+    ) -> DecodeResult<KeyId<'b>> {
+        key_id(
+            key,
+            scratch.entries[at].key.map(|l| l.raw(buf)),
+            utf8_checked,
+        )
     }
-    Ok(kept)
-}
-
-/// [`dedupe`] for small maps: keys compared pairwise, entries compacted in place (no
-/// allocation).
-fn dedupe_in_place<'a>(
-    mut entries: Vec<Entry<'a>>,
-    key: &ValuePlan,
-    mut replaced: impl FnMut(&EntryValue<'a>) -> DecodeResult<()>,
-    utf8_checked: bool,
-) -> DecodeResult<Vec<Entry<'a>>> {
+    // Large maps only: creating a hash map costs more than comparing a few keys.
+    let mut position: Option<HashMap<KeyId<'_>, usize>> =
+        (total > LINEAR_DEDUPE).then(HashMap::new);
     let mut kept = 0;
-    for i in 0..entries.len() {
-        let id = key_id(key, entries[i].key, utf8_checked)?;
-        let mut seen = None;
-        for (j, earlier) in entries[..kept].iter().enumerate() {
-            if key_id(key, earlier.key, utf8_checked)? == id {
-                seen = Some(j);
-                break;
+    for i in 0..total {
+        let id = key_of(scratch, entry_base + i, buf, key, utf8_checked)?;
+        let seen = if let Some(position) = position.as_mut() {
+            match position.get(&id) {
+                Some(&j) => Some(j),
+                None => {
+                    position.insert(id, kept);
+                    None
+                }
             }
-        }
+        } else {
+            let mut seen = None;
+            for j in 0..kept {
+                if key_of(scratch, entry_base + j, buf, key, utf8_checked)? == id {
+                    seen = Some(j);
+                    break;
+                }
+            }
+            seen
+        };
         match seen {
             Some(j) => {
-                let value = std::mem::replace(&mut entries[i].value, EntryValue::Missing);
-                replaced(&entries[j].value)?;
-                entries[j].value = value;
+                let later = scratch.entries[entry_base + i].value;
+                replaced(scratch, scratch.entries[entry_base + j].value)?;
+                scratch.entries[entry_base + j].value = later;
             }
             None => {
-                entries.swap(kept, i);
+                scratch.entries.swap(entry_base + kept, entry_base + i);
                 kept += 1;
             }
         }
     }
-    entries.truncate(kept);
-    Ok(entries)
+    scratch.entries.truncate(entry_base + kept);
+    Ok(kept)
 }
 
+/// Writes one map value into `slot` of the value array at `array`.
 #[allow(clippy::too_many_arguments)]
 fn write_entry_value(
     value: &ValuePlan,
     ty: &FlinkType,
-    entry_value: &EntryValue<'_>,
+    entry_value: EntryValue,
     utf8_checked: bool,
     checks: &Checks,
+    buf: &[u8],
     depth: usize,
     scratch: &mut Scratch,
-    images: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+    array: usize,
     slot: usize,
 ) -> DecodeResult<()> {
     match (value, entry_value) {
         (ValuePlan::Message(p) | ValuePlan::Group(p), entry_value) => {
-            let bytes: &[u8] = match entry_value {
-                EntryValue::Message(b) => b,
-                _ => &[],
+            let bytes = match entry_value {
+                EntryValue::Message { first, end } => {
+                    joined(buf, &scratch.parts[first as usize..end as usize])
+                }
+                _ => Cow::Borrowed(&[][..]),
             };
-            let start = images.len();
-            write_row(p, checks, bytes, depth + 2, scratch, images)?;
-            point_at(images, 0, slot, start)?;
+            let start = out.len();
+            write_row(p, checks, &bytes, depth + 2, scratch, out)?;
+            point_at(out, array, slot, start)?;
         }
-        (_, EntryValue::Scalar(raw)) => write_raw(ty, value, *raw, utf8_checked, images, 0, slot)?,
+        (_, EntryValue::Scalar(located)) => {
+            write_raw(ty, value, located.raw(buf), utf8_checked, out, array, slot)?
+        }
         (_, _) => {
             let default = match zero_default(value) {
                 DefaultValue::Message => {
@@ -420,8 +675,127 @@ fn write_entry_value(
                 }
                 d => d,
             };
-            write_default_scalar(ty, value, &default, images, 0, slot)?;
+            write_default_scalar(ty, value, &default, out, array, slot)?;
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::ProtobufRowDecoder;
+    use crate::flink_binary::elements::ElementImages;
+    use crate::flink_binary::layout::{set_offset_and_size, write_var_bytes};
+    use crate::protobuf::test_support::{array, message, row, ty};
+    use crate::protobuf::ProtobufOptions;
+    use crate::types::FlinkType;
+
+    const PROTO: &str = r#"
+syntax = "proto3";
+package c;
+message Inner { string t = 1; }
+message A {
+  repeated string s = 1;
+  repeated int64 n = 2;
+  repeated Inner rows = 3;
+  repeated fixed32 f = 4;
+}
+"#;
+
+    /// The image of the one row decoded from `bytes`.
+    fn decode(name: &str, row_type: &FlinkType, bytes: &[u8]) -> Result<Vec<u8>, String> {
+        let descriptor = message(PROTO, name);
+        let mut d = ProtobufRowDecoder::new(&descriptor, row_type, ProtobufOptions::default())
+            .map_err(|e| e.to_string())?;
+        let (mut out, mut ends) = (Vec::new(), Vec::new());
+        d.decode_message(bytes, &mut out, &mut ends)
+            .map_err(|e| e.to_string())?;
+        Ok(out)
+    }
+
+    /// The bytes from where slot 0 of a one-column row points to the end of the row.
+    fn column_image(image: &[u8]) -> &[u8] {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&image[8..16]);
+        &image[(u64::from_le_bytes(word) >> 32) as usize..]
+    }
+
+    fn len_field(number: u8, bytes: &[u8], into: &mut Vec<u8>) {
+        into.push((number << 3) | 2);
+        into.push(bytes.len() as u8);
+        into.extend_from_slice(bytes);
+    }
+
+    #[test]
+    fn arrays_written_in_place_match_the_element_buffer_layout() {
+        let strings: Vec<Vec<u8>> = (0..20).map(|n| vec![b'a' + n as u8; n]).collect();
+        let mut wire = Vec::new();
+        for s in &strings {
+            len_field(1, s, &mut wire);
+        }
+        let t = row(&[("s", array(ty("STRING")))]);
+        let image = decode("c.A", &t, &wire).unwrap();
+        let mut elements = ElementImages::default();
+        for s in &strings {
+            elements
+                .push_with(|images, slot| write_var_bytes(images, 0, slot, s).map(|()| true))
+                .unwrap();
+        }
+        let mut expected = Vec::new();
+        elements.write_array(&ty("STRING"), &mut expected).unwrap();
+        assert_eq!(&column_image(&image)[..expected.len()], &expected[..]);
+        assert_eq!(image.len(), 16 + expected.len());
+
+        // Rows: each element's image as the decoder writes it alone.
+        let inner = row(&[("t", ty("STRING"))]);
+        let mut wire = Vec::new();
+        let mut elements = ElementImages::default();
+        for s in strings.iter().take(12) {
+            let mut m = Vec::new();
+            len_field(1, s, &mut m);
+            len_field(3, &m, &mut wire);
+            let alone = decode("c.Inner", &inner, &m).unwrap();
+            elements
+                .push_with(|images, slot| {
+                    let start = images.len();
+                    images.extend_from_slice(&alone);
+                    set_offset_and_size(images, 0, slot, start, alone.len()).map(|()| true)
+                })
+                .unwrap();
+        }
+        let t = row(&[("rows", array(inner.clone()))]);
+        let image = decode("c.A", &t, &wire).unwrap();
+        let mut expected = Vec::new();
+        elements.write_array(&inner, &mut expected).unwrap();
+        assert_eq!(column_image(&image), &expected[..]);
+    }
+
+    #[test]
+    fn packed_records_are_counted_and_still_fail_when_malformed() {
+        let t = row(&[("n", array(ty("BIGINT"))), ("f", array(ty("INT")))]);
+        // n: packed [1, 300, -1 (10 bytes)], then unpacked 5; f: packed [7, 8].
+        let mut wire = vec![0x12, 13, 0x01, 0xac, 0x02];
+        wire.extend_from_slice(&[0xff; 9]);
+        wire.push(0x01);
+        wire.extend_from_slice(&[0x10, 0x05, 0x22, 0x08, 7, 0, 0, 0, 8, 0, 0, 0]);
+        let image = decode("c.A", &t, &wire).unwrap();
+        let render = crate::protobuf::test_support::render(&image, &t);
+        assert_eq!(render, "([1, 300, -1, 5], [7, 8])");
+        // A packed record that ends inside a varint: with elements before it, and alone.
+        for bad in [&[0x12, 0x02, 0x01, 0x80][..], &[0x12, 0x01, 0x80][..]] {
+            let err = decode("c.A", &t, bad).unwrap_err();
+            assert!(err.contains("ended unexpectedly"), "{err}");
+        }
+        // A packed fixed32 record with a partial element: with a whole one before, and alone.
+        for bad in [&[0x22, 0x05, 1, 0, 0, 0, 2][..], &[0x22, 0x03, 1, 0, 0][..]] {
+            let err = decode("c.A", &t, bad).unwrap_err();
+            assert!(err.contains("ended unexpectedly"), "{err}");
+        }
+        // An 11-byte varint inside a packed record.
+        let mut bad = vec![0x12, 11];
+        bad.extend_from_slice(&[0x80; 10]);
+        bad.push(0x01);
+        let err = decode("c.A", &t, &bad).unwrap_err();
+        assert!(err.contains("malformed varint"), "{err}");
+    }
 }

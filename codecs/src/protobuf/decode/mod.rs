@@ -78,6 +78,10 @@ pub(super) struct Scratch {
     /// Per oneof of each message level: the occurrence count when a member that is not a
     /// column was last seen (`NONE`: never), a position among the column occurrences.
     pub(super) ghost_marks: Vec<u32>,
+    /// The entries of the maps being written (nested maps above their parent's).
+    entries: Vec<containers::MapEntry>,
+    /// Buffer spans of map entries' message values (see [`containers::MapEntry`]).
+    parts: Vec<(u32, u32)>,
 }
 
 impl Scratch {
@@ -212,6 +216,8 @@ impl ProtobufRowDecoder {
             self.scratch.occurrences.clear();
             self.scratch.chains.clear();
             self.scratch.ghost_marks.clear();
+            self.scratch.entries.clear();
+            self.scratch.parts.clear();
             row::write_row(&self.plan, &self.checks, message, 0, &mut self.scratch, out)
         };
         match result {

@@ -6,9 +6,9 @@ use super::super::plan::{DirectOp, ValuePlan};
 use super::super::plan::{FieldPlan, MessagePlan, Shape};
 use super::super::wire::{zigzag_decode32, zigzag_decode64, WireError};
 use super::super::wire::{WireReader, WireType};
-use super::values::{text, write_enum};
+use super::values::{write_bytes, write_enum, write_text};
 use super::{Chain, DecodeFail, DecodeResult, Occurrence, Scratch, NONE};
-use crate::flink_binary::layout::{put, row_null_bytes, write_var_bytes};
+use crate::flink_binary::layout::{put, row_null_bytes};
 
 /// Whether a value with wire type `wire` is the column's field (else protobuf-java
 /// treats it as an unknown field).
@@ -167,12 +167,11 @@ fn write_direct(
         DirectOp::Fixed64 => put(out, slot, &reader.read_fixed64()?.to_le_bytes()),
         DirectOp::Text => {
             let (start, end) = reader.read_len_span()?;
-            let text = text(&buf[start..end], field.utf8_checked)?;
-            write_var_bytes(out, base, slot, &text)?;
+            write_text(out, base, slot, &buf[start..end], field.utf8_checked)?;
         }
         DirectOp::Bytes => {
             let (start, end) = reader.read_len_span()?;
-            write_var_bytes(out, base, slot, &buf[start..end])?;
+            write_bytes(out, base, slot, &buf[start..end])?;
         }
         DirectOp::EnumText => {
             let number = reader.read_varint()? as u32 as i32;

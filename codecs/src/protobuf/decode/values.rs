@@ -108,12 +108,18 @@ pub(super) fn is_kept(value: &ValuePlan, raw: Raw<'_>) -> bool {
 
 /// Text of a string value: checked (proto3) or converted as Java's `new String(bytes,
 /// UTF_8)` does (proto2: malformed sequences become U+FFFD by the JDK's rules).
-#[inline]
+#[inline(always)]
 pub(super) fn text(bytes: &[u8], utf8_checked: bool) -> DecodeResult<Cow<'_, [u8]>> {
     // Most strings are ASCII, which a word-at-a-time check confirms fastest.
     if bytes.is_ascii() {
         return Ok(Cow::Borrowed(bytes));
     }
+    non_ascii_text(bytes, utf8_checked)
+}
+
+/// [`text`] of a string that is not all ASCII.
+#[inline(never)]
+fn non_ascii_text(bytes: &[u8], utf8_checked: bool) -> DecodeResult<Cow<'_, [u8]>> {
     match std::str::from_utf8(bytes) {
         Ok(_) => Ok(Cow::Borrowed(bytes)),
         Err(_) if utf8_checked => Err(WireError::InvalidUtf8.into()),
@@ -123,6 +129,98 @@ pub(super) fn text(bytes: &[u8], utf8_checked: bool) -> DecodeResult<Cow<'_, [u8
                 .into_bytes(),
         )),
     }
+}
+
+/// Writes a string value (its [`text`]) into `slot` of the image at `base`.
+#[inline(always)]
+pub(super) fn write_text(
+    out: &mut Vec<u8>,
+    base: usize,
+    slot: usize,
+    bytes: &[u8],
+    utf8_checked: bool,
+) -> DecodeResult<()> {
+    if bytes.is_ascii() {
+        return write_bytes(out, base, slot, bytes);
+    }
+    write_non_ascii_text(out, base, slot, bytes, utf8_checked)
+}
+
+/// [`write_text`] of a string that is not all ASCII.
+#[inline(never)]
+fn write_non_ascii_text(
+    out: &mut Vec<u8>,
+    base: usize,
+    slot: usize,
+    bytes: &[u8],
+    utf8_checked: bool,
+) -> DecodeResult<()> {
+    let text = non_ascii_text(bytes, utf8_checked)?;
+    write_bytes(out, base, slot, &text)
+}
+
+/// Up to 7 bytes as the low bytes of a little-endian word (the rest zero), without a
+/// call to `memcpy`: two possibly overlapping loads cover every length.
+#[inline(always)]
+fn pack_short(bytes: &[u8]) -> u64 {
+    let len = bytes.len();
+    if len >= 4 {
+        let lo = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        let hi = u32::from_le_bytes([
+            bytes[len - 4],
+            bytes[len - 3],
+            bytes[len - 2],
+            bytes[len - 1],
+        ]);
+        u64::from(lo) | (u64::from(hi) << (8 * (len - 4)))
+    } else if len >= 2 {
+        let lo = u16::from_le_bytes([bytes[0], bytes[1]]);
+        let hi = u16::from_le_bytes([bytes[len - 2], bytes[len - 1]]);
+        u64::from(lo) | (u64::from(hi) << (8 * (len - 2)))
+    } else if len == 1 {
+        u64::from(bytes[0])
+    } else {
+        0
+    }
+}
+
+/// Writes a string or binary value into `slot` of the image at `base` as
+/// [`crate::flink_binary::layout::write_var_bytes`] does (inline when at most 7 bytes,
+/// else padded to 8 at the end of `out`), with the decoder's one-word error.
+#[inline]
+pub(super) fn write_bytes(
+    out: &mut Vec<u8>,
+    base: usize,
+    slot: usize,
+    bytes: &[u8],
+) -> DecodeResult<()> {
+    let len = bytes.len();
+    let start = out.len();
+    let Some(word) = out.get_mut(slot..slot + 8) else {
+        return Err(DecodeFail::new("slot outside the image"));
+    };
+    let mut old = [0u8; 8];
+    old.copy_from_slice(word);
+    if len <= 7 {
+        // The value's bytes, then its length in the last byte; bytes in between keep
+        // what the slot held.
+        let kept = u64::from_le_bytes(old) & (u64::MAX << (8 * len)) & !(0xff << 56);
+        let value = kept | pack_short(bytes) | (u64::from(0x80 | len as u8) << 56);
+        word.copy_from_slice(&value.to_le_bytes());
+        return Ok(());
+    }
+    let Ok(size) = u32::try_from(len) else {
+        return Err(DecodeFail::new("value larger than 4 GiB"));
+    };
+    let offset = (start - base) as u64;
+    word.copy_from_slice(&((offset << 32) | u64::from(size)).to_le_bytes());
+    out.reserve(round8(len));
+    let full = len & !7;
+    out.extend_from_slice(&bytes[..full]);
+    if full < len {
+        out.extend_from_slice(&pack_short(&bytes[full..]).to_le_bytes());
+    }
+    Ok(())
 }
 
 /// Writes an integer into a slot of the column type's width.
@@ -163,10 +261,9 @@ pub(super) fn write_raw(
             (Scalar::Float, Raw::Fixed32(bits)) => put(out, slot, &bits.to_le_bytes()),
             (Scalar::Double, Raw::Fixed64(bits)) => put(out, slot, &bits.to_le_bytes()),
             (Scalar::String, Raw::Bytes(bytes)) => {
-                let text = text(bytes, utf8_checked)?;
-                write_var_bytes(out, base, slot, &text)?;
+                write_text(out, base, slot, bytes, utf8_checked)?;
             }
-            (Scalar::Bytes, Raw::Bytes(bytes)) => write_var_bytes(out, base, slot, bytes)?,
+            (Scalar::Bytes, Raw::Bytes(bytes)) => write_bytes(out, base, slot, bytes)?,
             (scalar, raw) => {
                 let v = integer(*scalar, raw)
                     .ok_or_else(|| DecodeFail::new(format!("unexpected {raw:?} for {scalar:?}")))?;
@@ -265,4 +362,26 @@ pub(super) fn zero_default(value: &ValuePlan) -> DefaultValue {
 pub(super) fn write_empty_array(out: &mut Vec<u8>) {
     let start = out.len();
     out.resize(start + round8(4), 0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_bytes;
+    use crate::flink_binary::layout::write_var_bytes;
+
+    #[test]
+    fn write_bytes_writes_what_write_var_bytes_writes() {
+        for len in 0..=40usize {
+            let bytes: Vec<u8> = (0..len).map(|i| 0x41 + i as u8).collect();
+            // A slot holding an earlier value, inside an image that starts at 8.
+            for stale in [0x00u8, 0xaa] {
+                let mut a = vec![stale; 32];
+                let mut b = a.clone();
+                write_var_bytes(&mut a, 8, 16, &bytes).unwrap();
+                write_bytes(&mut b, 8, 16, &bytes).unwrap();
+                assert_eq!(a, b, "length {len}, stale {stale:#x}");
+            }
+        }
+        assert!(write_bytes(&mut vec![0; 8], 0, 4, b"x").is_err());
+    }
 }
