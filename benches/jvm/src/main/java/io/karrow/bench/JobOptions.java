@@ -13,9 +13,11 @@ final class JobOptions {
     String format = "avro";
     /** Runs only the configuration with this label (e.g. {@code native}, for profiling); null runs all. */
     String only;
+    /** Extra {@code 'key' = 'value'} options for every source table ({@code --option key=value}, repeatable). */
+    final java.util.List<String> sourceOptions = new java.util.ArrayList<>();
 
     /**
-     * Parses {@code --records --bootstrap --registry --topic --partitions --parallelism --rounds --format --only}.
+     * Parses {@code --records --bootstrap --registry --topic --partitions --parallelism --rounds --format --only --option}.
      *
      * @param program the name printed by {@code --help}
      * @param records default record count
@@ -32,7 +34,7 @@ final class JobOptions {
             if (name.equals("-h") || name.equals("--help")) {
                 System.out.println("usage: " + program + " [--records N] [--bootstrap HOST:PORT] [--registry URL]"
                         + " [--topic NAME] [--partitions N] [--parallelism N] [--rounds N] [--format avro|json]"
-                        + " [--only LABEL]");
+                        + " [--only LABEL] [--option KEY=VALUE]...");
                 System.exit(0);
             }
             if (i + 1 >= args.length) {
@@ -49,6 +51,13 @@ final class JobOptions {
                 case "--rounds" -> o.rounds = Integer.parseInt(value);
                 case "--format" -> o.format = value;
                 case "--only" -> o.only = value;
+                case "--option" -> {
+                    int eq = value.indexOf('=');
+                    if (eq <= 0) {
+                        throw new IllegalArgumentException("--option takes KEY=VALUE, got " + value);
+                    }
+                    o.sourceOptions.add("'" + value.substring(0, eq) + "' = '" + value.substring(eq + 1) + "'");
+                }
                 default -> throw new IllegalArgumentException("unknown option " + name);
             }
         }

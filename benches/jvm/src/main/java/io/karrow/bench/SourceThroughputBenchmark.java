@@ -12,6 +12,7 @@ import org.apache.flink.util.CloseableIterator;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * Source throughput of the {@code kafka-native} connector against the stock path, over a real broker
@@ -149,7 +150,8 @@ public final class SourceThroughputBenchmark {
                 + "'properties.group.id' = 'karrow-source-bench', "
                 + "'scan.startup.mode' = 'earliest-offset', "
                 + "'scan.bounded.mode' = 'latest-offset', "
-                + "'value.format' = '" + format + "'" + registry + ")");
+                + "'value.format' = '" + format + "'" + registry
+                + o.sourceOptions.stream().map(option -> ", " + option).collect(Collectors.joining()) + ")");
     }
 
     private static String table(int c) {
