@@ -25,6 +25,7 @@ import org.apache.flink.streaming.api.lineage.SourceLineageVertex;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.function.SerializableSupplier;
 
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 import java.io.IOException;
@@ -49,6 +50,13 @@ public final class KafkaNativeSource
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * The consumer's {@code max.poll.records} unless {@code properties.max.poll.records} sets it: each
+     * poll's records are decoded in one native call per split, so larger polls spread the per-poll and
+     * per-call costs over more records than Kafka's default of 500.
+     */
+    static final int DEFAULT_MAX_POLL_RECORDS = 2000;
+
     private final KafkaSource<RowData> delegate;
     private final Properties props;
     private final SerializableSupplier<String> rackIdSupplier;
@@ -58,7 +66,7 @@ public final class KafkaNativeSource
     KafkaNativeSource(
             KafkaSource<RowData> delegate, KafkaRecordDecoderSpec decoderSpec, TypeInformation<RowData> producedType) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
-        this.props = KafkaSourceInternals.properties(delegate);
+        this.props = withDefaultMaxPollRecords(KafkaSourceInternals.properties(delegate));
         this.rackIdSupplier = KafkaSourceInternals.rackIdSupplier(delegate);
         this.decoderSpec = Objects.requireNonNull(decoderSpec, "decoderSpec");
         this.producedType = Objects.requireNonNull(producedType, "producedType");
@@ -126,6 +134,17 @@ public final class KafkaNativeSource
     @Override
     public SourceLineageVertex getLineageVertex() {
         return delegate.getLineageVertex();
+    }
+
+    /** {@code props}, or a copy with {@link #DEFAULT_MAX_POLL_RECORDS} when they do not set it. */
+    static Properties withDefaultMaxPollRecords(Properties props) {
+        if (props.containsKey(ConsumerConfig.MAX_POLL_RECORDS_CONFIG)) {
+            return props;
+        }
+        Properties copy = new Properties();
+        copy.putAll(props);
+        copy.setProperty(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, String.valueOf(DEFAULT_MAX_POLL_RECORDS));
+        return copy;
     }
 
     private static Configuration toConfiguration(Properties props) {
