@@ -33,9 +33,9 @@ pub(super) fn write_row(
     let result = scan(
         plan, checks, buf, depth, scratch, chain_base, ghost_base, out, base,
     )
-    .and_then(|()| {
+    .and_then(|written| {
         write_columns(
-            plan, checks, buf, depth, scratch, chain_base, ghost_base, out, base,
+            plan, checks, buf, depth, scratch, chain_base, ghost_base, out, base, written,
         )
     });
     scratch.occurrences.truncate(occurrence_base);
@@ -49,7 +49,10 @@ fn occurrence(scratch: &Scratch, index: u32) -> Occurrence {
     scratch.occurrences[index as usize]
 }
 
+/// Writes the columns the scan did not write (`written`: those below 64 it wrote, as a
+/// bit set; those above carry [`Chain::DIRECT`]).
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn write_columns(
     plan: &MessagePlan,
     checks: &Checks,
@@ -60,35 +63,76 @@ fn write_columns(
     ghost_base: usize,
     out: &mut Vec<u8>,
     base: usize,
+    written: u64,
+) -> DecodeResult<()> {
+    let arity = plan.fields.len();
+    if arity <= 64 {
+        // Only the columns left to write, lowest first.
+        let all = if arity == 64 {
+            u64::MAX
+        } else {
+            (1u64 << arity) - 1
+        };
+        let mut todo = all & !written;
+        while todo != 0 {
+            let i = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
+            write_column_at(
+                plan, checks, buf, depth, scratch, chain_base, ghost_base, out, base, i,
+            )?;
+        }
+    } else {
+        for i in 0..arity {
+            if (i < 64 && written & (1 << i) != 0)
+                || scratch.chains[chain_base + i].first == WRITTEN
+            {
+                continue;
+            }
+            write_column_at(
+                plan, checks, buf, depth, scratch, chain_base, ghost_base, out, base, i,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes column `i`, which the scan did not write, from its chain.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn write_column_at(
+    plan: &MessagePlan,
+    checks: &Checks,
+    buf: &[u8],
+    depth: usize,
+    scratch: &mut Scratch,
+    chain_base: usize,
+    ghost_base: usize,
+    out: &mut Vec<u8>,
+    base: usize,
+    i: usize,
 ) -> DecodeResult<()> {
     let null_bytes = row_null_bytes(plan.fields.len());
-    for (i, field) in plan.fields.iter().enumerate() {
-        let slot = base + null_bytes + 8 * i;
-        let chain = scratch.chains[chain_base + i];
-        if chain.first == WRITTEN {
-            continue;
+    let field = &plan.fields[i];
+    let slot = base + null_bytes + 8 * i;
+    let chain = scratch.chains[chain_base + i];
+    // A oneof member that another member displaced counts as absent.
+    let from = match field.oneof {
+        Some(oneof) if !oneof_winner(plan, scratch, chain_base, ghost_base, oneof, i, chain) => {
+            NONE
         }
-        // A oneof member that another member displaced counts as absent.
-        let from = match field.oneof {
-            Some(oneof)
-                if !oneof_winner(plan, scratch, chain_base, ghost_base, oneof, i, chain) =>
-            {
-                NONE
-            }
-            _ => chain.first,
-        };
-        if from != chain.first {
-            validate_until(field, checks, buf, depth, scratch, chain.first, from)?;
-        }
-        let written = write_column(field, checks, buf, depth, scratch, from, out, base, slot)
-            .map_err(|e| e.in_field(&field.name))?;
-        if !written {
-            match &field.absent {
-                Absent::Null => set_bit(out, base, i + 8),
-                Absent::Default(default) => {
-                    write_default(field, default, checks, depth, scratch, out, base, slot)
-                        .map_err(|e| e.in_field(&field.name))?
-                }
+        _ => chain.first,
+    };
+    if from != chain.first {
+        validate_until(field, checks, buf, depth, scratch, chain.first, from)?;
+    }
+    let written = write_column(field, checks, buf, depth, scratch, from, out, base, slot)
+        .map_err(|e| e.in_field(&field.name))?;
+    if !written {
+        match &field.absent {
+            Absent::Null => set_bit(out, base, i + 8),
+            Absent::Default(default) => {
+                write_default(field, default, checks, depth, scratch, out, base, slot)
+                    .map_err(|e| e.in_field(&field.name))?
             }
         }
     }

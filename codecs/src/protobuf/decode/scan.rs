@@ -25,8 +25,11 @@ fn accepts(field: &FieldPlan, wire: WireType) -> bool {
 /// Scans `buf` (one message of `plan`, at nesting `depth`): appends one chain per column
 /// at `chain_base`, one ghost mark per oneof at `ghost_base`, and the occurrences after
 /// the parent's. Direct columns are written at once into the row image at `base` of
-/// `out` (whose fixed part exists), the last value overwriting earlier ones.
+/// `out` (whose fixed part exists), the last value overwriting earlier ones; returns
+/// the columns below 64 so written as a bit set (those above are marked
+/// [`Chain::DIRECT`]).
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub(super) fn scan(
     plan: &MessagePlan,
     checks: &Checks,
@@ -37,8 +40,9 @@ pub(super) fn scan(
     ghost_base: usize,
     out: &mut Vec<u8>,
     base: usize,
-) -> DecodeResult<()> {
+) -> DecodeResult<u64> {
     let slots = base + row_null_bytes(plan.fields.len());
+    let mut written = 0u64;
     scratch
         .chains
         .resize(chain_base + plan.fields.len(), Chain::EMPTY);
@@ -57,7 +61,11 @@ pub(super) fn scan(
                 if write_direct(field, &mut reader, buf, out, base, slots + 8 * column)
                     .map_err(|e| e.in_field(&field.name))?
                 {
-                    scratch.chains[chain_base + column] = Chain::DIRECT;
+                    if column < 64 {
+                        written |= 1 << column;
+                    } else {
+                        scratch.chains[chain_base + column] = Chain::DIRECT;
+                    }
                 }
                 if !check.required.is_empty() {
                     mark_required(
@@ -116,7 +124,7 @@ pub(super) fn scan(
         mark_required(check, number, wire, &mut seen_required);
     }
     check_required(check, seen_required)?;
-    Ok(())
+    Ok(written)
 }
 
 fn push(scratch: &mut Scratch, chain: usize, start: usize, end: usize, wire: WireType) {

@@ -475,3 +475,37 @@ fn a_oneof_message_set_again_merges_into_its_earlier_content() {
     ];
     assert_eq!(m2(&t, &bytes).unwrap(), "(NULL, (1, NULL))");
 }
+
+/// Rows of more than 64 columns: the scan tracks the first 64 written columns in a bitmask
+/// and the rest by the general per-column marks; both must give the same values, absent
+/// fields included, when a field repeats (last wins) and around column 64.
+#[test]
+fn rows_wider_than_64_columns_decode_every_column() {
+    let count = 70;
+    let fields: String = (1..=count)
+        .map(|n| format!("optional int32 f{n} = {n}; "))
+        .collect();
+    let source = format!("syntax = \"proto2\"; package w; message W {{ {fields} }}");
+    let names: Vec<String> = (1..=count).map(|n| format!("f{n}")).collect();
+    let columns: Vec<(&str, FlinkType)> = names.iter().map(|n| (n.as_str(), ty("INT"))).collect();
+    let t = row(&columns);
+    // Every field but 64 and 66 set to its number times 3; field 65 repeated (last wins).
+    let mut bytes = Vec::new();
+    for n in (1..=count).filter(|n| *n != 64 && *n != 66) {
+        crate::protobuf::wire::put_tag(&mut bytes, n, crate::protobuf::wire::WireType::Varint);
+        crate::protobuf::wire::put_varint(&mut bytes, u64::from(n) * 3);
+    }
+    crate::protobuf::wire::put_tag(&mut bytes, 65, crate::protobuf::wire::WireType::Varint);
+    crate::protobuf::wire::put_varint(&mut bytes, 7);
+    let expected: Vec<String> = (1..=count)
+        .map(|n| match n {
+            64 | 66 => "NULL".to_string(),
+            65 => "7".to_string(),
+            n => (n * 3).to_string(),
+        })
+        .collect();
+    let got = decode(&source, "w.W", &t, ProtobufOptions::default(), &bytes)
+        .unwrap()
+        .unwrap();
+    assert_eq!(got, format!("({})", expected.join(", ")));
+}

@@ -187,7 +187,7 @@ fn pack_short(bytes: &[u8]) -> u64 {
 /// Writes a string or binary value into `slot` of the image at `base` as
 /// [`crate::flink_binary::layout::write_var_bytes`] does (inline when at most 7 bytes,
 /// else padded to 8 at the end of `out`), with the decoder's one-word error.
-#[inline]
+#[inline(always)]
 pub(super) fn write_bytes(
     out: &mut Vec<u8>,
     base: usize,
@@ -195,20 +195,30 @@ pub(super) fn write_bytes(
     bytes: &[u8],
 ) -> DecodeResult<()> {
     let len = bytes.len();
-    let start = out.len();
+    if len > 7 {
+        return write_long_bytes(out, base, slot, bytes);
+    }
     let Some(word) = out.get_mut(slot..slot + 8) else {
         return Err(DecodeFail::new("slot outside the image"));
     };
     let mut old = [0u8; 8];
     old.copy_from_slice(word);
-    if len <= 7 {
-        // The value's bytes, then its length in the last byte; bytes in between keep
-        // what the slot held.
-        let kept = u64::from_le_bytes(old) & (u64::MAX << (8 * len)) & !(0xff << 56);
-        let value = kept | pack_short(bytes) | (u64::from(0x80 | len as u8) << 56);
-        word.copy_from_slice(&value.to_le_bytes());
-        return Ok(());
-    }
+    // The value's bytes, then its length in the last byte; bytes in between keep what
+    // the slot held.
+    let kept = u64::from_le_bytes(old) & (u64::MAX << (8 * len)) & !(0xff << 56);
+    let value = kept | pack_short(bytes) | (u64::from(0x80 | len as u8) << 56);
+    word.copy_from_slice(&value.to_le_bytes());
+    Ok(())
+}
+
+/// [`write_bytes`] of a value longer than 7 bytes: it goes to the end of `out`.
+#[inline(never)]
+fn write_long_bytes(out: &mut Vec<u8>, base: usize, slot: usize, bytes: &[u8]) -> DecodeResult<()> {
+    let len = bytes.len();
+    let start = out.len();
+    let Some(word) = out.get_mut(slot..slot + 8) else {
+        return Err(DecodeFail::new("slot outside the image"));
+    };
     let Ok(size) = u32::try_from(len) else {
         return Err(DecodeFail::new("value larger than 4 GiB"));
     };
