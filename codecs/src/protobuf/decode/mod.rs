@@ -7,7 +7,8 @@
 //! value of a singular field, the merge of every occurrence of a sub-message, all
 //! elements of a repeated field, the entries of a map — or the absent-field value.
 
-mod containers;
+mod arrays;
+mod maps;
 mod row;
 mod scan;
 mod values;
@@ -79,8 +80,8 @@ pub(super) struct Scratch {
     /// column was last seen (`NONE`: never), a position among the column occurrences.
     pub(super) ghost_marks: Vec<u32>,
     /// The entries of the maps being written (nested maps above their parent's).
-    entries: Vec<containers::MapEntry>,
-    /// Buffer spans of map entries' message values (see [`containers::MapEntry`]).
+    entries: Vec<maps::MapEntry>,
+    /// Buffer spans of map entries' message values (see [`maps::MapEntry`]).
     parts: Vec<(u32, u32)>,
 }
 

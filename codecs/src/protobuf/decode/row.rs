@@ -5,7 +5,8 @@
 use super::super::checks::Checks;
 use super::super::plan::{Absent, DefaultValue, FieldPlan, MessagePlan, Shape, ValuePlan};
 use super::super::wire::{WireError, RECURSION_LIMIT};
-use super::containers::{write_array, write_map};
+use super::arrays::write_array;
+use super::maps::write_map;
 use super::scan::scan;
 use super::values::{raw_at, write_default_scalar, write_empty_array, write_raw};
 use super::{point_at, Chain, DecodeFail, DecodeResult, Occurrence, Scratch, NONE, WRITTEN};
