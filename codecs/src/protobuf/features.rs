@@ -66,8 +66,9 @@ pub(crate) fn is_packed(fd: &FieldDescriptor) -> bool {
 }
 
 /// Whether protobuf-java checks UTF-8 when it parses this string field: proto3 files,
-/// editions with `utf8_validation = VERIFY` (or Java's own `VERIFY`). Unchecked strings
-/// are converted lossily by the getter instead.
+/// proto2 files with `option java_string_check_utf8 = true`, editions with
+/// `utf8_validation = VERIFY` (or Java's own `VERIFY`). Unchecked strings are converted
+/// lossily by the getter instead.
 pub(crate) fn validates_utf8(fd: &FieldDescriptor) -> bool {
     match field_features(fd) {
         Some(f) => {
@@ -75,7 +76,16 @@ pub(crate) fn validates_utf8(fd: &FieldDescriptor) -> bool {
                 && (f.java_utf8_validation == feature::JAVA_VERIFY
                     || f.get(feature::UTF8_VALIDATION) == feature::VERIFY)
         }
-        None => fd.parent_file().syntax() == Syntax::Proto3,
+        None => {
+            let file = fd.parent_file();
+            file.syntax() == Syntax::Proto3
+                || file
+                    .file_descriptor_proto()
+                    .options
+                    .as_ref()
+                    .and_then(|o| o.java_string_check_utf8)
+                    .unwrap_or(false)
+        }
     }
 }
 
@@ -173,6 +183,16 @@ mod tests {
         assert!(has_presence(&field(&m3, "o")));
         assert!(!validates_utf8(&field(&m2, "s")));
         assert!(validates_utf8(&field(&m3, "s")));
+        let checked = crate::protobuf::test_support::message(
+            "syntax = \"proto2\"; package c; option java_string_check_utf8 = true; \
+             message C { optional string s = 1; map<string, string> m = 2; }",
+            "c.C",
+        );
+        assert!(validates_utf8(&field(&checked, "s")));
+        let Kind::Message(entry) = field(&checked, "m").kind() else {
+            panic!("m is a map")
+        };
+        assert!(validates_utf8(&entry.map_entry_key_field()));
         assert!(!is_packed(&field(&m2, "r")));
         assert!(is_packed(&field(&m2, "q")));
         assert!(is_packed(&field(&m3, "r")));

@@ -78,6 +78,7 @@ public final class ProtobufCorpora {
         out.add(new ProtobufCorpus("editions", PACKAGE + "EditionsProto$Editions", rowType("EditionsProto$Editions"), 221,
                 true, 1.0));
         out.add(derived("bids", "BidsProto$Bid", 222));
+        out.add(derived("utf8check2", "Utf8Check2Proto$Utf8Check2", 224));
         out.add(derived("bids_ts", "BidsProto$BidTs", 223));
         out.addAll(projections());
         return out;
