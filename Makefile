@@ -7,7 +7,7 @@
 CARGO ?= cargo
 MVN ?= mvn -B -ntp
 
-.PHONY: native jar test test-rust lint test-java demo bench bench-source clean
+.PHONY: native jar test test-rust lint test-java demo bench bench-source bench-fetch clean
 
 native:
 	$(CARGO) build --release -p karrow-native -p karrow
@@ -36,6 +36,10 @@ bench:
 
 bench-source:
 	bash benches/run-source-bench.sh
+
+# Phase-two question: librdkafka's consumer CPU per record vs Kafka's Java consumer (no decoding).
+bench-fetch:
+	bash benches/run-fetch-bench.sh
 
 clean:
 	$(CARGO) clean
