@@ -120,7 +120,7 @@ fn encode_value(
             } else {
                 let bytes = slots.var(i, size)?;
                 super::decoders::unscaled_from_be(bytes)
-                    .map_err(|e| failure(format!("field '{path}': {}", e.0)))?
+                    .map_err(|e| failure(format!("field '{path}': {}", e.message())))?
                     .ok_or_else(|| {
                         failure(format!("field '{path}': decimal wider than 128 bits"))
                     })?

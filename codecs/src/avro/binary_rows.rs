@@ -41,11 +41,11 @@ fn read_supports_binary(read: &Read) -> bool {
 }
 
 fn rows_error(e: crate::CodecError) -> ReadError {
-    ReadError(e.to_string())
+    ReadError::new(e.to_string())
 }
 
 fn unexpected(read: &Read, ty: &FlinkType) -> ReadError {
-    ReadError(format!("cannot read {read:?} into {:?}", ty.kind))
+    ReadError::new(format!("cannot read {read:?} into {:?}", ty.kind))
 }
 
 /// Appends the binary row image of one record of `fields` to `out`.
@@ -56,7 +56,7 @@ pub(crate) fn write_record(
     out: &mut Vec<u8>,
 ) -> ReadResult<()> {
     if rec.reader_len != fields.len() {
-        return Err(ReadError(format!(
+        return Err(ReadError::new(format!(
             "reader record has {} fields but the row type has {}",
             rec.reader_len,
             fields.len()
@@ -84,8 +84,8 @@ pub(crate) fn write_record(
     }
     for (index, default) in &rec.defaults {
         if !default.is_null() {
-            return Err(ReadError(
-                "non-null reader defaults need the Arrow decoder".into(),
+            return Err(ReadError::new(
+                "non-null reader defaults need the Arrow decoder",
             ));
         }
         set_bit(out, base, index + 8);
@@ -94,10 +94,10 @@ pub(crate) fn write_record(
 }
 
 fn in_field(field: &FlinkField, e: ReadError) -> ReadError {
-    if let Some(rest) = e.0.strip_prefix("field '") {
-        ReadError(format!("field '{}.{rest}", field.name))
+    if let Some(rest) = e.message().strip_prefix("field '") {
+        ReadError::new(format!("field '{}.{rest}", field.name))
     } else {
-        ReadError(format!("field '{}': {}", field.name, e.0))
+        ReadError::new(format!("field '{}': {}", field.name, e.message()))
     }
 }
 
@@ -109,6 +109,10 @@ fn text_bytes<'a>(
     match read {
         Read::String | Read::Bytes => {
             let bytes = cur.read_len_prefixed()?;
+            // Most text is ASCII, which a word-at-a-time check confirms fastest.
+            if bytes.is_ascii() {
+                return Ok(std::borrow::Cow::Borrowed(bytes));
+            }
             Ok(match std::str::from_utf8(bytes) {
                 Ok(_) => std::borrow::Cow::Borrowed(bytes),
                 // Invalid UTF-8 becomes U+FFFD, as Java's `new String(bytes, UTF_8)` does.
@@ -122,10 +126,10 @@ fn text_bytes<'a>(
             let symbol = usize::try_from(index)
                 .ok()
                 .and_then(|i| map.symbols.get(i))
-                .ok_or_else(|| ReadError(format!("enum index {index} out of range")))?;
+                .ok_or_else(|| ReadError::new(format!("enum index {index} out of range")))?;
             match symbol {
                 Ok(text) => Ok(std::borrow::Cow::Owned(text.as_bytes().to_vec())),
-                Err(message) => Err(ReadError(message.to_string())),
+                Err(message) => Err(ReadError::new(message.to_string())),
             }
         }
         other => Err(unexpected(other, ty)),

@@ -8,7 +8,7 @@ use arrow_array::{Array, RecordBatch};
 use arrow_schema::{Schema, SchemaRef};
 
 use super::binary_rows::{supports_binary, write_record};
-use super::cursor::{Cursor, ReadError};
+use super::cursor::{Cursor, ReadError, ReadResult};
 use super::decoders::StructDecoder;
 use super::derive::derive_reader_schema;
 use super::model::AvroNode;
@@ -49,6 +49,9 @@ pub struct AvroConfluentDecoder {
     fields: Vec<FlinkField>,
     root: StructDecoder,
     plans: HashMap<i32, Plan>,
+    /// The plan of the last value's schema id: consecutive values almost always share
+    /// it, and this skips the map lookup per value.
+    current: Option<(i32, Plan)>,
     source: Arc<dyn WriterSchemaSource>,
 }
 
@@ -63,11 +66,34 @@ impl std::fmt::Debug for AvroConfluentDecoder {
 
 fn malformed(id: i32, e: ReadError) -> CodecError {
     CodecError::Malformed {
-        message: e.0,
+        message: e.into_message(),
         context: ErrorContext {
             schema_id: Some(id),
             ..ErrorContext::default()
         },
+    }
+}
+
+/// Picks the top-level record read of a value: the union branch named by the leading
+/// index when the writer schema is a union, else the schema itself.
+fn top_record<'p>(read: &'p ValueRead, cur: &mut Cursor<'_>) -> ReadResult<&'p Arc<RecordRead>> {
+    let read = match read {
+        ValueRead::Direct(read) => read,
+        ValueRead::Union(branches) => {
+            let index = cur.read_int()?;
+            usize::try_from(index)
+                .ok()
+                .and_then(|i| branches.get(i))
+                .ok_or_else(|| ReadError::new(format!("union branch index {index} out of range")))?
+        }
+    };
+    match read {
+        Read::Record(rec) => Ok(rec),
+        Read::Error(m) => Err(ReadError::new(m.to_string())),
+        Read::Null => Err(ReadError::new("the top-level value is null")),
+        other => Err(ReadError::new(format!(
+            "the writer's top-level type {other:?} is not a record"
+        ))),
     }
 }
 
@@ -96,6 +122,7 @@ impl AvroConfluentDecoder {
             fields: fields.to_vec(),
             root: StructDecoder::new(fields, false),
             plans: HashMap::new(),
+            current: None,
             source,
         })
     }
@@ -141,39 +168,9 @@ impl AvroConfluentDecoder {
         let (id, payload) = split_confluent(message)?;
         let plan = self.plan(id)?;
         let mut cur = Cursor::new(payload);
-        let read = match plan.read.as_ref() {
-            ValueRead::Direct(read) => read,
-            ValueRead::Union(branches) => {
-                let index = cur.read_int().map_err(|e| malformed(id, e))?;
-                usize::try_from(index)
-                    .ok()
-                    .and_then(|i| branches.get(i))
-                    .ok_or_else(|| {
-                        malformed(
-                            id,
-                            ReadError(format!("union branch index {index} out of range")),
-                        )
-                    })?
-            }
-        };
-        let rec = match read {
-            Read::Record(rec) => rec.clone(),
-            Read::Error(m) => return Err(malformed(id, ReadError(m.to_string()))),
-            Read::Null => {
-                return Err(malformed(
-                    id,
-                    ReadError("the top-level value is null".into()),
-                ))
-            }
-            other => {
-                return Err(malformed(
-                    id,
-                    ReadError(format!(
-                        "the writer's top-level type {other:?} is not a record"
-                    )),
-                ))
-            }
-        };
+        let rec = top_record(&plan.read, &mut cur)
+            .map_err(|e| malformed(id, e))?
+            .clone();
         Ok((id, plan, cur, rec))
     }
 
@@ -192,10 +189,20 @@ impl AvroConfluentDecoder {
         message: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<(), CodecError> {
+        let (id, payload) = split_confluent(message)?;
+        let plan = match &self.current {
+            Some((current, plan)) if *current == id => plan,
+            _ => {
+                let plan = self.plan(id)?;
+                &self.current.insert((id, plan)).1
+            }
+        };
         let start = out.len();
-        let (id, plan, mut cur, rec) = self.top_level(message)?;
         let outcome = if plan.binary {
-            write_record(&rec, &self.fields, &mut cur, out).map_err(|e| malformed(id, e))
+            let mut cur = Cursor::new(payload);
+            top_record(&plan.read, &mut cur)
+                .and_then(|rec| write_record(rec, &self.fields, &mut cur, out))
+                .map_err(|e| malformed(id, e))
         } else {
             self.decode_one(message).and_then(|batch| {
                 let mut images = RowImages::default();
@@ -252,7 +259,7 @@ impl AvroConfluentDecoder {
             .root
             .finish_struct()
             .map_err(|e| CodecError::Malformed {
-                message: e.0,
+                message: e.into_message(),
                 context: ErrorContext::default(),
             })?;
         let len = rows.len();

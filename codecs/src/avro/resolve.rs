@@ -56,6 +56,7 @@ pub enum ValueRead {
 impl ValueRead {
     /// Reads the writer's union branch index where there is one and returns the read of
     /// the value; `None` means the value is NULL. A resolution error reached here fails.
+    #[inline]
     pub fn select<'p>(&'p self, cur: &mut Cursor<'_>) -> ReadResult<Option<&'p Read>> {
         let read = match self {
             ValueRead::Direct(read) => read,
@@ -65,7 +66,7 @@ impl ValueRead {
                     .ok()
                     .and_then(|i| branches.get(i))
                     .ok_or_else(|| {
-                        ReadError(format!(
+                        ReadError::new(format!(
                             "union branch index {index} out of range ({} branches)",
                             branches.len()
                         ))
@@ -74,7 +75,7 @@ impl ValueRead {
         };
         match read {
             Read::Null => Ok(None),
-            Read::Error(message) => Err(ReadError(message.to_string())),
+            Read::Error(message) => Err(ReadError::new(message.to_string())),
             read => Ok(Some(read)),
         }
     }

@@ -76,10 +76,12 @@ impl Skip {
                 let branch = usize::try_from(index)
                     .ok()
                     .and_then(|i| branches.get(i))
-                    .ok_or_else(|| ReadError(format!("union branch index {index} out of range")))?;
+                    .ok_or_else(|| {
+                        ReadError::new(format!("union branch index {index} out of range"))
+                    })?;
                 branch.skip(cur)
             }
-            Skip::Unsupported(why) => Err(ReadError(why.clone())),
+            Skip::Unsupported(why) => Err(ReadError::new(why.clone())),
         }
     }
 }

@@ -51,8 +51,8 @@ impl DecimalDecoder {
 /// (then it has more than 38 digits, so it overflows every DECIMAL).
 pub(crate) fn unscaled_from_be(bytes: &[u8]) -> ReadResult<Option<i128>> {
     let Some(&first) = bytes.first() else {
-        return Err(ReadError(
-            "Zero length BigInteger (empty decimal bytes)".into(),
+        return Err(ReadError::new(
+            "Zero length BigInteger (empty decimal bytes)",
         ));
     };
     let negative = first & 0x80 != 0;

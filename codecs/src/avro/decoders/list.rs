@@ -25,7 +25,7 @@ pub(crate) fn check_block_count(count: u64, item: &ValueRead, cur: &Cursor<'_>) 
         cur.remaining() as u64
     };
     if count > limit {
-        return Err(ReadError(format!(
+        return Err(ReadError::new(format!(
             "block of {count} items cannot fit in the {} bytes left (truncated or corrupt message)",
             cur.remaining()
         )));
@@ -56,7 +56,7 @@ impl ListDecoder {
 
     fn close_row(&mut self, valid: bool) -> ReadResult<()> {
         let end = i32::try_from(self.len)
-            .map_err(|_| ReadError("array column exceeds 2^31 items".into()))?;
+            .map_err(|_| ReadError::new("array column exceeds 2^31 items"))?;
         self.offsets.push(end);
         if valid {
             self.nulls.append_non_null();
@@ -116,7 +116,7 @@ impl Decoder for ListDecoder {
         )));
         self.len = 0;
         let array = ListArray::try_new(self.field.clone(), offsets, values, self.nulls.finish())
-            .map_err(|e| ReadError(format!("building an array column: {e}")))?;
+            .map_err(|e| ReadError::new(format!("building an array column: {e}")))?;
         Ok(Arc::new(array))
     }
 }

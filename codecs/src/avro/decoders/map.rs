@@ -47,7 +47,7 @@ impl MapDecoder {
 
     fn close_row(&mut self) -> ReadResult<()> {
         let end = i32::try_from(self.len)
-            .map_err(|_| ReadError("map column exceeds 2^31 entries".into()))?;
+            .map_err(|_| ReadError::new("map column exceeds 2^31 entries"))?;
         self.offsets.push(end);
         self.nulls.append_non_null();
         Ok(())
@@ -113,11 +113,11 @@ impl Decoder for MapDecoder {
         let keys: ArrayRef = Arc::new(self.keys.finish());
         let values = self.values.finish()?;
         let DataType::Struct(fields) = self.entries_field.data_type() else {
-            return Err(ReadError("map entries are not a struct".into()));
+            return Err(ReadError::new("map entries are not a struct"));
         };
         let fields: Fields = fields.clone();
         let entries = StructArray::try_new(fields, vec![keys, values], None)
-            .map_err(|e| ReadError(format!("building map entries: {e}")))?;
+            .map_err(|e| ReadError::new(format!("building map entries: {e}")))?;
         let offsets = OffsetBuffer::new(ScalarBuffer::from(std::mem::replace(
             &mut self.offsets,
             vec![0],
@@ -130,7 +130,7 @@ impl Decoder for MapDecoder {
             self.nulls.finish(),
             false,
         )
-        .map_err(|e| ReadError(format!("building a map column: {e}")))?;
+        .map_err(|e| ReadError::new(format!("building a map column: {e}")))?;
         debug_assert_eq!(map.len() + 1, map.offsets().len());
         Ok(Arc::new(map))
     }

@@ -129,10 +129,10 @@ pub(crate) fn decode_value(
 
 /// The error for a read a decoder cannot take (prevented by resolution; kept defensive).
 pub(crate) fn unexpected(read: &Read, target: &str) -> ReadError {
-    ReadError(format!("cannot read {read:?} into {target}"))
+    ReadError::new(format!("cannot read {read:?} into {target}"))
 }
 
 /// The error for a reader default a decoder cannot take.
 pub(crate) fn bad_default(default: &Value, target: &str) -> ReadError {
-    ReadError(format!("default value {default} is not a valid {target}"))
+    ReadError::new(format!("default value {default} is not a valid {target}"))
 }

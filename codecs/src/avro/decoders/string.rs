@@ -33,13 +33,13 @@ impl Decoder for StringDecoder {
                 let symbol = usize::try_from(index)
                     .ok()
                     .and_then(|i| map.symbols.get(i))
-                    .ok_or_else(|| ReadError(format!("enum index {index} out of range")))?;
+                    .ok_or_else(|| ReadError::new(format!("enum index {index} out of range")))?;
                 match symbol {
                     Ok(text) => {
                         self.builder.append_value(text);
                         Ok(())
                     }
-                    Err(message) => Err(ReadError(message.to_string())),
+                    Err(message) => Err(ReadError::new(message.to_string())),
                 }
             }
             other => Err(unexpected(other, "a string column")),

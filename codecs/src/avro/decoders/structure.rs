@@ -42,7 +42,7 @@ impl StructDecoder {
         cur: &mut Cursor<'_>,
     ) -> ReadResult<()> {
         if rec.reader_len != self.children.len() {
-            return Err(ReadError(format!(
+            return Err(ReadError::new(format!(
                 "reader record has {} fields but the row type has {}",
                 rec.reader_len,
                 self.children.len()
@@ -72,10 +72,10 @@ impl StructDecoder {
 
     fn in_field(&self, index: usize, e: ReadError) -> ReadError {
         let name = &self.names[index];
-        if e.0.starts_with("field '") {
-            ReadError(format!("field '{name}.{}", &e.0["field '".len()..]))
+        if e.message().starts_with("field '") {
+            ReadError::new(format!("field '{name}.{}", &e.message()["field '".len()..]))
         } else {
-            ReadError(format!("field '{name}': {}", e.0))
+            ReadError::new(format!("field '{name}': {}", e.message()))
         }
     }
 
@@ -93,7 +93,7 @@ impl StructDecoder {
         };
         self.nulls = NullBufferBuilder::new(0);
         StructArray::try_new(self.fields.clone(), children, nulls)
-            .map_err(|e| ReadError(format!("building a row: {e}")))
+            .map_err(|e| ReadError::new(format!("building a row: {e}")))
     }
 }
 
