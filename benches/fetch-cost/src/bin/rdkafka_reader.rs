@@ -1,7 +1,7 @@
 //! Reads every record of a topic with librdkafka and reports the process CPU time per
 //! record, the figure that decides whether phase two (fetch in Rust) pays off.
 //!
-//! `karrow-fetch-bench BOOTSTRAP TOPIC PARTITIONS RECORDS [librdkafka.key=value ...]`
+//! `rdkafka-reader BOOTSTRAP TOPIC PARTITIONS RECORDS [librdkafka.key=value ...]`
 //!
 //! Partitions `0..PARTITIONS` are assigned from their beginning (no group join) and read
 //! with `rd_kafka_consume_batch_queue`, which hands over up to 4,096 messages per call
@@ -12,6 +12,8 @@
 
 use std::error::Error;
 use std::time::{Duration, Instant};
+
+use karrow_fetch_bench::{process_cpu, value_checksum, Args, Summary};
 
 use rdkafka::bindings as sys;
 use rdkafka::config::ClientConfig;
@@ -24,50 +26,24 @@ const BATCH: usize = 4096;
 const IDLE_LIMIT: Duration = Duration::from_secs(30);
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let args: Vec<String> = std::env::args().collect();
-    if args.len() < 5 {
-        return Err(
-            "usage: karrow-fetch-bench BOOTSTRAP TOPIC PARTITIONS RECORDS [key=value ...]".into(),
-        );
-    }
-    let partitions: i32 = args[3].parse()?;
-    let records: u64 = args[4].parse()?;
+    let args = Args::parse("rdkafka-reader")?;
     let mut config = ClientConfig::new();
     config
-        .set("bootstrap.servers", &args[1])
+        .set("bootstrap.servers", &args.bootstrap)
         .set("group.id", "karrow-fetch-bench")
         .set("enable.auto.commit", "false")
         .set("enable.partition.eof", "false");
-    for pair in &args[5..] {
-        let (key, value) = pair
-            .split_once('=')
-            .ok_or_else(|| format!("expected key=value, got {pair}"))?;
+    for (key, value) in &args.settings {
         config.set(key, value);
     }
     let consumer: BaseConsumer = config.create()?;
     let mut assignment = TopicPartitionList::new();
-    for partition in 0..partitions {
-        assignment.add_partition_offset(&args[2], partition, Offset::Beginning)?;
+    for partition in 0..args.partitions {
+        assignment.add_partition_offset(&args.topic, partition, Offset::Beginning)?;
     }
     consumer.assign(&assignment)?;
-    let summary = read_all(&consumer, records)?;
-    println!(
-        "rdkafka records={} wall_s={:.3} cpu_s={:.3} cpu_us_per_record={:.3} checksum={}",
-        summary.records,
-        summary.wall.as_secs_f64(),
-        summary.cpu.as_secs_f64(),
-        summary.cpu.as_secs_f64() * 1e6 / summary.records.max(1) as f64,
-        summary.checksum
-    );
+    read_all(&consumer, args.records)?.print("rdkafka");
     Ok(())
-}
-
-/// What one read of the topic took.
-struct Summary {
-    records: u64,
-    checksum: u64,
-    wall: Duration,
-    cpu: Duration,
 }
 
 /// Reads `records` records from the consumer's queue.
@@ -93,13 +69,14 @@ fn read_all(consumer: &BaseConsumer, records: u64) -> Result<Summary, Box<dyn Er
             // right after it is read.
             let m = unsafe { &*message };
             if m.err == sys::rd_kafka_resp_err_t::RD_KAFKA_RESP_ERR_NO_ERROR {
-                let first = if m.len > 0 && !m.payload.is_null() {
-                    // SAFETY: a non-empty payload points at `len` readable bytes.
-                    u64::from(unsafe { *(m.payload as *const u8) })
+                let value = if m.payload.is_null() {
+                    None
                 } else {
-                    0
+                    // SAFETY: a non-null payload points at `len` readable bytes, valid until
+                    // the message is destroyed below.
+                    Some(unsafe { std::slice::from_raw_parts(m.payload as *const u8, m.len) })
                 };
-                checksum = checksum.wrapping_add(m.len as u64 + first);
+                checksum = checksum.wrapping_add(value_checksum(value));
                 read += 1;
                 last_record = Instant::now();
             } else if failure.is_none() {
@@ -128,16 +105,4 @@ fn read_all(consumer: &BaseConsumer, records: u64) -> Result<Summary, Box<dyn Er
         wall,
         cpu,
     })
-}
-
-/// User plus system CPU time of the whole process so far.
-fn process_cpu() -> Duration {
-    // SAFETY: an all-zero rusage is a valid value for getrusage to overwrite.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `usage` is a valid, writable rusage.
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
-        return Duration::ZERO;
-    }
-    let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
-    Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
 }
