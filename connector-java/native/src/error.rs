@@ -27,6 +27,9 @@ pub enum NativeError {
         /// The record's failure.
         source: CodecError,
     },
+    /// The native fetch failed (connection, protocol, partition error, corrupt batch).
+    #[error("native fetch: {0}")]
+    Fetch(String),
     /// A panic was caught at the JNI boundary.
     #[error("internal error in karrow native code (please report): {0}")]
     Panic(String),

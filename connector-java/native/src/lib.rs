@@ -12,6 +12,7 @@ pub mod avro;
 pub mod config;
 pub mod encoded_values;
 pub mod error;
+pub mod fetch;
 pub mod handles;
 pub mod jni;
 pub mod json;

@@ -13,6 +13,7 @@ mod encode_calls;
 
 pub(crate) use encode_calls::EncodeSession;
 mod exceptions;
+mod fetch_calls;
 mod json_decode;
 mod json_encode;
 mod protobuf_decode;

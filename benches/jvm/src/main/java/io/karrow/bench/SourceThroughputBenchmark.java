@@ -27,7 +27,9 @@ import java.util.stream.Collectors;
  *   <li>{@code format}: {@code 'connector' = 'kafka'} + {@code avro-confluent-native} (the format
  *       swap: one native call per record, on the task thread);
  *   <li>{@code native}: {@code 'connector' = 'kafka-native'} + {@code avro-confluent-native} (one
- *       native call per fetched batch, on the fetcher thread).
+ *       native call per fetched batch, on the fetcher thread);
+ *   <li>{@code fetch}: the same with {@code 'scan.fetch-mode' = 'native'} (Kafka's Fetch protocol
+ *       read natively instead of by Kafka's Java consumer).
  * </ol>
  *
  * <p>With {@code --format json} the bids are written as flink-json writes them and the three
@@ -42,10 +44,13 @@ import java.util.stream.Collectors;
  */
 public final class SourceThroughputBenchmark {
 
-    private static final String[] LABELS = {"stock", "format", "native"};
-    private static final String[] CONNECTORS = {"kafka", "kafka", "kafka-native"};
-    private static final String[] AVRO_FORMATS = {"avro-confluent-reference", "avro-confluent-native", "avro-confluent-native"};
-    private static final String[] JSON_FORMATS = {"json", "json-native", "json-native"};
+    private static final String[] LABELS = {"stock", "format", "native", "fetch"};
+    private static final String[] CONNECTORS = {"kafka", "kafka", "kafka-native", "kafka-native"};
+    private static final String[] CONNECTOR_OPTIONS = {"", "", "", ", 'scan.fetch-mode' = 'native'"};
+    private static final String[] AVRO_FORMATS = {
+        "avro-confluent-reference", "avro-confluent-native", "avro-confluent-native", "avro-confluent-native"
+    };
+    private static final String[] JSON_FORMATS = {"json", "json-native", "json-native", "json-native"};
 
     private SourceThroughputBenchmark() {}
 
@@ -112,7 +117,7 @@ public final class SourceThroughputBenchmark {
                 continue;
             }
             System.out.printf(Locale.ROOT, "%-52s %,12d %9.2f %,14.0f %8.2fx%n",
-                    LABELS[c] + " (" + CONNECTORS[c] + " + " + formats[c] + ")",
+                    LABELS[c] + " (" + CONNECTORS[c] + " + " + formats[c] + (c == 3 ? ", native fetch" : "") + ")",
                     (Long) checks[c].getField(0), best[c], o.records / best[c],
                     selected(o, 0) ? best[0] / best[c] : Double.NaN);
         }
@@ -150,7 +155,7 @@ public final class SourceThroughputBenchmark {
                 + "'properties.group.id' = 'karrow-source-bench', "
                 + "'scan.startup.mode' = 'earliest-offset', "
                 + "'scan.bounded.mode' = 'latest-offset', "
-                + "'value.format' = '" + format + "'" + registry
+                + "'value.format' = '" + format + "'" + registry + CONNECTOR_OPTIONS[c]
                 + o.sourceOptions.stream().map(option -> ", " + option).collect(Collectors.joining()) + ")");
     }
 

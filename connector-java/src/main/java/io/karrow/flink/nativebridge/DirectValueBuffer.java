@@ -45,6 +45,33 @@ public final class DirectValueBuffer implements AutoCloseable {
         count++;
     }
 
+    /**
+     * Makes room for {@code count} values of {@code dataSize} bytes in all that native code writes
+     * straight into {@link #dataAddress()} and {@link #lengthsAddress()}, replacing the contents.
+     */
+    public void prepareForNativeWrite(int count, int dataSize) {
+        clear();
+        ensureValueCapacity(Math.max(count, 1));
+        ensureDataCapacity(Math.max(dataSize, 1));
+        this.count = count;
+        this.dataSize = dataSize;
+    }
+
+    /** Copies of the values, in order ({@code null} for a null value). */
+    public byte[][] copyValues() {
+        byte[][] out = new byte[count][];
+        int at = 0;
+        for (int i = 0; i < count; i++) {
+            int length = lengths.getInt(i * Integer.BYTES);
+            if (length >= 0) {
+                out[i] = new byte[length];
+                data.get(at, out[i], 0, length);
+                at += length;
+            }
+        }
+        return out;
+    }
+
     /** Number of values added since the last {@link #clear()}. */
     public int count() {
         return count;

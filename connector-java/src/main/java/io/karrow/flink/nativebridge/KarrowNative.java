@@ -207,4 +207,52 @@ public final class KarrowNative {
 
     /** Frees a Protobuf encoder; the handle must not be used again. Closing {@code 0} is a no-op. */
     public static native void protobufEncoderClose(long handle);
+
+    // ---- Native fetch of the kafka-native source (docs/jni-contract.md, "Native fetch") ----
+
+    /**
+     * Opens a fetch session from its JSON configuration ({@code clientId}, {@code readCommitted},
+     * {@code maxWaitMs}, {@code minBytes}, {@code maxBytes}, {@code partitionMaxBytes}).
+     *
+     * @return an opaque, non-zero handle the caller owns and closes with {@link #fetchClose(long)}
+     */
+    public static native long fetchOpen(String configJson) throws KarrowNativeException;
+
+    /** Frees a fetch session (closing its connections); closing {@code 0} is a no-op. */
+    public static native void fetchClose(long handle);
+
+    /**
+     * Assigns (or re-assigns) {@code slot}: {@code topic}-{@code partition}, led by the broker at
+     * {@code leader} ({@code host:port}), read from {@code offset} up to {@code stopOffset}
+     * (exclusive; {@code Long.MAX_VALUE} when unbounded).
+     */
+    public static native void fetchAssign(
+            long handle, int slot, String topic, int partition, String leader, long offset, long stopOffset)
+            throws KarrowNativeException;
+
+    /** Forgets {@code slot}. */
+    public static native void fetchUnassign(long handle, int slot) throws KarrowNativeException;
+
+    /** Sets the leader ({@code host:port}) of {@code slot} after a leader change. */
+    public static native void fetchSetLeader(long handle, int slot, String leader) throws KarrowNativeException;
+
+    /** Pauses or resumes fetching {@code slot}. */
+    public static native void fetchSetPaused(long handle, int slot, boolean paused) throws KarrowNativeException;
+
+    /**
+     * Sends one Fetch request per leader and keeps the records of the responses; writes the summary,
+     * six little-endian longs (records, value bytes, key bytes, header bytes, finished slots,
+     * leader-changed slots), to the direct buffer at {@code summaryAddress}.
+     */
+    public static native void fetchPoll(long handle, long summaryAddress) throws KarrowNativeException;
+
+    /**
+     * Copies the last poll's records into direct buffers sized from its summary: 40 bytes of metadata
+     * per record, the values and their int32 lengths (the batch decoders' layout), keys, headers, then
+     * the finished and the leader-changed slots (int32).
+     */
+    public static native void fetchCopyOut(
+            long handle, long metaAddress, long dataAddress, long lengthsAddress, long keysAddress,
+            long headersAddress, long slotsAddress)
+            throws KarrowNativeException;
 }

@@ -52,6 +52,16 @@ public final class NativeHandle implements AutoCloseable {
     }
 
     /**
+     * Opens a native fetch session ({@code kafka-native} with {@code 'scan.fetch-mode' = 'native'}).
+     *
+     * @throws KarrowNativeException if the configuration is invalid
+     */
+    public static NativeHandle openFetchSession(String configJson) throws KarrowNativeException {
+        NativeLibraryLoader.load();
+        return own(KarrowNative.fetchOpen(configJson), KarrowNative::fetchClose, "fetch session");
+    }
+
+    /**
      * Opens a native JSON decoder ({@code json-native}) for the given contract configuration.
      *
      * @throws KarrowNativeException if the configuration is invalid

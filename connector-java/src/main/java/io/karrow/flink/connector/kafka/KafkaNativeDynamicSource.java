@@ -69,6 +69,14 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource {
                 boundedMode, specificBoundedOffsets, boundedTimestampMillis, false, tableIdentifier, parallelism);
     }
 
+    /** Whether records are fetched natively ({@code 'scan.fetch-mode' = 'native'}). */
+    private boolean nativeFetch;
+
+    /** Selects the native fetch ({@code 'scan.fetch-mode' = 'native'}) or Kafka's Java consumer. */
+    void setNativeFetch(boolean nativeFetch) {
+        this.nativeFetch = nativeFetch;
+    }
+
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
         final DeserializationSchema<RowData> keyDeserialization =
@@ -80,7 +88,7 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource {
         final KafkaSource<RowData> stockSource =
                 createKafkaSource(keyDeserialization, valueDeserialization, producedTypeInfo);
         final KafkaNativeSource source = new KafkaNativeSource(
-                stockSource, decoderSpec(keyDeserialization, valueDeserialization), producedTypeInfo);
+                stockSource, decoderSpec(keyDeserialization, valueDeserialization), producedTypeInfo, nativeFetch);
 
         return new DataStreamScanProvider() {
             @Override
@@ -162,6 +170,7 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource {
         copy.producedDataType = producedDataType;
         copy.metadataKeys = metadataKeys;
         copy.watermarkStrategy = watermarkStrategy;
+        copy.nativeFetch = nativeFetch;
         return copy;
     }
 

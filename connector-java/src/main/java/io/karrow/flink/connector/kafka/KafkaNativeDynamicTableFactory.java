@@ -1,5 +1,11 @@
 package io.karrow.flink.connector.kafka;
 
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+
+import java.util.HashSet;
+import java.util.Set;
+
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.connector.base.DeliveryGuarantee;
@@ -42,6 +48,25 @@ public class KafkaNativeDynamicTableFactory extends KafkaDynamicTableFactory {
     @Override
     public String factoryIdentifier() {
         return IDENTIFIER;
+    }
+
+    /** Flink's {@code kafka} options plus {@link KafkaNativeConnectorOptions#SCAN_FETCH_MODE}. */
+    @Override
+    public Set<ConfigOption<?>> optionalOptions() {
+        Set<ConfigOption<?>> options = new HashSet<>(super.optionalOptions());
+        options.add(KafkaNativeConnectorOptions.SCAN_FETCH_MODE);
+        return options;
+    }
+
+    /** Flink's source, told how to fetch ({@code scan.fetch-mode}). */
+    @Override
+    public DynamicTableSource createDynamicTableSource(Context context) {
+        DynamicTableSource source = super.createDynamicTableSource(context);
+        boolean nativeFetch = KafkaNativeConnectorOptions.nativeFetch(context.getCatalogTable().getOptions());
+        if (source instanceof KafkaNativeDynamicSource) {
+            ((KafkaNativeDynamicSource) source).setNativeFetch(nativeFetch);
+        }
+        return source;
     }
 
     @Override

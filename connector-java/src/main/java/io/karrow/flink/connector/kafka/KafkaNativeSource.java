@@ -62,14 +62,25 @@ public final class KafkaNativeSource
     private final SerializableSupplier<String> rackIdSupplier;
     private final KafkaRecordDecoderSpec decoderSpec;
     private final TypeInformation<RowData> producedType;
+    private final boolean nativeFetch;
 
     KafkaNativeSource(
             KafkaSource<RowData> delegate, KafkaRecordDecoderSpec decoderSpec, TypeInformation<RowData> producedType) {
+        this(delegate, decoderSpec, producedType, false);
+    }
+
+    /** As above; {@code nativeFetch} selects {@link NativeFetchSplitReader} ({@code 'scan.fetch-mode' = 'native'}). */
+    KafkaNativeSource(
+            KafkaSource<RowData> delegate,
+            KafkaRecordDecoderSpec decoderSpec,
+            TypeInformation<RowData> producedType,
+            boolean nativeFetch) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
         this.props = withDefaultMaxPollRecords(KafkaSourceInternals.properties(delegate));
         this.rackIdSupplier = KafkaSourceInternals.rackIdSupplier(delegate);
         this.decoderSpec = Objects.requireNonNull(decoderSpec, "decoderSpec");
         this.producedType = Objects.requireNonNull(producedType, "producedType");
+        this.nativeFetch = nativeFetch;
     }
 
     @Override
@@ -85,13 +96,21 @@ public final class KafkaNativeSource
         KafkaSourceReaderMetrics kafkaSourceReaderMetrics = new KafkaSourceReaderMetrics(readerContext.metricGroup());
         KafkaNativeSourceMetrics nativeMetrics = new KafkaNativeSourceMetrics(readerContext.metricGroup());
         Supplier<SplitReader<ConsumerRecord<byte[], byte[]>, KafkaPartitionSplit>> splitReaderSupplier =
-                () -> new KafkaNativeSplitReader(
-                        props,
-                        readerContext,
-                        kafkaSourceReaderMetrics,
-                        rackIdSupplier == null ? null : rackIdSupplier.get(),
-                        decoderSpec,
-                        nativeMetrics);
+                () -> nativeFetch
+                        ? new NativeFetchSplitReader(
+                                props,
+                                readerContext,
+                                kafkaSourceReaderMetrics,
+                                rackIdSupplier == null ? null : rackIdSupplier.get(),
+                                decoderSpec,
+                                nativeMetrics)
+                        : new KafkaNativeSplitReader(
+                                props,
+                                readerContext,
+                                kafkaSourceReaderMetrics,
+                                rackIdSupplier == null ? null : rackIdSupplier.get(),
+                                decoderSpec,
+                                nativeMetrics);
         KafkaRecordEmitter<RowData> recordEmitter =
                 new KafkaRecordEmitter<>(new PreDecodedRowsDeserializationSchema(producedType));
         return new KafkaSourceReader<>(

@@ -74,6 +74,21 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
 
     /** Decodes {@code records} (one split, in offset order) into as many decoded records, or fewer after a failure. */
     List<DecodedKafkaRecord> decode(List<ConsumerRecord<byte[], byte[]>> records) {
+        if (batchDecoder != null) {
+            values.clear();
+            for (ConsumerRecord<byte[], byte[]> record : records) {
+                values.add(record.value());
+            }
+        }
+        return decode(records, values);
+    }
+
+    /**
+     * Decodes {@code records} whose values a native fetch already laid out in {@code laidOut}, one per
+     * record in the same order (the records themselves carry no value bytes then, unless the value
+     * format is not batch-capable).
+     */
+    List<DecodedKafkaRecord> decode(List<ConsumerRecord<byte[], byte[]>> records, DirectValueBuffer laidOut) {
         int count = records.size();
         List<DecodedKafkaRecord> out = new ArrayList<>(count);
         if (count == 0) {
@@ -85,10 +100,7 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
         int failedAt = count;
         IOException batchFailure = null;
         if (batchDecoder != null) {
-            values.clear();
-            for (ConsumerRecord<byte[], byte[]> record : records) {
-                values.add(record.value());
-            }
+            DirectValueBuffer values = laidOut;
             bytes = values.dataSize();
             try {
                 batchRows = batchDecoder.decode(values, count);
@@ -100,7 +112,7 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
                         : new IOException("Decoding the batch of " + count + " values at offsets "
                                 + records.get(0).offset() + ".." + records.get(count - 1).offset() + " failed: "
                                 + e.getMessage(), e);
-                batchRows = decodePrefix(failedAt);
+                batchRows = decodePrefix(values, failedAt);
             }
             metrics.nativeBatches.inc();
             metrics.nativeDecodeTimeNanos.inc(System.nanoTime() - start);
@@ -126,7 +138,7 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
     }
 
     /** Re-decodes the values before a failing one, so they are emitted as the stock source would. */
-    private DecodedValues decodePrefix(int length) {
+    private DecodedValues decodePrefix(DirectValueBuffer values, int length) {
         if (length == 0) {
             return DecodedValues.empty();
         }

@@ -102,11 +102,22 @@ class KafkaNativeSourceITCase {
     }
 
     private static String valueOnlyDdl(String table, String connector, String topic, String format) {
-        return "CREATE TABLE " + table + " (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,"
-                + " date_time TIMESTAMP(3), extra STRING)" + with(connector, topic, format) + ")";
+        return valueOnlyDdl(table, connector, topic, format, "");
     }
 
+    private static String valueOnlyDdl(String table, String connector, String topic, String format, String extra) {
+        return "CREATE TABLE " + table + " (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,"
+                + " date_time TIMESTAMP(3), extra STRING)" + with(connector, topic, format) + extra + ")";
+    }
+
+    /** The option that selects the native fetch (Kafka's Fetch protocol read by karrow-fetch). */
+    private static final String NATIVE_FETCH = ", 'scan.fetch-mode' = 'native'";
+
     private static String keyedDdl(String table, String connector, String topic, String format) {
+        return keyedDdl(table, connector, topic, format, "");
+    }
+
+    private static String keyedDdl(String table, String connector, String topic, String format, String extra) {
         return "CREATE TABLE " + table + " (k STRING, auction BIGINT, bidder BIGINT, price BIGINT, channel STRING,"
                 + " url STRING, date_time TIMESTAMP(3), extra STRING,"
                 + " `topic` STRING METADATA VIRTUAL, `partition` INT METADATA VIRTUAL,"
@@ -114,7 +125,7 @@ class KafkaNativeSourceITCase {
                 + " `timestamp-type` STRING METADATA VIRTUAL, `leader-epoch` INT METADATA VIRTUAL,"
                 + " headers MAP<STRING, BYTES> METADATA VIRTUAL)"
                 + with(connector, topic, format)
-                + ", 'key.format' = 'raw', 'key.fields' = 'k', 'value.fields-include' = 'EXCEPT_KEY')";
+                + ", 'key.format' = 'raw', 'key.fields' = 'k', 'value.fields-include' = 'EXCEPT_KEY'" + extra + ")";
     }
 
     private static final String KEYED_QUERY = "SELECT k, auction, bidder, price, channel, url, date_time, extra, `topic`,"
@@ -127,10 +138,15 @@ class KafkaNativeSourceITCase {
         tEnv.executeSql(valueOnlyDdl("stock", "kafka", bidsTopic, "avro-confluent-reference"));
         tEnv.executeSql(valueOnlyDdl("batched", "kafka-native", bidsTopic, "avro-confluent-native"));
         tEnv.executeSql(valueOnlyDdl("fallback", "kafka-native", bidsTopic, "avro-confluent-reference"));
+        tEnv.executeSql(valueOnlyDdl("fetched", "kafka-native", bidsTopic, "avro-confluent-native", NATIVE_FETCH));
+        tEnv.executeSql(valueOnlyDdl(
+                "fetched_fallback", "kafka-native", bidsTopic, "avro-confluent-reference", NATIVE_FETCH));
         Map<Row, Integer> expected = collect(tEnv, "SELECT * FROM stock");
         assertThat(size(expected)).isEqualTo(BIDS - BIDS / 50);
         assertThat(collect(tEnv, "SELECT * FROM batched")).isEqualTo(expected);
         assertThat(collect(tEnv, "SELECT * FROM fallback")).isEqualTo(expected);
+        assertThat(collect(tEnv, "SELECT * FROM fetched")).isEqualTo(expected);
+        assertThat(collect(tEnv, "SELECT * FROM fetched_fallback")).isEqualTo(expected);
     }
 
     @Test
@@ -139,10 +155,15 @@ class KafkaNativeSourceITCase {
         tEnv.executeSql(keyedDdl("stock_keyed", "kafka", bidsTopic, "avro-confluent-reference"));
         tEnv.executeSql(keyedDdl("batched_keyed", "kafka-native", bidsTopic, "avro-confluent-native"));
         tEnv.executeSql(keyedDdl("fallback_keyed", "kafka-native", bidsTopic, "avro-confluent-reference"));
+        tEnv.executeSql(keyedDdl("fetched_keyed", "kafka-native", bidsTopic, "avro-confluent-native", NATIVE_FETCH));
+        tEnv.executeSql(keyedDdl(
+                "fetched_fallback_keyed", "kafka-native", bidsTopic, "avro-confluent-reference", NATIVE_FETCH));
         Map<Row, Integer> expected = collect(tEnv, KEYED_QUERY + "stock_keyed");
         assertThat(size(expected)).isGreaterThan(BIDS * 9 / 10).isLessThan(BIDS);
         assertThat(collect(tEnv, KEYED_QUERY + "batched_keyed")).isEqualTo(expected);
         assertThat(collect(tEnv, KEYED_QUERY + "fallback_keyed")).isEqualTo(expected);
+        assertThat(collect(tEnv, KEYED_QUERY + "fetched_keyed")).isEqualTo(expected);
+        assertThat(collect(tEnv, KEYED_QUERY + "fetched_fallback_keyed")).isEqualTo(expected);
     }
 
     @Test
@@ -163,10 +184,13 @@ class KafkaNativeSourceITCase {
         }
         StreamTableEnvironment tEnv = tableEnv();
         tEnv.executeSql(valueOnlyDdl("bad_native", "kafka-native", topic, "avro-confluent-native"));
-        assertThatThrownBy(() -> collect(tEnv, "SELECT * FROM bad_native"))
-                .satisfies(t -> assertThat(messages(t))
-                        .contains("topic '" + topic + "', partition 0, offset 3")
-                        .containsIgnoringCase("magic"));
+        tEnv.executeSql(valueOnlyDdl("bad_fetched", "kafka-native", topic, "avro-confluent-native", NATIVE_FETCH));
+        for (String table : new String[] {"bad_native", "bad_fetched"}) {
+            assertThatThrownBy(() -> collect(tEnv, "SELECT * FROM " + table))
+                    .satisfies(t -> assertThat(messages(t))
+                            .contains("topic '" + topic + "', partition 0, offset 3")
+                            .containsIgnoringCase("magic"));
+        }
     }
 
 }

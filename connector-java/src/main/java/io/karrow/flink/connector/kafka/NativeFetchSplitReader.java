@@ -1,0 +1,312 @@
+package io.karrow.flink.connector.kafka;
+
+import io.karrow.flink.nativebridge.DirectValueBuffer;
+import io.karrow.flink.nativebridge.JsonText;
+import io.karrow.flink.nativebridge.KarrowNativeException;
+import io.karrow.flink.nativebridge.NativeFetchSession;
+
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.apache.flink.connector.kafka.source.metrics.KafkaSourceReaderMetrics;
+import org.apache.flink.connector.kafka.source.reader.KafkaPartitionSplitReader;
+import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetCommitCallback;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
+
+import javax.annotation.Nullable;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * The {@code kafka-native} split reader with {@code 'scan.fetch-mode' = 'native'}: records are
+ * fetched by {@code karrow-fetch} (Kafka's Fetch protocol, record batches walked in place, no
+ * object per record) and each poll's values are decoded in one native call.
+ *
+ * <p>Flink's {@link KafkaPartitionSplitReader} (the superclass) still does everything that is not
+ * per record, with its Kafka consumer: assigning splits and resolving their starting offsets
+ * (earliest, latest, committed, timestamp, specific) and stopping offsets, partition metadata (the
+ * leader each partition is fetched from), and committing offsets on checkpoints. The consumer never
+ * polls. Records are handed on as {@link DecodedKafkaRecord}s, exactly as by {@link
+ * KafkaNativeSplitReader}, so the stock reader and emitter keep offsets, timestamps and watermarks.
+ *
+ * <p>Not read natively (the job fails with a message naming the option to switch back): compressed
+ * batches, TLS/SASL listeners (refused when the table is planned).
+ */
+final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
+
+    private static final int LEADER_LOOKUPS = 20;
+    private static final Duration LEADER_RETRY = Duration.ofMillis(250);
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Map<TopicPartition, Long> stoppingOffsets;
+    private final KafkaSourceReaderMetrics readerMetrics;
+    private final KafkaRecordBatchDecoder decoder;
+    private final NativeFetchSession fetch;
+    private final Map<Integer, TopicPartition> partitions = new HashMap<>();
+    private final Map<TopicPartition, Integer> slots = new HashMap<>();
+    private final Set<String> finishedBeforeFetch = new HashSet<>();
+    private final List<ConsumerRecord<byte[], byte[]>> pending = new ArrayList<>();
+    private int nextSlot;
+
+    NativeFetchSplitReader(
+            Properties props,
+            SourceReaderContext context,
+            KafkaSourceReaderMetrics readerMetrics,
+            @Nullable String rackId,
+            KafkaRecordDecoderSpec spec,
+            KafkaNativeSourceMetrics metrics) {
+        super(props, context, readerMetrics, rackId);
+        this.readerMetrics = readerMetrics;
+        this.consumer = KafkaSourceInternals.consumer(this);
+        this.stoppingOffsets = KafkaSourceInternals.stoppingOffsets(this);
+        KafkaRecordBatchDecoder openedDecoder = null;
+        try {
+            openedDecoder = spec.open(context, metrics);
+            this.decoder = openedDecoder;
+            this.fetch = new NativeFetchSession(fetchConfig(props, context.getIndexOfSubtask()));
+        } catch (Exception e) {
+            if (openedDecoder != null) {
+                openedDecoder.close();
+            }
+            try {
+                super.close();
+            } catch (Exception suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw new IllegalStateException("Could not open the kafka-native fetch: " + e.getMessage(), e);
+        }
+    }
+
+    /** Lets the stock reader assign and seek, then assigns each split natively from the resolved position. */
+    @Override
+    public void handleSplitsChanges(SplitsChange<KafkaPartitionSplit> splitsChange) {
+        super.handleSplitsChanges(splitsChange);
+        if (!(splitsChange instanceof SplitsAddition)) {
+            return;
+        }
+        for (KafkaPartitionSplit split : splitsChange.splits()) {
+            TopicPartition tp = split.getTopicPartition();
+            long start = consumer.position(tp);
+            long stop = stoppingOffsets.getOrDefault(tp, Long.MAX_VALUE);
+            if (start >= stop) {
+                finishedBeforeFetch.add(split.splitId());
+                continue;
+            }
+            int slot = nextSlot++;
+            try {
+                fetch.assign(slot, tp.topic(), tp.partition(), leaderOf(tp, false), start, stop);
+            } catch (KarrowNativeException e) {
+                throw new IllegalStateException("Could not assign " + tp + " to the native fetch", e);
+            }
+            partitions.put(slot, tp);
+            slots.put(tp, slot);
+        }
+    }
+
+    /** Fetches once natively, decodes the values in one call, and groups the records by split. */
+    @Override
+    public RecordsWithSplitIds<ConsumerRecord<byte[], byte[]>> fetch() throws IOException {
+        Set<String> finished = new HashSet<>(finishedBeforeFetch);
+        finishedBeforeFetch.clear();
+        fetch.poll();
+        int count = fetch.recordCount();
+        pending.clear();
+        int keyAt = 0;
+        int headerAt = 0;
+        DirectValueBuffer values = fetch.values();
+        for (int i = 0; i < count; i++) {
+            TopicPartition tp = partitions.get(fetch.slot(i));
+            int keyLength = fetch.keyLength(i);
+            byte[] key = keyLength < 0 ? null : fetch.key(keyAt, keyLength);
+            keyAt += Math.max(keyLength, 0);
+            int headerBytes = fetch.headerBytes(i);
+            int headerCount = fetch.headerCount(i);
+            Headers headers = headerCount == 0 ? new RecordHeaders() : fetch.headers(headerAt, headerBytes, headerCount);
+            headerAt += headerBytes;
+            int epoch = fetch.leaderEpoch(i);
+            pending.add(new ConsumerRecord<>(
+                    tp.topic(),
+                    tp.partition(),
+                    fetch.offset(i),
+                    fetch.timestamp(i),
+                    fetch.logAppendTime(i) ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME,
+                    keyLength,
+                    ConsumerRecord.NULL_SIZE,
+                    key,
+                    null,
+                    headers,
+                    epoch < 0 ? Optional.empty() : Optional.of(epoch),
+                    Optional.empty()));
+        }
+        if (!decoder.isBatched()) {
+            attachValues(values);
+        }
+        List<DecodedKafkaRecord> decoded = decoder.decode(pending, values);
+        DecodedRecordsBySplits out = new DecodedRecordsBySplits(finished);
+        int from = 0;
+        while (from < decoded.size()) {
+            TopicPartition tp = new TopicPartition(decoded.get(from).topic(), decoded.get(from).partition());
+            int to = from + 1;
+            while (to < decoded.size() && decoded.get(to).partition() == tp.partition()
+                    && decoded.get(to).topic().equals(tp.topic())) {
+                to++;
+            }
+            out.add(tp.toString(), new ArrayList<>(decoded.subList(from, to)));
+            readerMetrics.recordCurrentOffset(tp, decoded.get(to - 1).offset());
+            from = to;
+        }
+        for (int k = 0; k < fetch.finishedCount(); k++) {
+            int slot = fetch.finishedSlot(k);
+            TopicPartition tp = partitions.remove(slot);
+            if (tp != null) {
+                slots.remove(tp);
+                finished.add(tp.toString());
+                fetch.unassign(slot);
+            }
+        }
+        for (int k = 0; k < fetch.leaderChangedCount(); k++) {
+            int slot = fetch.leaderChangedSlot(k);
+            TopicPartition tp = partitions.get(slot);
+            if (tp != null) {
+                fetch.setLeader(slot, leaderOf(tp, true));
+            }
+        }
+        pending.clear();
+        return out;
+    }
+
+    /** Gives each record its value bytes, for value formats that decode one {@code byte[]} at a time. */
+    private void attachValues(DirectValueBuffer values) {
+        byte[][] copies = values.copyValues();
+        for (int i = 0; i < pending.size(); i++) {
+            ConsumerRecord<byte[], byte[]> r = pending.get(i);
+            byte[] value = copies[i];
+            pending.set(i, new ConsumerRecord<>(r.topic(), r.partition(), r.offset(), r.timestamp(),
+                    r.timestampType(), r.serializedKeySize(), value == null ? ConsumerRecord.NULL_SIZE : value.length,
+                    r.key(), value, r.headers(), r.leaderEpoch(), Optional.empty()));
+        }
+    }
+
+    /** Pauses and resumes natively (watermark alignment), as the stock reader pauses its consumer. */
+    @Override
+    public void pauseOrResumeSplits(
+            Collection<KafkaPartitionSplit> splitsToPause, Collection<KafkaPartitionSplit> splitsToResume) {
+        try {
+            for (KafkaPartitionSplit split : splitsToPause) {
+                Integer slot = slots.get(split.getTopicPartition());
+                if (slot != null) {
+                    fetch.setPaused(slot, true);
+                }
+            }
+            for (KafkaPartitionSplit split : splitsToResume) {
+                Integer slot = slots.get(split.getTopicPartition());
+                if (slot != null) {
+                    fetch.setPaused(slot, false);
+                }
+            }
+        } catch (KarrowNativeException e) {
+            throw new IllegalStateException("Could not pause or resume native fetches", e);
+        }
+    }
+
+    /**
+     * Commits synchronously: the consumer never polls, so an asynchronous commit's callback would
+     * never run.
+     */
+    @Override
+    public void notifyCheckpointComplete(
+            Map<TopicPartition, OffsetAndMetadata> offsetsToCommit, OffsetCommitCallback offsetCommitCallback) {
+        Exception failure = null;
+        try {
+            consumer.commitSync(offsetsToCommit);
+        } catch (Exception e) {
+            failure = e;
+        }
+        offsetCommitCallback.onComplete(offsetsToCommit, failure);
+    }
+
+    /** Native fetches return within {@code fetch.max.wait.ms}; there is nothing to interrupt. */
+    @Override
+    public void wakeUp() {}
+
+    /** Closes the native fetch, the decoder, then the consumer. */
+    @Override
+    public void close() throws Exception {
+        try {
+            fetch.close();
+            decoder.close();
+        } finally {
+            super.close();
+        }
+    }
+
+    /** {@code host:port} of {@code tp}'s leader, from the consumer's metadata. */
+    private String leaderOf(TopicPartition tp, boolean moved) {
+        for (int attempt = 0; attempt < LEADER_LOOKUPS; attempt++) {
+            if (moved || attempt > 0) {
+                // Asking the leader for its end offset makes the consumer refresh stale metadata.
+                try {
+                    consumer.endOffsets(Collections.singleton(tp), Duration.ofSeconds(10));
+                } catch (RuntimeException ignored) {
+                    // The lookup below tells whether a leader is known now.
+                }
+            }
+            for (PartitionInfo info : consumer.partitionsFor(tp.topic(), Duration.ofSeconds(30))) {
+                Node leader = info.leader();
+                if (info.partition() == tp.partition() && leader != null && !leader.isEmpty()) {
+                    return leader.host() + ":" + leader.port();
+                }
+            }
+            try {
+                Thread.sleep(LEADER_RETRY.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        throw new IllegalStateException("No leader is known for " + tp + " after " + LEADER_LOOKUPS + " lookups");
+    }
+
+    /** The native fetch configuration from the consumer properties (same option names and defaults). */
+    static String fetchConfig(Properties props, int subtask) {
+        String clientId = props.getProperty(ConsumerConfig.CLIENT_ID_CONFIG,
+                props.getProperty("client.id.prefix", "karrow")) + "-native-" + subtask;
+        boolean readCommitted = "read_committed".equalsIgnoreCase(
+                props.getProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted"));
+        return "{\"clientId\":" + JsonText.appendString(new StringBuilder(), clientId)
+                + ",\"readCommitted\":" + readCommitted
+                + ",\"maxWaitMs\":" + intProp(props, ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 500)
+                + ",\"minBytes\":" + intProp(props, ConsumerConfig.FETCH_MIN_BYTES_CONFIG, 1)
+                + ",\"maxBytes\":" + intProp(props, ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 50 * 1024 * 1024)
+                + ",\"partitionMaxBytes\":"
+                + intProp(props, ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 1024 * 1024) + "}";
+    }
+
+    private static int intProp(Properties props, String key, int fallback) {
+        String value = props.getProperty(key);
+        return value == null ? fallback : Integer.parseInt(value.trim());
+    }
+}

@@ -1,0 +1,235 @@
+package io.karrow.flink.nativebridge;
+
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.core.memory.MemorySegmentFactory;
+
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One native fetch session (Kafka's Fetch protocol spoken by {@code karrow-fetch}) and the direct
+ * buffers each poll's records are copied into: per record 40 bytes of metadata, the values in a
+ * {@link DirectValueBuffer} (so a value format's batch decoder reads them as they are), the keys and
+ * the headers. Owns its native handle; not thread-safe (one per split reader).
+ */
+public final class NativeFetchSession implements AutoCloseable {
+
+    /** Bytes of metadata per record (see {@code docs/jni-contract.md}). */
+    public static final int META_BYTES = 40;
+
+    private final NativeHandle handle;
+    private final MemorySegment summary = MemorySegmentFactory.allocateUnpooledOffHeapMemory(6 * Long.BYTES);
+    private final DirectValueBuffer values = new DirectValueBuffer();
+    private MemorySegment meta = MemorySegmentFactory.allocateUnpooledOffHeapMemory(64 * 1024);
+    private MemorySegment keys = MemorySegmentFactory.allocateUnpooledOffHeapMemory(1024);
+    private MemorySegment headers = MemorySegmentFactory.allocateUnpooledOffHeapMemory(1024);
+    private MemorySegment slots = MemorySegmentFactory.allocateUnpooledOffHeapMemory(1024);
+    private int records;
+    private int finished;
+    private int leaderChanged;
+
+    /** Opens a session from its JSON configuration (see {@link KarrowNative#fetchOpen(String)}). */
+    public NativeFetchSession(String configJson) throws KarrowNativeException {
+        this.handle = NativeHandle.openFetchSession(configJson);
+    }
+
+    /** Assigns {@code slot} (see {@link KarrowNative#fetchAssign}). */
+    public void assign(int slot, String topic, int partition, String leader, long offset, long stopOffset)
+            throws KarrowNativeException {
+        KarrowNative.fetchAssign(handle.get(), slot, topic, partition, leader, offset, stopOffset);
+    }
+
+    /** Forgets {@code slot}. */
+    public void unassign(int slot) throws KarrowNativeException {
+        KarrowNative.fetchUnassign(handle.get(), slot);
+    }
+
+    /** Sets the leader of {@code slot}. */
+    public void setLeader(int slot, String leader) throws KarrowNativeException {
+        KarrowNative.fetchSetLeader(handle.get(), slot, leader);
+    }
+
+    /** Pauses or resumes {@code slot}. */
+    public void setPaused(int slot, boolean paused) throws KarrowNativeException {
+        KarrowNative.fetchSetPaused(handle.get(), slot, paused);
+    }
+
+    /** Fetches once and copies the records into this session's buffers. */
+    public void poll() throws KarrowNativeException {
+        long h = handle.get();
+        KarrowNative.fetchPoll(h, summary.getAddress());
+        records = toInt(summary.getLongLittleEndian(0), "records");
+        int valueBytes = toInt(summary.getLongLittleEndian(8), "value bytes");
+        int keyBytes = toInt(summary.getLongLittleEndian(16), "key bytes");
+        int headerBytes = toInt(summary.getLongLittleEndian(24), "header bytes");
+        finished = toInt(summary.getLongLittleEndian(32), "finished slots");
+        leaderChanged = toInt(summary.getLongLittleEndian(40), "leader-changed slots");
+        meta = ensure(meta, (long) records * META_BYTES);
+        keys = ensure(keys, keyBytes);
+        headers = ensure(headers, headerBytes);
+        slots = ensure(slots, 4L * (finished + leaderChanged));
+        values.prepareForNativeWrite(records, valueBytes);
+        KarrowNative.fetchCopyOut(h, meta.getAddress(), values.dataAddress(), values.lengthsAddress(),
+                keys.getAddress(), headers.getAddress(), slots.getAddress());
+    }
+
+    /** Records of the last poll. */
+    public int recordCount() {
+        return records;
+    }
+
+    /** The values of the last poll, in record order. */
+    public DirectValueBuffer values() {
+        return values;
+    }
+
+    /** The slot of record {@code i}. */
+    public int slot(int i) {
+        return meta.getIntLittleEndian(i * META_BYTES);
+    }
+
+    /** Whether record {@code i}'s timestamp was set by the broker (log append time). */
+    public boolean logAppendTime(int i) {
+        return meta.getIntLittleEndian(i * META_BYTES + 4) == 1;
+    }
+
+    /** The offset of record {@code i}. */
+    public long offset(int i) {
+        return meta.getLongLittleEndian(i * META_BYTES + 8);
+    }
+
+    /** The timestamp of record {@code i}. */
+    public long timestamp(int i) {
+        return meta.getLongLittleEndian(i * META_BYTES + 16);
+    }
+
+    /** The leader epoch of record {@code i}'s batch, -1 when unknown. */
+    public int leaderEpoch(int i) {
+        return meta.getIntLittleEndian(i * META_BYTES + 24);
+    }
+
+    /** The key length of record {@code i}, -1 for a null key. */
+    public int keyLength(int i) {
+        return meta.getIntLittleEndian(i * META_BYTES + 28);
+    }
+
+    /** The number of headers of record {@code i}. */
+    public int headerCount(int i) {
+        return meta.getIntLittleEndian(i * META_BYTES + 32);
+    }
+
+    /** The bytes of record {@code i}'s headers. */
+    public int headerBytes(int i) {
+        return meta.getIntLittleEndian(i * META_BYTES + 36);
+    }
+
+    /** A copy of {@code length} key bytes from {@code start} of the poll's keys. */
+    public byte[] key(int start, int length) {
+        byte[] key = new byte[length];
+        keys.get(start, key, 0, length);
+        return key;
+    }
+
+    /** The {@code count} headers in the {@code length} header bytes from {@code start}. */
+    public Headers headers(int start, int length, int count) {
+        RecordHeaders out = new RecordHeaders();
+        int at = start;
+        int end = start + length;
+        for (int h = 0; h < count; h++) {
+            long[] read = new long[1];
+            at = varint(headers, at, end, read);
+            byte[] key = new byte[checkedLength(read[0], at, end)];
+            headers.get(at, key, 0, key.length);
+            at += key.length;
+            at = varint(headers, at, end, read);
+            byte[] value = null;
+            if (read[0] >= 0) {
+                value = new byte[checkedLength(read[0], at, end)];
+                headers.get(at, value, 0, value.length);
+                at += value.length;
+            }
+            out.add(new RecordHeader(new String(key, StandardCharsets.UTF_8), value));
+        }
+        return out;
+    }
+
+    /** Slots that reached their stopping offset in the last poll. */
+    public int finishedCount() {
+        return finished;
+    }
+
+    /** Finished slot {@code k}. */
+    public int finishedSlot(int k) {
+        return slots.getIntLittleEndian(4 * k);
+    }
+
+    /** Slots whose leader moved in the last poll. */
+    public int leaderChangedCount() {
+        return leaderChanged;
+    }
+
+    /** Leader-changed slot {@code k}. */
+    public int leaderChangedSlot(int k) {
+        return slots.getIntLittleEndian(4 * (finished + k));
+    }
+
+    /** Closes the session (and its connections) and frees the buffers. */
+    @Override
+    public void close() {
+        handle.close();
+        values.close();
+        for (MemorySegment segment : new MemorySegment[] {summary, meta, keys, headers, slots}) {
+            if (!segment.isFreed()) {
+                segment.free();
+            }
+        }
+    }
+
+    private static int varint(MemorySegment segment, int at, int end, long[] out) {
+        long raw = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            if (at >= end) {
+                throw new IllegalStateException("record headers end inside a varint");
+            }
+            byte b = segment.get(at++);
+            raw |= (long) (b & 0x7f) << shift;
+            if ((b & 0x80) == 0) {
+                out[0] = (raw >>> 1) ^ -(raw & 1);
+                return at;
+            }
+        }
+        throw new IllegalStateException("a record header varint is longer than 10 bytes");
+    }
+
+    private static int checkedLength(long length, int at, int end) {
+        if (length < 0 || length > end - at) {
+            throw new IllegalStateException("a record header length " + length + " exceeds the headers");
+        }
+        return (int) length;
+    }
+
+    private static MemorySegment ensure(MemorySegment segment, long needed) {
+        if (segment.size() >= needed) {
+            return segment;
+        }
+        long capacity = segment.size();
+        while (capacity < needed) {
+            capacity *= 2;
+        }
+        if (capacity > Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException("a fetch needs " + needed + " bytes of buffer");
+        }
+        segment.free();
+        return MemorySegmentFactory.allocateUnpooledOffHeapMemory((int) capacity);
+    }
+
+    private static int toInt(long value, String what) {
+        if (value < 0 || value > Integer.MAX_VALUE) {
+            throw new IllegalStateException("native fetch reported " + value + " " + what);
+        }
+        return (int) value;
+    }
+}

@@ -1,0 +1,494 @@
+//! Record batches (magic 2) of one partition walked in place, with Kafka's Java consumer
+//! rules: the CRC32C of every batch is checked, control batches yield no record, records
+//! below the fetch offset are skipped, and under `read_committed` the batches of aborted
+//! transactions are dropped.
+
+use crate::error::FetchError;
+use crate::response::AbortedTransaction;
+use crate::wire::{Reader, Short};
+
+/// Byte offset of the CRC-covered part of a batch, counted after `base_offset` and
+/// `batch_length` (partition_leader_epoch 4 + magic 1 + crc 4).
+const CRC_COVERED_FROM: usize = 9;
+const ATTR_COMPRESSION: i16 = 0x07;
+const ATTR_LOG_APPEND_TIME: i16 = 0x08;
+const ATTR_TRANSACTIONAL: i16 = 0x10;
+const ATTR_CONTROL: i16 = 0x20;
+
+/// How a record's timestamp was set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimestampType {
+    /// By the producer.
+    CreateTime,
+    /// By the broker when it appended the batch.
+    LogAppendTime,
+}
+
+/// One record, its bytes borrowed from the fetch response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Record<'a> {
+    /// Offset in the partition.
+    pub offset: i64,
+    /// Timestamp in epoch milliseconds.
+    pub timestamp: i64,
+    /// How the timestamp was set.
+    pub timestamp_type: TimestampType,
+    /// The leader epoch of the batch (-1: unknown).
+    pub leader_epoch: i32,
+    /// The key (`None`: null).
+    pub key: Option<&'a [u8]>,
+    /// The value (`None`: null, a tombstone).
+    pub value: Option<&'a [u8]>,
+    /// The number of headers.
+    pub header_count: u32,
+    /// The headers as Kafka writes them (per header: varint key length, key, varint value
+    /// length, value).
+    pub headers: &'a [u8],
+}
+
+/// The batch being walked.
+struct Batch<'a> {
+    base_offset: i64,
+    last_offset: i64,
+    base_timestamp: i64,
+    max_timestamp: i64,
+    log_append_time: bool,
+    leader_epoch: i32,
+    remaining: i32,
+    records: Reader<'a>,
+}
+
+/// The records of one partition's part of a fetch response, in offset order.
+pub struct RecordBatches<'a> {
+    topic: &'a str,
+    partition: i32,
+    buf: Reader<'a>,
+    from_offset: i64,
+    stop_offset: i64,
+    read_committed: bool,
+    aborted: Vec<AbortedTransaction>,
+    next_aborted: usize,
+    aborted_producers: Vec<i64>,
+    batch: Option<Batch<'a>>,
+    next_offset: i64,
+}
+
+impl<'a> RecordBatches<'a> {
+    /// Walks `records` (the batches of `topic`-`partition` in a response): records from
+    /// `from_offset` up to (not including) `stop_offset`; `aborted` as the response listed
+    /// them (used only when `read_committed`).
+    pub fn new(
+        topic: &'a str,
+        partition: i32,
+        records: &'a [u8],
+        from_offset: i64,
+        stop_offset: i64,
+        read_committed: bool,
+        mut aborted: Vec<AbortedTransaction>,
+    ) -> Self {
+        aborted.sort_by_key(|a| a.first_offset);
+        RecordBatches {
+            topic,
+            partition,
+            buf: Reader::new(records),
+            from_offset,
+            stop_offset,
+            read_committed,
+            aborted,
+            next_aborted: 0,
+            aborted_producers: Vec::new(),
+            batch: None,
+            next_offset: from_offset,
+        }
+    }
+
+    /// The offset to fetch next: after the last whole batch walked (or the last record
+    /// returned), never below the fetch offset.
+    pub fn next_offset(&self) -> i64 {
+        self.next_offset
+    }
+
+    /// The next record, or `None` when the complete batches are walked (a partial batch
+    /// at the end of the response is left for the next fetch) or the stop offset is
+    /// reached.
+    pub fn next_record(&mut self) -> Result<Option<Record<'a>>, FetchError> {
+        loop {
+            if let Some(batch) = &mut self.batch {
+                if batch.remaining > 0 {
+                    batch.remaining -= 1;
+                    let base = batch.base_offset;
+                    let record = read_record(batch).map_err(|reason| self.corrupt(base, reason))?;
+                    if record.offset >= self.stop_offset {
+                        self.batch = None;
+                        self.buf = Reader::new(&[]);
+                        return Ok(None);
+                    }
+                    if record.offset < self.from_offset {
+                        continue;
+                    }
+                    self.next_offset = self.next_offset.max(record.offset + 1);
+                    return Ok(Some(record));
+                }
+                self.next_offset = self.next_offset.max(batch.last_offset + 1);
+                self.batch = None;
+            }
+            if !self.open_batch()? {
+                return Ok(None);
+            }
+        }
+    }
+
+    fn corrupt(&self, offset: i64, reason: impl Into<String>) -> FetchError {
+        FetchError::Corrupt {
+            topic: self.topic.to_string(),
+            partition: self.partition,
+            offset,
+            reason: reason.into(),
+        }
+    }
+
+    /// Opens the next batch that yields records; `false` at the end.
+    fn open_batch(&mut self) -> Result<bool, FetchError> {
+        loop {
+            if self.buf.remaining() < 12 {
+                return Ok(false);
+            }
+            let base_offset = self
+                .buf
+                .i64()
+                .map_err(|_| self.corrupt(-1, "short header"))?;
+            let length = self
+                .buf
+                .i32()
+                .map_err(|_| self.corrupt(base_offset, "short header"))?;
+            let length = usize::try_from(length).map_err(|_| {
+                self.corrupt(base_offset, format!("negative batch length {length}"))
+            })?;
+            if self.buf.remaining() < length {
+                // A partial batch: the rest comes with the next fetch.
+                self.buf = Reader::new(&[]);
+                return Ok(false);
+            }
+            let body = self
+                .buf
+                .take(length)
+                .map_err(|_| self.corrupt(base_offset, "short batch"))?;
+            if base_offset >= self.stop_offset {
+                self.buf = Reader::new(&[]);
+                return Ok(false);
+            }
+            if let Some(batch) = self.batch_of(base_offset, body)? {
+                self.batch = Some(batch);
+                return Ok(true);
+            }
+        }
+    }
+
+    /// Checks one batch; `None` when it yields no record (control, aborted, or entirely
+    /// below the fetch offset), after advancing the next offset past it.
+    fn batch_of(
+        &mut self,
+        base_offset: i64,
+        body: &'a [u8],
+    ) -> Result<Option<Batch<'a>>, FetchError> {
+        let header = |_: Short| self.corrupt(base_offset, "batch header ends early");
+        let mut r = Reader::new(body);
+        let leader_epoch = r.i32().map_err(header)?;
+        let magic = r.i8().map_err(header)?;
+        if magic != 2 {
+            return Err(FetchError::Unsupported {
+                topic: self.topic.to_string(),
+                partition: self.partition,
+                offset: base_offset,
+                what: format!("record batch magic {magic} (only 2, Kafka >= 0.11)"),
+            });
+        }
+        let crc = r.i32().map_err(header)? as u32;
+        if body.len() < CRC_COVERED_FROM || crc32c::crc32c(&body[CRC_COVERED_FROM..]) != crc {
+            return Err(self.corrupt(base_offset, "CRC32C mismatch"));
+        }
+        let attributes = r.i16().map_err(header)?;
+        let last_offset_delta = r.i32().map_err(header)?;
+        let base_timestamp = r.i64().map_err(header)?;
+        let max_timestamp = r.i64().map_err(header)?;
+        let producer_id = r.i64().map_err(header)?;
+        r.i16().map_err(header)?; // producer_epoch
+        r.i32().map_err(header)?; // base_sequence
+        let count = r.i32().map_err(header)?;
+        let last_offset = base_offset + i64::from(last_offset_delta);
+        let skip = |this: &mut Self| {
+            this.next_offset = this.next_offset.max(last_offset + 1);
+            Ok(None)
+        };
+        if last_offset < self.from_offset {
+            return skip(self);
+        }
+        let compression = attributes & ATTR_COMPRESSION;
+        if compression != 0 {
+            let codec = match compression {
+                1 => "gzip",
+                2 => "snappy",
+                3 => "lz4",
+                4 => "zstd",
+                _ => "unknown",
+            };
+            return Err(FetchError::Unsupported {
+                topic: self.topic.to_string(),
+                partition: self.partition,
+                offset: base_offset,
+                what: format!("a {codec}-compressed record batch"),
+            });
+        }
+        let control = attributes & ATTR_CONTROL != 0;
+        if self.read_committed && producer_id >= 0 {
+            while let Some(a) = self.aborted.get(self.next_aborted) {
+                if a.first_offset > last_offset {
+                    break;
+                }
+                self.aborted_producers.push(a.producer_id);
+                self.next_aborted += 1;
+            }
+            if control {
+                if control_type(&mut r) == Some(0) {
+                    // The abort marker ends the aborted transaction of this producer.
+                    self.aborted_producers.retain(|&p| p != producer_id);
+                }
+                return skip(self);
+            }
+            if attributes & ATTR_TRANSACTIONAL != 0 && self.aborted_producers.contains(&producer_id)
+            {
+                return skip(self);
+            }
+        }
+        if control {
+            return skip(self);
+        }
+        Ok(Some(Batch {
+            base_offset,
+            last_offset,
+            base_timestamp,
+            max_timestamp,
+            log_append_time: attributes & ATTR_LOG_APPEND_TIME != 0,
+            leader_epoch,
+            remaining: count,
+            records: r,
+        }))
+    }
+}
+
+/// The control record type (0 abort, 1 commit) of a control batch's first record.
+fn control_type(records: &mut Reader<'_>) -> Option<i16> {
+    let len = usize::try_from(records.varint().ok()?).ok()?;
+    let mut r = Reader::new(records.take(len).ok()?);
+    r.i8().ok()?;
+    r.varint().ok()?;
+    r.varint().ok()?;
+    let key_len = usize::try_from(r.varint().ok()?).ok()?;
+    let mut key = Reader::new(r.take(key_len).ok()?);
+    key.i16().ok()?; // version
+    key.i16().ok()
+}
+
+/// Reads the next record of `batch`.
+#[inline]
+fn read_record<'a>(batch: &mut Batch<'a>) -> Result<Record<'a>, &'static str> {
+    let r = &mut batch.records;
+    let len = r.varint().map_err(|_| "record length")?;
+    let len = usize::try_from(len).map_err(|_| "negative record length")?;
+    let mut rec = Reader::new(r.take(len).map_err(|_| "record ends early")?);
+    rec.i8().map_err(|_| "record attributes")?;
+    let timestamp_delta = rec.varint().map_err(|_| "timestamp delta")?;
+    let offset_delta = rec.varint().map_err(|_| "offset delta")?;
+    let key = bytes(&mut rec).map_err(|_| "record key")?;
+    let value = bytes(&mut rec).map_err(|_| "record value")?;
+    let header_count = rec.varint().map_err(|_| "header count")?;
+    let header_count = u32::try_from(header_count).map_err(|_| "negative header count")?;
+    let rest = rec.remaining();
+    let headers = rec.take(rest).map_err(|_| "headers")?;
+    let (timestamp, timestamp_type) = if batch.log_append_time {
+        (batch.max_timestamp, TimestampType::LogAppendTime)
+    } else {
+        (
+            batch.base_timestamp + timestamp_delta,
+            TimestampType::CreateTime,
+        )
+    };
+    Ok(Record {
+        offset: batch.base_offset + offset_delta,
+        timestamp,
+        timestamp_type,
+        leader_epoch: batch.leader_epoch,
+        key,
+        value,
+        header_count,
+        headers,
+    })
+}
+
+/// A varint length (-1: null) and that many bytes.
+#[inline]
+fn bytes<'a>(r: &mut Reader<'a>) -> Result<Option<&'a [u8]>, Short> {
+    let len = r.varint()?;
+    if len < 0 {
+        return Ok(None);
+    }
+    let len = usize::try_from(len).map_err(|_| Short)?;
+    r.take(len).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_batches::{control_batch, BatchSpec};
+
+    fn all(b: &mut RecordBatches<'_>) -> Vec<(i64, Option<Vec<u8>>)> {
+        let mut out = Vec::new();
+        while let Some(r) = b.next_record().unwrap() {
+            out.push((r.offset, r.value.map(<[u8]>::to_vec)));
+        }
+        out
+    }
+
+    #[test]
+    fn records_keys_values_headers_and_timestamps_are_read_in_place() {
+        let batch = BatchSpec::new(10)
+            .record(Some(b"k0"), Some(b"v0"), 0, &[(b"h", Some(b"x"))])
+            .record(None, None, 5, &[])
+            .encode();
+        let mut b = RecordBatches::new("t", 0, &batch, 0, i64::MAX, false, vec![]);
+        let r0 = b.next_record().unwrap().unwrap();
+        assert_eq!(
+            (r0.offset, r0.key, r0.value),
+            (10, Some(&b"k0"[..]), Some(&b"v0"[..]))
+        );
+        assert_eq!(
+            (r0.timestamp, r0.timestamp_type),
+            (1_000, TimestampType::CreateTime)
+        );
+        assert_eq!((r0.header_count, r0.headers), (1, &[2, b'h', 2, b'x'][..]));
+        assert_eq!(r0.leader_epoch, 3);
+        let r1 = b.next_record().unwrap().unwrap();
+        assert_eq!(
+            (r1.offset, r1.key, r1.value, r1.timestamp),
+            (11, None, None, 1_005)
+        );
+        assert!(b.next_record().unwrap().is_none());
+        assert_eq!(b.next_offset(), 12);
+    }
+
+    #[test]
+    fn log_append_time_uses_the_batch_max_timestamp() {
+        let batch = BatchSpec::new(0)
+            .log_append_time(9_999)
+            .record(None, Some(b"v"), 3, &[])
+            .encode();
+        let mut b = RecordBatches::new("t", 0, &batch, 0, i64::MAX, false, vec![]);
+        let r = b.next_record().unwrap().unwrap();
+        assert_eq!(
+            (r.timestamp, r.timestamp_type),
+            (9_999, TimestampType::LogAppendTime)
+        );
+    }
+
+    #[test]
+    fn records_below_the_fetch_offset_and_from_the_stop_offset_are_not_returned() {
+        let mut bytes = BatchSpec::new(0).values(&[b"a", b"b", b"c"]).encode();
+        bytes.extend(BatchSpec::new(3).values(&[b"d", b"e"]).encode());
+        let mut b = RecordBatches::new("t", 0, &bytes, 1, 4, false, vec![]);
+        assert_eq!(
+            all(&mut b),
+            vec![
+                (1, Some(b"b".to_vec())),
+                (2, Some(b"c".to_vec())),
+                (3, Some(b"d".to_vec()))
+            ]
+        );
+        assert_eq!(b.next_offset(), 4);
+    }
+
+    #[test]
+    fn a_partial_trailing_batch_is_left_for_the_next_fetch() {
+        let mut bytes = BatchSpec::new(0).values(&[b"a"]).encode();
+        let second = BatchSpec::new(1).values(&[b"b"]).encode();
+        bytes.extend_from_slice(&second[..second.len() - 3]);
+        let mut b = RecordBatches::new("t", 0, &bytes, 0, i64::MAX, false, vec![]);
+        assert_eq!(all(&mut b), vec![(0, Some(b"a".to_vec()))]);
+        assert_eq!(b.next_offset(), 1);
+    }
+
+    #[test]
+    fn a_bad_crc_is_a_corrupt_batch_naming_the_partition_and_offset() {
+        let mut bytes = BatchSpec::new(40).values(&[b"a"]).encode();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0xff;
+        let mut b = RecordBatches::new("t", 7, &bytes, 0, i64::MAX, false, vec![]);
+        let e = b.next_record().unwrap_err().to_string();
+        assert!(
+            e.contains("t-7") && e.contains("40") && e.contains("CRC"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn compressed_batches_are_refused_with_the_codec() {
+        let bytes = BatchSpec::new(0).attributes(4).values(&[b"a"]).encode();
+        let mut b = RecordBatches::new("t", 0, &bytes, 0, i64::MAX, false, vec![]);
+        assert!(b
+            .next_record()
+            .unwrap_err()
+            .to_string()
+            .contains("zstd-compressed"));
+    }
+
+    #[test]
+    fn control_batches_yield_no_record_but_move_the_offset() {
+        let mut bytes = BatchSpec::new(0)
+            .producer(5)
+            .transactional()
+            .values(&[b"a"])
+            .encode();
+        bytes.extend(control_batch(1, 5, 1));
+        let mut b = RecordBatches::new("t", 0, &bytes, 0, i64::MAX, false, vec![]);
+        assert_eq!(all(&mut b), vec![(0, Some(b"a".to_vec()))]);
+        assert_eq!(b.next_offset(), 2);
+    }
+
+    #[test]
+    fn read_committed_drops_aborted_transactions_only() {
+        // Producer 5 aborts offsets 0..2, producer 6 commits offset 2, 5 then commits 4.
+        let mut bytes = BatchSpec::new(0)
+            .producer(5)
+            .transactional()
+            .values(&[b"x", b"y"])
+            .encode();
+        bytes.extend(
+            BatchSpec::new(2)
+                .producer(6)
+                .transactional()
+                .values(&[b"ok"])
+                .encode(),
+        );
+        bytes.extend(control_batch(3, 5, 0));
+        bytes.extend(
+            BatchSpec::new(4)
+                .producer(5)
+                .transactional()
+                .values(&[b"ok2"])
+                .encode(),
+        );
+        bytes.extend(control_batch(5, 5, 1));
+        bytes.extend(control_batch(6, 6, 1));
+        let aborted = vec![AbortedTransaction {
+            producer_id: 5,
+            first_offset: 0,
+        }];
+        let mut committed = RecordBatches::new("t", 0, &bytes, 0, i64::MAX, true, aborted.clone());
+        assert_eq!(
+            all(&mut committed),
+            vec![(2, Some(b"ok".to_vec())), (4, Some(b"ok2".to_vec()))]
+        );
+        assert_eq!(committed.next_offset(), 7);
+        let mut uncommitted = RecordBatches::new("t", 0, &bytes, 0, i64::MAX, false, aborted);
+        assert_eq!(all(&mut uncommitted).len(), 4);
+    }
+}

@@ -1,0 +1,142 @@
+//! Fetch requests (API key 1, version 12: the last with topic names rather than ids,
+//! served by every broker since Kafka 3.1 through 4.x).
+
+use crate::wire::put_uvarint;
+
+/// Fetch API key.
+pub const FETCH_API_KEY: i16 = 1;
+/// The Fetch version spoken.
+pub const FETCH_VERSION: i16 = 12;
+
+/// One partition to fetch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionFetch<'a> {
+    /// Topic name.
+    pub topic: &'a str,
+    /// Partition number.
+    pub partition: i32,
+    /// The first offset wanted.
+    pub offset: i64,
+}
+
+/// Sizes and waits of one request (Kafka's Java consumer options of the same names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FetchLimits {
+    /// `fetch.max.wait.ms`: how long the broker may wait for `min_bytes`.
+    pub max_wait_ms: i32,
+    /// `fetch.min.bytes`.
+    pub min_bytes: i32,
+    /// `fetch.max.bytes`: the response limit (the first batch is always returned whole).
+    pub max_bytes: i32,
+    /// `max.partition.fetch.bytes`.
+    pub partition_max_bytes: i32,
+}
+
+impl Default for FetchLimits {
+    /// The Java consumer's defaults.
+    fn default() -> Self {
+        FetchLimits {
+            max_wait_ms: 500,
+            min_bytes: 1,
+            max_bytes: 50 * 1024 * 1024,
+            partition_max_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// Writes a size-prefixed Fetch v12 request into `out` (cleared first). `partitions` must
+/// be grouped by topic (the same topic in consecutive entries); `read_committed` selects
+/// the isolation level. No fetch session is used (every request is a full fetch).
+pub fn write_fetch_request(
+    out: &mut Vec<u8>,
+    correlation_id: i32,
+    client_id: &str,
+    limits: &FetchLimits,
+    read_committed: bool,
+    partitions: &[PartitionFetch<'_>],
+) {
+    out.clear();
+    out.extend_from_slice(&[0; 4]);
+    // Request header v2.
+    out.extend_from_slice(&FETCH_API_KEY.to_be_bytes());
+    out.extend_from_slice(&FETCH_VERSION.to_be_bytes());
+    out.extend_from_slice(&correlation_id.to_be_bytes());
+    let client = &client_id.as_bytes()[..client_id.len().min(i16::MAX as usize)];
+    out.extend_from_slice(&(client.len() as i16).to_be_bytes());
+    out.extend_from_slice(client);
+    out.push(0);
+    // Body.
+    out.extend_from_slice(&(-1i32).to_be_bytes()); // replica_id: a consumer
+    out.extend_from_slice(&limits.max_wait_ms.to_be_bytes());
+    out.extend_from_slice(&limits.min_bytes.to_be_bytes());
+    out.extend_from_slice(&limits.max_bytes.to_be_bytes());
+    out.push(u8::from(read_committed));
+    out.extend_from_slice(&0i32.to_be_bytes()); // session_id
+    out.extend_from_slice(&(-1i32).to_be_bytes()); // session_epoch: full fetch, no session
+    let topics: Vec<&[PartitionFetch<'_>]> =
+        partitions.chunk_by(|a, b| a.topic == b.topic).collect();
+    put_uvarint(out, topics.len() as u64 + 1);
+    for group in topics {
+        let topic = group[0].topic.as_bytes();
+        put_uvarint(out, topic.len() as u64 + 1);
+        out.extend_from_slice(topic);
+        put_uvarint(out, group.len() as u64 + 1);
+        for p in group {
+            out.extend_from_slice(&p.partition.to_be_bytes());
+            out.extend_from_slice(&(-1i32).to_be_bytes()); // current_leader_epoch: unknown
+            out.extend_from_slice(&p.offset.to_be_bytes());
+            out.extend_from_slice(&(-1i32).to_be_bytes()); // last_fetched_epoch
+            out.extend_from_slice(&(-1i64).to_be_bytes()); // log_start_offset
+            out.extend_from_slice(&limits.partition_max_bytes.to_be_bytes());
+            out.push(0);
+        }
+        out.push(0);
+    }
+    put_uvarint(out, 1); // forgotten_topics_data: none
+    put_uvarint(out, 1); // rack_id: ""
+    out.push(0);
+    let size = (out.len() - 4) as i32;
+    out[..4].copy_from_slice(&size.to_be_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_groups_partitions_by_topic_and_is_size_prefixed() {
+        let mut out = Vec::new();
+        let parts = [
+            PartitionFetch {
+                topic: "a",
+                partition: 0,
+                offset: 5,
+            },
+            PartitionFetch {
+                topic: "a",
+                partition: 1,
+                offset: 7,
+            },
+            PartitionFetch {
+                topic: "bb",
+                partition: 0,
+                offset: 0,
+            },
+        ];
+        write_fetch_request(&mut out, 9, "c", &FetchLimits::default(), true, &parts);
+        assert_eq!(
+            i32::from_be_bytes(out[..4].try_into().unwrap()) as usize,
+            out.len() - 4
+        );
+        // api key, version, correlation id, client id "c", no tags.
+        assert_eq!(&out[4..16], &[0, 1, 0, 12, 0, 0, 0, 9, 0, 1, b'c', 0]);
+        // replica -1, wait 500, min 1, max 50 MiB, read_committed, session 0 / -1.
+        let body = &out[16..];
+        assert_eq!(&body[..4], &(-1i32).to_be_bytes());
+        assert_eq!(body[16], 1);
+        // two topics (compact count 3); first "a" with two partitions (3).
+        assert_eq!(&body[25..29], &[3, 2, b'a', 3]);
+        assert_eq!(&body[29..33], &0i32.to_be_bytes());
+        assert_eq!(&body[37..45], &5i64.to_be_bytes());
+    }
+}

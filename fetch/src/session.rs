@@ -1,0 +1,324 @@
+//! A fetch session: the partitions one reader is assigned, each with its leader, next
+//! offset and stopping offset, and one connection per leader.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::Duration;
+
+use crate::batches::{Record, RecordBatches};
+use crate::error::{error_name, is_leader_change, FetchError};
+use crate::request::{write_fetch_request, FetchLimits, PartitionFetch};
+use crate::response::parse_fetch_response;
+
+/// Which records a fetch returns (`isolation.level`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Isolation {
+    /// Everything up to the high watermark.
+    ReadUncommitted,
+    /// Up to the last stable offset, aborted transactions dropped.
+    ReadCommitted,
+}
+
+/// The caller's id of an assigned partition.
+pub type PartitionSlot = i32;
+
+/// One assigned partition.
+#[derive(Debug, Clone)]
+struct Assigned {
+    slot: PartitionSlot,
+    topic: String,
+    partition: i32,
+    leader: String,
+    next_offset: i64,
+    stop_offset: i64,
+    paused: bool,
+}
+
+/// What a poll did besides handing out records.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Polled {
+    /// Records handed to the callback.
+    pub records: u64,
+    /// Partitions that reached their stopping offset (they stay assigned, and are not
+    /// fetched again).
+    pub finished: Vec<PartitionSlot>,
+    /// Partitions whose leader moved: look the leader up and call
+    /// [`FetchSession::set_leader`].
+    pub leader_changed: Vec<PartitionSlot>,
+}
+
+/// Fetches the assigned partitions from their leaders. Not thread-safe.
+pub struct FetchSession {
+    client_id: String,
+    isolation: Isolation,
+    limits: FetchLimits,
+    socket_timeout: Duration,
+    assigned: Vec<Assigned>,
+    connections: HashMap<String, TcpStream>,
+    request: Vec<u8>,
+    responses: Vec<(String, i32, Vec<u8>)>,
+    correlation: i32,
+}
+
+impl FetchSession {
+    /// A session with no partitions.
+    pub fn new(client_id: &str, isolation: Isolation, limits: FetchLimits) -> Self {
+        let wait = u64::try_from(limits.max_wait_ms).unwrap_or(0);
+        FetchSession {
+            client_id: client_id.to_string(),
+            isolation,
+            limits,
+            socket_timeout: Duration::from_millis(wait + 30_000),
+            assigned: Vec::new(),
+            connections: HashMap::new(),
+            request: Vec::new(),
+            responses: Vec::new(),
+            correlation: 0,
+        }
+    }
+
+    /// Assigns (or re-assigns) `slot`: `topic`-`partition` led by `leader` (`host:port`),
+    /// read from `offset` up to `stop_offset` (exclusive; `i64::MAX` for unbounded).
+    pub fn assign(
+        &mut self,
+        slot: PartitionSlot,
+        topic: &str,
+        partition: i32,
+        leader: &str,
+        offset: i64,
+        stop_offset: i64,
+    ) {
+        self.unassign(slot);
+        self.assigned.push(Assigned {
+            slot,
+            topic: topic.to_string(),
+            partition,
+            leader: leader.to_string(),
+            next_offset: offset,
+            stop_offset,
+            paused: false,
+        });
+        self.assigned
+            .sort_by(|a, b| (&a.leader, &a.topic).cmp(&(&b.leader, &b.topic)));
+    }
+
+    /// Forgets `slot` (no-op when unknown).
+    pub fn unassign(&mut self, slot: PartitionSlot) {
+        self.assigned.retain(|a| a.slot != slot);
+    }
+
+    /// Sets the leader of `slot` after a leader change.
+    pub fn set_leader(&mut self, slot: PartitionSlot, leader: &str) -> Result<(), FetchError> {
+        self.find(slot)?.leader = leader.to_string();
+        self.assigned
+            .sort_by(|a, b| (&a.leader, &a.topic).cmp(&(&b.leader, &b.topic)));
+        Ok(())
+    }
+
+    /// Pauses or resumes fetching `slot` (watermark alignment).
+    pub fn set_paused(&mut self, slot: PartitionSlot, paused: bool) -> Result<(), FetchError> {
+        self.find(slot)?.paused = paused;
+        Ok(())
+    }
+
+    /// The next offset of `slot`.
+    pub fn next_offset(&self, slot: PartitionSlot) -> Option<i64> {
+        self.assigned
+            .iter()
+            .find(|a| a.slot == slot)
+            .map(|a| a.next_offset)
+    }
+
+    fn find(&mut self, slot: PartitionSlot) -> Result<&mut Assigned, FetchError> {
+        self.assigned
+            .iter_mut()
+            .find(|a| a.slot == slot)
+            .ok_or_else(|| FetchError::Usage(format!("partition slot {slot} is not assigned")))
+    }
+
+    /// Whether any assigned partition is still to be fetched.
+    pub fn has_work(&self) -> bool {
+        self.assigned
+            .iter()
+            .any(|a| !a.paused && a.next_offset < a.stop_offset)
+    }
+
+    /// Sends one Fetch request to each leader of a partition still to be read, and hands
+    /// every record of the responses, in offset order per partition, to `each` with its
+    /// slot. A connection that fails is dropped (the next poll reconnects) and fails the
+    /// poll; partition errors that mean a leader change are reported in
+    /// [`Polled::leader_changed`], others fail the poll.
+    pub fn poll<E>(
+        &mut self,
+        mut each: impl FnMut(PartitionSlot, &Record<'_>) -> Result<(), E>,
+    ) -> Result<Result<Polled, E>, FetchError> {
+        let mut polled = Polled::default();
+        if !self.send_requests()? {
+            // Nothing to fetch (all paused or finished): wait as a fetch with no data would.
+            let wait = u64::try_from(self.limits.max_wait_ms.clamp(0, 100)).unwrap_or(0);
+            std::thread::sleep(Duration::from_millis(wait));
+            return Ok(Ok(polled));
+        }
+        let responses = std::mem::take(&mut self.responses);
+        let mut outcome = Ok(());
+        for (broker, correlation, buf) in &responses {
+            let parts = parse_fetch_response(buf, *correlation).map_err(|reason| {
+                self.connections.remove(broker);
+                FetchError::Protocol {
+                    broker: broker.clone(),
+                    reason,
+                }
+            })?;
+            for part in parts {
+                let Some(assigned) = self
+                    .assigned
+                    .iter_mut()
+                    .find(|a| a.topic == part.topic && a.partition == part.partition)
+                else {
+                    continue;
+                };
+                if part.error_code != 0 {
+                    if is_leader_change(part.error_code) {
+                        polled.leader_changed.push(assigned.slot);
+                        continue;
+                    }
+                    return Err(FetchError::Partition {
+                        topic: part.topic,
+                        partition: part.partition,
+                        offset: assigned.next_offset,
+                        code: part.error_code,
+                        name: error_name(part.error_code),
+                    });
+                }
+                let mut batches = RecordBatches::new(
+                    &assigned.topic,
+                    assigned.partition,
+                    &buf[part.records.clone()],
+                    assigned.next_offset,
+                    assigned.stop_offset,
+                    self.isolation == Isolation::ReadCommitted,
+                    part.aborted,
+                );
+                while let Some(record) = batches.next_record()? {
+                    if outcome.is_ok() {
+                        outcome = each(assigned.slot, &record);
+                        polled.records += 1;
+                    }
+                }
+                if outcome.is_ok() {
+                    assigned.next_offset = batches.next_offset();
+                    if assigned.next_offset >= assigned.stop_offset {
+                        polled.finished.push(assigned.slot);
+                    }
+                }
+            }
+        }
+        self.responses = responses;
+        Ok(outcome.map(|()| polled))
+    }
+
+    /// Sends the requests of this poll and reads their responses into `self.responses`;
+    /// `false` when there was nothing to fetch.
+    fn send_requests(&mut self) -> Result<bool, FetchError> {
+        let mut responses = std::mem::take(&mut self.responses);
+        let mut used = 0;
+        let mut sent: Vec<(String, i32)> = Vec::new();
+        let mut start = 0;
+        while start < self.assigned.len() {
+            let leader = self.assigned[start].leader.clone();
+            let end = start
+                + self.assigned[start..]
+                    .iter()
+                    .take_while(|a| a.leader == leader)
+                    .count();
+            let fetches: Vec<PartitionFetch<'_>> = self.assigned[start..end]
+                .iter()
+                .filter(|a| !a.paused && a.next_offset < a.stop_offset)
+                .map(|a| PartitionFetch {
+                    topic: &a.topic,
+                    partition: a.partition,
+                    offset: a.next_offset,
+                })
+                .collect();
+            start = end;
+            if fetches.is_empty() {
+                continue;
+            }
+            self.correlation = self.correlation.wrapping_add(1);
+            write_fetch_request(
+                &mut self.request,
+                self.correlation,
+                &self.client_id,
+                &self.limits,
+                self.isolation == Isolation::ReadCommitted,
+                &fetches,
+            );
+            let stream = connection(&mut self.connections, &leader, self.socket_timeout)?;
+            if let Err(source) = stream.write_all(&self.request) {
+                self.connections.remove(&leader);
+                return Err(FetchError::Io {
+                    broker: leader,
+                    source,
+                });
+            }
+            sent.push((leader, self.correlation));
+        }
+        for (broker, correlation) in sent {
+            if responses.len() <= used {
+                responses.push((String::new(), 0, Vec::new()));
+            }
+            let slot = &mut responses[used];
+            used += 1;
+            slot.0.clone_from(&broker);
+            slot.1 = correlation;
+            let Some(stream) = self.connections.get_mut(&broker) else {
+                return Err(FetchError::Usage(format!("no connection to {broker}")));
+            };
+            if let Err(source) = read_frame(stream, &mut slot.2) {
+                self.connections.remove(&broker);
+                return Err(FetchError::Io { broker, source });
+            }
+        }
+        responses.truncate(used);
+        self.responses = responses;
+        Ok(used > 0)
+    }
+}
+
+/// The connection to `broker`, opened on first use.
+fn connection<'c>(
+    connections: &'c mut HashMap<String, TcpStream>,
+    broker: &str,
+    timeout: Duration,
+) -> Result<&'c mut TcpStream, FetchError> {
+    if !connections.contains_key(broker) {
+        let io = |source| FetchError::Io {
+            broker: broker.to_string(),
+            source,
+        };
+        let address = broker
+            .to_socket_addrs()
+            .map_err(io)?
+            .next()
+            .ok_or_else(|| io(std::io::Error::other("the address resolves to nothing")))?;
+        let stream = TcpStream::connect_timeout(&address, Duration::from_secs(30)).map_err(io)?;
+        stream.set_nodelay(true).map_err(io)?;
+        stream.set_read_timeout(Some(timeout)).map_err(io)?;
+        stream.set_write_timeout(Some(timeout)).map_err(io)?;
+        connections.insert(broker.to_string(), stream);
+    }
+    connections
+        .get_mut(broker)
+        .ok_or_else(|| FetchError::Usage(format!("no connection to {broker}")))
+}
+
+/// Reads one size-prefixed response into `buf`.
+fn read_frame(stream: &mut TcpStream, buf: &mut Vec<u8>) -> std::io::Result<()> {
+    let mut size = [0u8; 4];
+    stream.read_exact(&mut size)?;
+    let size = usize::try_from(i32::from_be_bytes(size))
+        .map_err(|_| std::io::Error::other("negative response size"))?;
+    buf.resize(size, 0);
+    stream.read_exact(buf)
+}

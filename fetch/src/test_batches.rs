@@ -1,0 +1,151 @@
+//! Record batches written by the format's rules, for the tests.
+
+use crate::wire::put_varint;
+
+/// One record of a test batch.
+struct TestRecord {
+    key: Option<Vec<u8>>,
+    value: Option<Vec<u8>>,
+    timestamp_delta: i64,
+    headers: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+}
+
+/// A batch under construction.
+pub(crate) struct BatchSpec {
+    base_offset: i64,
+    attributes: i16,
+    producer_id: i64,
+    max_timestamp: Option<i64>,
+    records: Vec<TestRecord>,
+}
+
+impl BatchSpec {
+    pub(crate) fn new(base_offset: i64) -> Self {
+        BatchSpec {
+            base_offset,
+            attributes: 0,
+            producer_id: -1,
+            max_timestamp: None,
+            records: Vec::new(),
+        }
+    }
+    pub(crate) fn attributes(mut self, a: i16) -> Self {
+        self.attributes |= a;
+        self
+    }
+    pub(crate) fn producer(mut self, id: i64) -> Self {
+        self.producer_id = id;
+        self
+    }
+    pub(crate) fn transactional(self) -> Self {
+        self.attributes(0x10)
+    }
+    pub(crate) fn log_append_time(mut self, max_timestamp: i64) -> Self {
+        self.max_timestamp = Some(max_timestamp);
+        self.attributes(0x08)
+    }
+    pub(crate) fn record(
+        mut self,
+        key: Option<&[u8]>,
+        value: Option<&[u8]>,
+        timestamp_delta: i64,
+        headers: &[(&[u8], Option<&[u8]>)],
+    ) -> Self {
+        self.records.push(TestRecord {
+            key: key.map(<[u8]>::to_vec),
+            value: value.map(<[u8]>::to_vec),
+            timestamp_delta,
+            headers: headers
+                .iter()
+                .map(|(k, v)| (k.to_vec(), v.map(<[u8]>::to_vec)))
+                .collect(),
+        });
+        self
+    }
+    pub(crate) fn values(mut self, values: &[&[u8]]) -> Self {
+        for v in values {
+            self = self.record(None, Some(v), 0, &[]);
+        }
+        self
+    }
+
+    /// The batch as a broker returns it.
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        let mut records = Vec::new();
+        for (i, r) in self.records.iter().enumerate() {
+            let mut rec = vec![0u8];
+            put_varint(&mut rec, r.timestamp_delta);
+            put_varint(&mut rec, i as i64);
+            put_bytes(&mut rec, r.key.as_deref());
+            put_bytes(&mut rec, r.value.as_deref());
+            put_varint(&mut rec, r.headers.len() as i64);
+            for (k, v) in &r.headers {
+                put_bytes(&mut rec, Some(k));
+                put_bytes(&mut rec, v.as_deref());
+            }
+            put_varint(&mut records, rec.len() as i64);
+            records.extend(rec);
+        }
+        let last_delta = self.records.len().saturating_sub(1) as i32;
+        let mut covered = Vec::new();
+        covered.extend_from_slice(&self.attributes.to_be_bytes());
+        covered.extend_from_slice(&last_delta.to_be_bytes());
+        covered.extend_from_slice(&1_000i64.to_be_bytes());
+        covered.extend_from_slice(&self.max_timestamp.unwrap_or(1_000).to_be_bytes());
+        covered.extend_from_slice(&self.producer_id.to_be_bytes());
+        covered.extend_from_slice(&0i16.to_be_bytes());
+        covered.extend_from_slice(&0i32.to_be_bytes());
+        covered.extend_from_slice(&(self.records.len() as i32).to_be_bytes());
+        covered.extend(records);
+        frame(self.base_offset, &covered)
+    }
+}
+
+/// A control batch of `producer_id` at `offset`: type 0 abort, 1 commit.
+pub(crate) fn control_batch(offset: i64, producer_id: i64, kind: i16) -> Vec<u8> {
+    let mut key = Vec::new();
+    key.extend_from_slice(&0i16.to_be_bytes());
+    key.extend_from_slice(&kind.to_be_bytes());
+    let mut rec = vec![0u8];
+    put_varint(&mut rec, 0);
+    put_varint(&mut rec, 0);
+    put_bytes(&mut rec, Some(&key));
+    put_bytes(&mut rec, Some(&[0, 0, 0, 0, 0, 0]));
+    put_varint(&mut rec, 0);
+    let mut records = Vec::new();
+    put_varint(&mut records, rec.len() as i64);
+    records.extend(rec);
+    let mut covered = Vec::new();
+    covered.extend_from_slice(&0x30i16.to_be_bytes());
+    covered.extend_from_slice(&0i32.to_be_bytes());
+    covered.extend_from_slice(&1_000i64.to_be_bytes());
+    covered.extend_from_slice(&1_000i64.to_be_bytes());
+    covered.extend_from_slice(&producer_id.to_be_bytes());
+    covered.extend_from_slice(&0i16.to_be_bytes());
+    covered.extend_from_slice(&(-1i32).to_be_bytes());
+    covered.extend_from_slice(&1i32.to_be_bytes());
+    covered.extend(records);
+    frame(offset, &covered)
+}
+
+fn put_bytes(out: &mut Vec<u8>, b: Option<&[u8]>) {
+    match b {
+        Some(b) => {
+            put_varint(out, b.len() as i64);
+            out.extend_from_slice(b);
+        }
+        None => put_varint(out, -1),
+    }
+}
+
+/// base_offset, length, leader epoch 3, magic 2, CRC32C of `covered`, then `covered`.
+fn frame(base_offset: i64, covered: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&base_offset.to_be_bytes());
+    out.extend_from_slice(&((4 + 1 + 4 + covered.len()) as i32).to_be_bytes());
+    out.extend_from_slice(&3i32.to_be_bytes());
+    out.push(2);
+    out.extend_from_slice(&crc32c::crc32c(covered).to_be_bytes());
+    out.extend_from_slice(covered);
+    out
+}
