@@ -107,8 +107,15 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
         if (!(splitsChange instanceof SplitsAddition)) {
             return;
         }
+        Set<TopicPartition> assigned = consumer.assignment();
         for (KafkaPartitionSplit split : splitsChange.splits()) {
             TopicPartition tp = split.getTopicPartition();
+            if (!assigned.contains(tp)) {
+                // The stock reader found the split empty (stopping at or before its start) and
+                // unassigned it; it is finished before any fetch.
+                finishedBeforeFetch.add(split.splitId());
+                continue;
+            }
             long start = consumer.position(tp);
             long stop = stoppingOffsets.getOrDefault(tp, Long.MAX_VALUE);
             if (start >= stop) {
@@ -131,7 +138,12 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
     public RecordsWithSplitIds<ConsumerRecord<byte[], byte[]>> fetch() throws IOException {
         Set<String> finished = new HashSet<>(finishedBeforeFetch);
         finishedBeforeFetch.clear();
-        fetch.poll();
+        try {
+            fetch.poll();
+        } catch (KarrowNativeException e) {
+            throw new IOException(e.getMessage() + " ('scan.fetch-mode' = 'kafka-consumer' reads with Kafka's"
+                    + " Java consumer instead)", e);
+        }
         int count = fetch.recordCount();
         pending.clear();
         int keyAt = 0;

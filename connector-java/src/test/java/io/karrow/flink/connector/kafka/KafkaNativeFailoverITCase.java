@@ -32,7 +32,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
@@ -177,6 +178,11 @@ class KafkaNativeFailoverITCase {
             + " CAST(date_time AS STRING), COALESCE(extra, '<null>'))";
 
     private static String sourceDdl(String table, String connector, String format, String topic, boolean bounded) {
+        return sourceDdl(table, connector, format, topic, bounded, "");
+    }
+
+    private static String sourceDdl(
+            String table, String connector, String format, String topic, boolean bounded, String extraOptions) {
         return "CREATE TABLE " + table + " (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,"
                 + " date_time TIMESTAMP(3), extra STRING, `partition` INT METADATA VIRTUAL,"
                 + " `offset` BIGINT METADATA VIRTUAL)"
@@ -184,10 +190,11 @@ class KafkaNativeFailoverITCase {
                 + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "', 'properties.group.id' = 'karrow-failover-it',"
                 + "'scan.startup.mode' = 'earliest-offset',"
                 + (bounded ? "'scan.bounded.mode' = 'latest-offset'," : "")
-                + "'value.format' = '" + format + "', 'value." + format + ".url' = '" + registry.url() + "')";
+                + "'value.format' = '" + format + "', 'value." + format + ".url' = '" + registry.url() + "'"
+                + extraOptions + ")";
     }
 
-    private static JobClient startFailoverJob(String in, String out) {
+    private static JobClient startFailoverJob(String in, String out, String fetchMode) {
         Configuration conf = new Configuration();
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
@@ -198,7 +205,8 @@ class KafkaNativeFailoverITCase {
         env.enableCheckpointing(500);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
         tEnv.createTemporarySystemFunction("FAIL_ONCE", FailOnce.class);
-        tEnv.executeSql(sourceDdl("src", "kafka-native", "avro-confluent-native", in, false));
+        tEnv.executeSql(sourceDdl("src", "kafka-native", "avro-confluent-native", in, false,
+                ", 'scan.fetch-mode' = '" + fetchMode + "'"));
         tEnv.executeSql("CREATE TABLE snk (line STRING) WITH ('connector' = 'kafka', 'topic' = '" + out + "',"
                 + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "', 'value.format' = 'raw',"
                 + "'sink.delivery-guarantee' = 'exactly-once',"
@@ -232,8 +240,10 @@ class KafkaNativeFailoverITCase {
         return IntStream.range(0, total).mapToObj(i -> (i % 3) + ":" + (i / 3)).collect(Collectors.toSet());
     }
 
-    @Test
-    void restartFromCheckpointAfterAnInjectedFailureLosesAndDuplicatesNothing() throws Exception {
+    /** With each {@code scan.fetch-mode}. */
+    @ParameterizedTest(name = "scan.fetch-mode = {0}")
+    @ValueSource(strings = {"kafka-consumer", "native"})
+    void restartFromCheckpointAfterAnInjectedFailureLosesAndDuplicatesNothing(String fetchMode) throws Exception {
         ARMED.set(false);
         FAILED.set(false);
         SEEN_AFTER_ARMING.set(0);
@@ -243,7 +253,7 @@ class KafkaNativeFailoverITCase {
         int id = registry.register(in + "-value", corpus.writers().get(0).toString());
 
         produce(in, id, corpus, 0, FIRST);
-        JobClient job = startFailoverJob(in, out);
+        JobClient job = startFailoverJob(in, out, fetchMode);
         List<String> lines;
         JobStatus status;
         try (CommittedOutput output = new CommittedOutput(out)) {

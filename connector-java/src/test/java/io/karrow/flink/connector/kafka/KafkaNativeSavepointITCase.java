@@ -26,7 +26,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -110,6 +111,11 @@ class KafkaNativeSavepointITCase {
     }
 
     private static JobClient start(String connector, String format, String in, String out, String savepoint) {
+        return start(connector, format, in, out, savepoint, "");
+    }
+
+    private static JobClient start(
+            String connector, String format, String in, String out, String savepoint, String extraOptions) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
@@ -121,7 +127,8 @@ class KafkaNativeSavepointITCase {
                 + " WITH ('connector' = '" + connector + "', 'topic' = '" + in + "',"
                 + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "', 'properties.group.id' = 'karrow-savepoint-it',"
                 + "'scan.startup.mode' = 'earliest-offset',"
-                + "'value.format' = '" + format + "', 'value." + format + ".url' = '" + registry.url() + "')");
+                + "'value.format' = '" + format + "', 'value." + format + ".url' = '" + registry.url() + "'"
+                + extraOptions + ")");
         tEnv.executeSql("CREATE TABLE snk (id STRING) WITH ('connector' = 'kafka', 'topic' = '" + out + "',"
                 + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "', 'value.format' = 'raw')");
         TableResult result = tEnv.executeSql("INSERT INTO snk SELECT CONCAT(CAST(`partition` AS STRING), ':',"
@@ -138,8 +145,10 @@ class KafkaNativeSavepointITCase {
         return IntStream.range(0, total).mapToObj(i -> (i % 3) + ":" + (i / 3)).collect(Collectors.toSet());
     }
 
-    @Test
-    void savepointsMoveFromKafkaToKafkaNativeAndBack(@TempDir Path savepoints) throws Exception {
+    /** With each {@code scan.fetch-mode} of the {@code kafka-native} leg. */
+    @ParameterizedTest(name = "scan.fetch-mode = {0}")
+    @ValueSource(strings = {"kafka-consumer", "native"})
+    void savepointsMoveFromKafkaToKafkaNativeAndBack(String fetchMode, @TempDir Path savepoints) throws Exception {
         String in = createTopic("savepoint-in", 3);
         String out = createTopic("savepoint-out", 1);
         AvroCorpus corpus = AvroCorpora.bids();
@@ -151,7 +160,8 @@ class KafkaNativeSavepointITCase {
         String first = stopWithSavepoint(stock, savepoints);
 
         produce(in, id, corpus, PER_STEP, PER_STEP);
-        JobClient batched = start("kafka-native", "avro-confluent-native", in, out, first);
+        JobClient batched = start("kafka-native", "avro-confluent-native", in, out, first,
+                ", 'scan.fetch-mode' = '" + fetchMode + "'");
         List<String> afterNative = readAll(out, 2 * PER_STEP);
         assertThat(afterNative).hasSize(2 * PER_STEP);
         assertThat(new HashSet<>(afterNative)).isEqualTo(expectedIds(2 * PER_STEP));

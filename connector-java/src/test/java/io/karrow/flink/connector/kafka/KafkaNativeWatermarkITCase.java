@@ -183,6 +183,9 @@ class KafkaNativeWatermarkITCase {
         return multiset;
     }
 
+    /** The option that selects the native fetch. */
+    private static final String NATIVE_FETCH = ", 'scan.fetch-mode' = 'native'";
+
     @Test
     void boundedTumbleWindowsGiveTheStockConnectorsResults() throws Exception {
         String topic = createTopic("watermark-bounded", 3);
@@ -199,9 +202,11 @@ class KafkaNativeWatermarkITCase {
         String bounded = ", 'scan.bounded.mode' = 'latest-offset'";
         tEnv.executeSql(ddl("stock", "kafka", "avro-confluent-reference", topic, bounded));
         tEnv.executeSql(ddl("batched", "kafka-native", "avro-confluent-native", topic, bounded));
+        tEnv.executeSql(ddl("fetched", "kafka-native", "avro-confluent-native", topic, bounded + NATIVE_FETCH));
         Map<Row, Integer> stock = collect(tEnv, windowQuery("stock"), Integer.MAX_VALUE);
         assertThat(stock).isEqualTo(expected);
         assertThat(collect(tEnv, windowQuery("batched"), Integer.MAX_VALUE)).isEqualTo(stock);
+        assertThat(collect(tEnv, windowQuery("fetched"), Integer.MAX_VALUE)).isEqualTo(stock);
     }
 
     @Test
@@ -233,8 +238,10 @@ class KafkaNativeWatermarkITCase {
         String idle = ", 'scan.watermark.idle-timeout' = '15 s'";
         tEnv.executeSql(ddl("stock_idle", "kafka", "avro-confluent-reference", topic, idle));
         tEnv.executeSql(ddl("batched_idle", "kafka-native", "avro-confluent-native", topic, idle));
+        tEnv.executeSql(ddl("fetched_idle", "kafka-native", "avro-confluent-native", topic, idle + NATIVE_FETCH));
         Map<Row, Integer> stock = collect(tEnv, windowQuery("stock_idle"), expected.size());
         assertThat(stock).isEqualTo(expected);
         assertThat(collect(tEnv, windowQuery("batched_idle"), expected.size())).isEqualTo(stock);
+        assertThat(collect(tEnv, windowQuery("fetched_idle"), expected.size())).isEqualTo(stock);
     }
 }
