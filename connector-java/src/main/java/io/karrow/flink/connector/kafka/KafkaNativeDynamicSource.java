@@ -77,6 +77,11 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource {
         this.nativeFetch = nativeFetch;
     }
 
+    /** Whether records are fetched natively. */
+    boolean isNativeFetch() {
+        return nativeFetch;
+    }
+
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
         final DeserializationSchema<RowData> keyDeserialization =

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
@@ -27,9 +28,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 
 /** Options, validation and planning of {@code 'connector' = 'kafka-native'} (no broker needed). */
 class KafkaNativeDynamicTableFactoryTest {
@@ -74,8 +77,10 @@ class KafkaNativeDynamicTableFactoryTest {
     void acceptsEveryOptionOfTheStockKafkaSource() {
         assertThat(new KafkaNativeDynamicTableFactory().requiredOptions())
                 .isEqualTo(new org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicTableFactory().requiredOptions());
-        assertThat(new KafkaNativeDynamicTableFactory().optionalOptions())
-                .isEqualTo(new org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicTableFactory().optionalOptions());
+        Set<ConfigOption<?>> optional = new HashSet<>(
+                new org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicTableFactory().optionalOptions());
+        optional.add(KafkaNativeConnectorOptions.SCAN_FETCH_MODE);
+        assertThat(new KafkaNativeDynamicTableFactory().optionalOptions()).isEqualTo(optional);
         DynamicTableSource source = source(options("kafka-native"));
         assertThat(source).isInstanceOf(KafkaNativeDynamicSource.class);
         // Same planning-time view as the stock source (minus the class).
@@ -91,6 +96,34 @@ class KafkaNativeDynamicTableFactoryTest {
         assertThatThrownBy(() -> source(options))
                 .hasStackTraceContaining("Unsupported options found for 'kafka-native'")
                 .hasStackTraceContaining("scan.no-such-option");
+    }
+
+    @Test
+    void fetchModeSelectsTheNativeFetchAndSurvivesCopies() {
+        assertThat(((KafkaNativeDynamicSource) source(options("kafka-native"))).isNativeFetch()).isFalse();
+        Map<String, String> options = options("kafka-native");
+        options.put("scan.fetch-mode", "native");
+        KafkaNativeDynamicSource source = (KafkaNativeDynamicSource) source(options);
+        assertThat(source.isNativeFetch()).isTrue();
+        assertThat(((KafkaNativeDynamicSource) source.copy()).isNativeFetch()).isTrue();
+        options.put("scan.fetch-mode", "kafka-consumer");
+        assertThat(((KafkaNativeDynamicSource) source(options)).isNativeFetch()).isFalse();
+    }
+
+    @Test
+    void unknownFetchModesAndNativeFetchOverTlsOrSaslFailAtPlanning() {
+        Map<String, String> options = options("kafka-native");
+        options.put("scan.fetch-mode", "librdkafka");
+        assertThatThrownBy(() -> source(options))
+                .hasStackTraceContaining("Invalid value for option 'scan.fetch-mode': 'librdkafka'")
+                .hasStackTraceContaining("[kafka-consumer, native]");
+        options.put("scan.fetch-mode", "native");
+        options.put("properties.security.protocol", "SASL_SSL");
+        assertThatThrownBy(() -> source(options))
+                .hasStackTraceContaining("reads plaintext listeners only")
+                .hasStackTraceContaining("SASL_SSL");
+        options.put("scan.fetch-mode", "kafka-consumer");
+        assertThat(source(options)).isInstanceOf(KafkaNativeDynamicSource.class);
     }
 
     @Test
