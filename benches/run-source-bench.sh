@@ -5,12 +5,13 @@
 #   stock  = 'kafka' + 'avro-confluent-reference'   (the stock path)
 #   format = 'kafka' + 'avro-confluent-native'      (format swap, one native call per record)
 #   native = 'kafka-native' + 'avro-confluent-native' (one native call per fetched batch)
+#   fetch  = the same with 'scan.fetch-mode' = 'native' (Kafka's Fetch protocol read natively)
 # and prints rows/s (best job net runtime over the rounds) and the ratios vs stock.
 #
 #   benches/run-source-bench.sh                     build, start broker + dev registry, run, stop both
 #   benches/run-source-bench.sh --records 500000    SourceThroughputBenchmark options
 #                                                   (--records --rounds --partitions --parallelism --topic
-#                                                   --only stock|format|native)
+#                                                   --only stock|format|native|fetch)
 #   benches/run-source-bench.sh --format json       the same with JSON bids: kafka + json (stock),
 #                                                   kafka + json-native, kafka-native + json-native
 #   KARROW_SKIP_BUILD=1 benches/run-source-bench.sh reuse the current build

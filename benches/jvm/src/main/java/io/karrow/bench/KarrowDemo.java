@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>once with the stock path (connector {@code kafka}, formats {@code avro-confluent-reference}:
  * flink-avro's registry-aware deserialization and serialization) and once with karrow ({@code
- * kafka-native} source and sink, {@code avro-confluent-native} both ways), exactly-once into its own
+ * kafka-native} source with {@code 'scan.fetch-mode' = 'native'} and sink, {@code avro-confluent-native}
+ * both ways), exactly-once into its own
  * output topic. It reports the throughput of each (job net runtime, best of the rounds) and whether
  * both output topics hold exactly the same records, byte for byte (read {@code read_committed},
  * compared as multisets since partitions interleave). Exits with status 1 if they differ. Needs a
@@ -171,7 +172,9 @@ public final class KarrowDemo {
                 + "'scan.startup.mode' = 'earliest-offset', "
                 + "'scan.bounded.mode' = 'latest-offset', "
                 + "'value.format' = '" + format + "', "
-                + "'value." + format + ".url' = '" + o.registry + "')");
+                + "'value." + format + ".url' = '" + o.registry + "'"
+                // karrow reads with its native fetch (Kafka's Fetch protocol, no object per record).
+                + (f == 1 ? ", 'scan.fetch-mode' = 'native'" : "") + ")");
     }
 
     /** The output table of pipeline {@code f}, exactly-once into {@code topic}. */

@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
  * (issue 3, part 7): Confluent-Avro Nexmark bids are produced once to a new topic (default 2,000,000
  * bids, 2 partitions), then the same Flink SQL job, {@code INSERT INTO <blackhole> SELECT * FROM
  * bids} (parallelism 2, bounded at the latest offsets), runs in one local MiniCluster in this JVM
- * with three source configurations:
+ * with four source configurations:
  *
  * <ol>
  *   <li>{@code stock}: {@code 'connector' = 'kafka'} + {@code avro-confluent-reference} (flink-avro's
@@ -32,11 +32,11 @@ import java.util.stream.Collectors;
  *       read natively instead of by Kafka's Java consumer).
  * </ol>
  *
- * <p>With {@code --format json} the bids are written as flink-json writes them and the three
- * configurations are {@code kafka} + {@code json}, {@code kafka} + {@code json-native} and {@code
- * kafka-native} + {@code json-native}.
+ * <p>With {@code --format json} the bids are written as flink-json writes them and the four
+ * configurations are {@code kafka} + {@code json}, {@code kafka} + {@code json-native}, {@code
+ * kafka-native} + {@code json-native}, and the same with the native fetch.
  *
- * <p>Each round runs all three, in an order rotated per round so none always runs on the warmest
+ * <p>Each round runs all four, in an order rotated per round so none always runs on the warmest
  * JVM; each configuration keeps its best job net runtime over the rounds. Prints rows/s and the ratio
  * of each to {@code stock}. Afterwards every configuration's {@code COUNT(*)} and {@code SUM(price)}
  * are checked in batch mode against each other and the number produced (exit status 1 otherwise).
