@@ -11,6 +11,9 @@ use crate::error::{error_name, is_leader_change, FetchError};
 use crate::request::{write_fetch_request, FetchLimits, PartitionFetch};
 use crate::response::parse_fetch_response;
 
+/// Kafka's error code for a fetch offset outside the log.
+const OFFSET_OUT_OF_RANGE: i16 = 1;
+
 /// Which records a fetch returns (`isolation.level`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Isolation {
@@ -46,6 +49,9 @@ pub struct Polled {
     /// Partitions whose leader moved: look the leader up and call
     /// [`FetchSession::set_leader`].
     pub leader_changed: Vec<PartitionSlot>,
+    /// Partitions whose next offset is outside the log (deleted by retention, or past its
+    /// end): reset them as `auto.offset.reset` says and assign them again.
+    pub out_of_range: Vec<PartitionSlot>,
 }
 
 /// Fetches the assigned partitions from their leaders. Not thread-safe.
@@ -179,6 +185,10 @@ impl FetchSession {
                     continue;
                 };
                 if part.error_code != 0 {
+                    if part.error_code == OFFSET_OUT_OF_RANGE {
+                        polled.out_of_range.push(assigned.slot);
+                        continue;
+                    }
                     if is_leader_change(part.error_code) {
                         polled.leader_changed.push(assigned.slot);
                         continue;

@@ -19,8 +19,8 @@ use crate::handles::HandleType;
 /// little-endian.
 pub const META_BYTES: usize = 40;
 /// Longs of the poll summary: records, value bytes, key bytes, header bytes, finished
-/// slots, leader-changed slots.
-pub const SUMMARY_LONGS: usize = 6;
+/// slots, leader-changed slots, out-of-range slots.
+pub const SUMMARY_LONGS: usize = 7;
 
 /// What Java passes to `fetchOpen` (camelCase JSON).
 #[derive(Debug, Deserialize)]
@@ -50,6 +50,7 @@ pub struct NativeFetch {
     headers: Vec<u8>,
     finished: Vec<i32>,
     leader_changed: Vec<i32>,
+    out_of_range: Vec<i32>,
 }
 
 impl HandleType for NativeFetch {
@@ -81,6 +82,7 @@ impl NativeFetch {
             headers: Vec::new(),
             finished: Vec::new(),
             leader_changed: Vec::new(),
+            out_of_range: Vec::new(),
         })
     }
 
@@ -98,6 +100,7 @@ impl NativeFetch {
         self.headers.clear();
         self.finished.clear();
         self.leader_changed.clear();
+        self.out_of_range.clear();
         let (meta, values, lengths, keys, headers) = (
             &mut self.meta,
             &mut self.values,
@@ -114,6 +117,7 @@ impl NativeFetch {
             .map_err(|e| NativeError::InvalidCall(e.to_string()))?;
         self.finished = polled.finished;
         self.leader_changed = polled.leader_changed;
+        self.out_of_range = polled.out_of_range;
         Ok([
             self.lengths.len() as i64,
             self.values.len() as i64,
@@ -121,6 +125,7 @@ impl NativeFetch {
             self.headers.len() as i64,
             self.finished.len() as i64,
             self.leader_changed.len() as i64,
+            self.out_of_range.len() as i64,
         ])
     }
 
@@ -136,11 +141,13 @@ impl NativeFetch {
         ]
     }
 
-    /// The finished slots, then the leader-changed ones (little-endian int32).
+    /// The finished slots, then the leader-changed ones, then the out-of-range ones
+    /// (little-endian int32).
     pub fn slots(&self) -> Vec<u8> {
         self.finished
             .iter()
             .chain(self.leader_changed.iter())
+            .chain(self.out_of_range.iter())
             .flat_map(|s| s.to_le_bytes())
             .collect()
     }

@@ -241,15 +241,15 @@ public final class KarrowNative {
 
     /**
      * Sends one Fetch request per leader and keeps the records of the responses; writes the summary,
-     * six little-endian longs (records, value bytes, key bytes, header bytes, finished slots,
-     * leader-changed slots), to the direct buffer at {@code summaryAddress}.
+     * seven little-endian longs (records, value bytes, key bytes, header bytes, finished slots,
+     * leader-changed slots, out-of-range slots), to the direct buffer at {@code summaryAddress}.
      */
     public static native void fetchPoll(long handle, long summaryAddress) throws KarrowNativeException;
 
     /**
      * Copies the last poll's records into direct buffers sized from its summary: 40 bytes of metadata
      * per record, the values and their int32 lengths (the batch decoders' layout), keys, headers, then
-     * the finished and the leader-changed slots (int32).
+     * the finished, the leader-changed and the out-of-range slots (int32).
      */
     public static native void fetchCopyOut(
             long handle, long metaAddress, long dataAddress, long lengthsAddress, long keysAddress,

@@ -20,8 +20,10 @@ public final class NativeFetchSession implements AutoCloseable {
     /** Bytes of metadata per record (see {@code docs/jni-contract.md}). */
     public static final int META_BYTES = 40;
 
+    private static final int SUMMARY_LONGS = 7;
+
     private final NativeHandle handle;
-    private final MemorySegment summary = MemorySegmentFactory.allocateUnpooledOffHeapMemory(6 * Long.BYTES);
+    private final MemorySegment summary = MemorySegmentFactory.allocateUnpooledOffHeapMemory(SUMMARY_LONGS * Long.BYTES);
     private final DirectValueBuffer values = new DirectValueBuffer();
     private MemorySegment meta = MemorySegmentFactory.allocateUnpooledOffHeapMemory(64 * 1024);
     private MemorySegment keys = MemorySegmentFactory.allocateUnpooledOffHeapMemory(1024);
@@ -30,6 +32,7 @@ public final class NativeFetchSession implements AutoCloseable {
     private int records;
     private int finished;
     private int leaderChanged;
+    private int outOfRange;
 
     /** Opens a session from its JSON configuration (see {@link KarrowNative#fetchOpen(String)}). */
     public NativeFetchSession(String configJson) throws KarrowNativeException {
@@ -67,10 +70,11 @@ public final class NativeFetchSession implements AutoCloseable {
         int headerBytes = toInt(summary.getLongLittleEndian(24), "header bytes");
         finished = toInt(summary.getLongLittleEndian(32), "finished slots");
         leaderChanged = toInt(summary.getLongLittleEndian(40), "leader-changed slots");
+        outOfRange = toInt(summary.getLongLittleEndian(48), "out-of-range slots");
         meta = ensure(meta, (long) records * META_BYTES);
         keys = ensure(keys, keyBytes);
         headers = ensure(headers, headerBytes);
-        slots = ensure(slots, 4L * (finished + leaderChanged));
+        slots = ensure(slots, 4L * (finished + leaderChanged + outOfRange));
         values.prepareForNativeWrite(records, valueBytes);
         KarrowNative.fetchCopyOut(h, meta.getAddress(), values.dataAddress(), values.lengthsAddress(),
                 keys.getAddress(), headers.getAddress(), slots.getAddress());
@@ -174,6 +178,16 @@ public final class NativeFetchSession implements AutoCloseable {
     /** Leader-changed slot {@code k}. */
     public int leaderChangedSlot(int k) {
         return slots.getIntLittleEndian(4 * (finished + k));
+    }
+
+    /** Slots whose next offset was outside the log in the last poll. */
+    public int outOfRangeCount() {
+        return outOfRange;
+    }
+
+    /** Out-of-range slot {@code k}. */
+    public int outOfRangeSlot(int k) {
+        return slots.getIntLittleEndian(4 * (finished + leaderChanged + k));
     }
 
     /** Closes the session (and its connections) and frees the buffers. */

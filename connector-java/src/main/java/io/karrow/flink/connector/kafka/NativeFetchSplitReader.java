@@ -25,6 +25,9 @@ import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import javax.annotation.Nullable;
 
 import java.io.IOException;
@@ -57,6 +60,7 @@ import java.util.Set;
  */
 final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
 
+    private static final Logger LOG = LoggerFactory.getLogger(NativeFetchSplitReader.class);
     private static final int LEADER_LOOKUPS = 20;
     private static final Duration LEADER_RETRY = Duration.ofMillis(250);
 
@@ -66,6 +70,8 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
     private final KafkaRecordBatchDecoder decoder;
     private final NativeFetchSession fetch;
     private final Map<Integer, TopicPartition> partitions = new HashMap<>();
+    private final Map<Integer, Long> stops = new HashMap<>();
+    private final String offsetReset;
     private final Map<TopicPartition, Integer> slots = new HashMap<>();
     private final Set<String> finishedBeforeFetch = new HashSet<>();
     private final List<ConsumerRecord<byte[], byte[]>> pending = new ArrayList<>();
@@ -82,6 +88,7 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
         this.readerMetrics = readerMetrics;
         this.consumer = KafkaSourceInternals.consumer(this);
         this.stoppingOffsets = KafkaSourceInternals.stoppingOffsets(this);
+        this.offsetReset = props.getProperty(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest").trim();
         KafkaRecordBatchDecoder openedDecoder = null;
         try {
             openedDecoder = spec.open(context, metrics);
@@ -129,6 +136,7 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
                 throw new IllegalStateException("Could not assign " + tp + " to the native fetch", e);
             }
             partitions.put(slot, tp);
+            stops.put(slot, stop);
             slots.put(tp, slot);
         }
     }
@@ -148,6 +156,8 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
         pending.clear();
         int keyAt = 0;
         int headerAt = 0;
+        int lastEpoch = Integer.MIN_VALUE;
+        Optional<Integer> epochOf = Optional.empty();
         DirectValueBuffer values = fetch.values();
         for (int i = 0; i < count; i++) {
             TopicPartition tp = partitions.get(fetch.slot(i));
@@ -159,6 +169,11 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
             Headers headers = headerCount == 0 ? new RecordHeaders() : fetch.headers(headerAt, headerBytes, headerCount);
             headerAt += headerBytes;
             int epoch = fetch.leaderEpoch(i);
+            if (epoch != lastEpoch) {
+                // Consecutive records share their batch's epoch: one Optional per change.
+                lastEpoch = epoch;
+                epochOf = epoch < 0 ? Optional.empty() : Optional.of(epoch);
+            }
             pending.add(new ConsumerRecord<>(
                     tp.topic(),
                     tp.partition(),
@@ -170,7 +185,7 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
                     key,
                     null,
                     headers,
-                    epoch < 0 ? Optional.empty() : Optional.of(epoch),
+                    epochOf,
                     Optional.empty()));
         }
         if (!decoder.isBatched()) {
@@ -195,6 +210,7 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
             TopicPartition tp = partitions.remove(slot);
             if (tp != null) {
                 slots.remove(tp);
+                stops.remove(slot);
                 finished.add(tp.toString());
                 fetch.unassign(slot);
             }
@@ -204,6 +220,24 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
             TopicPartition tp = partitions.get(slot);
             if (tp != null) {
                 fetch.setLeader(slot, leaderOf(tp, true));
+            }
+        }
+        for (int k = 0; k < fetch.outOfRangeCount(); k++) {
+            int slot = fetch.outOfRangeSlot(k);
+            TopicPartition tp = partitions.get(slot);
+            if (tp != null) {
+                long reset = resetOffset(tp);
+                LOG.info("The fetch offset of {} was out of range; resetting it to {} ('auto.offset.reset' = '{}')",
+                        tp, reset, offsetReset);
+                fetch.assign(slot, tp.topic(), tp.partition(), leaderOf(tp, false), reset, stops.get(slot));
+            }
+        }
+        if (fetch.leaderChangedCount() > 0) {
+            // As the Java consumer's retry.backoff.ms: do not ask a moving leader again at once.
+            try {
+                Thread.sleep(LEADER_RETRY.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
         pending.clear();
@@ -272,6 +306,24 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
             decoder.close();
         } finally {
             super.close();
+        }
+    }
+
+    /**
+     * Where {@code tp} continues after its offset fell outside the log (deleted by retention while
+     * the job was behind), as Kafka's consumer resets it: {@code auto.offset.reset}, which Flink
+     * sets from the starting-offsets mode.
+     */
+    private long resetOffset(TopicPartition tp) throws IOException {
+        Set<TopicPartition> one = Collections.singleton(tp);
+        switch (offsetReset.toLowerCase(java.util.Locale.ROOT)) {
+            case "earliest":
+                return consumer.beginningOffsets(one).get(tp);
+            case "latest":
+                return consumer.endOffsets(one).get(tp);
+            default:
+                throw new IOException("The fetch offset of " + tp + " is out of range and 'auto.offset.reset' is '"
+                        + offsetReset + "': no reset policy (as Kafka's consumer would fail)");
         }
     }
 

@@ -15,6 +15,8 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -32,11 +34,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The native fetch ({@code 'scan.fetch-mode' = 'native'}) against Kafka's own consumer over a real
  * broker, where the Fetch protocol itself matters: transactions under both isolation levels, every
- * startup and bounded mode, and compressed batches (refused with the option that reads them).
+ * startup and bounded mode, offsets deleted by retention (reset as the consumer resets them), and
+ * compressed batches (refused with the option that reads them).
  * Each query runs on the stock {@code kafka} connector and on {@code kafka-native} with the native
  * fetch, with {@code json-native} (one native decode per fetch) and {@code raw} (a per-record
  * format) values, and the rows must be equal.
@@ -168,6 +172,27 @@ class KafkaNativeFetchITCase {
                 + " 'scan.bounded.timestamp-millis' = '" + middle + "'"))).isEqualTo(300);
         assertThat(size(sameRows(topic, ", 'scan.startup.mode' = 'group-offsets',"
                 + " 'properties.auto.offset.reset' = 'earliest'" + latest))).isEqualTo(600 - 50 - 120);
+    }
+
+    @Test
+    void offsetsDeletedByRetentionAreResetAsKafkasConsumerResetsThem() throws Exception {
+        String topic = createTopic("fetch-deleted", 1);
+        try (KafkaProducer<byte[], byte[]> p = producer()) {
+            for (int n = 0; n < 100; n++) {
+                p.send(new ProducerRecord<>(topic, 0, null, json(n, "d")));
+            }
+            p.flush();
+        }
+        try (Admin admin = KafkaTestSupport.admin()) {
+            admin.deleteRecords(Map.of(new TopicPartition(topic, 0), RecordsToDelete.beforeOffset(60)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+        }
+        // Offset 10 is below the log start (60): Kafka's consumer resets to 'earliest', Flink's
+        // default for specific offsets.
+        Map<Row, Integer> rows = sameRows(topic, ", 'scan.startup.mode' = 'specific-offsets',"
+                + " 'scan.startup.specific-offsets' = 'partition:0,offset:10', 'scan.bounded.mode' = 'latest-offset'");
+        assertThat(size(rows)).isEqualTo(40);
     }
 
     @Test
