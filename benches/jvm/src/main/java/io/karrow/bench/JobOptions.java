@@ -15,9 +15,21 @@ final class JobOptions {
     String only;
     /** Extra {@code 'key' = 'value'} options for every source table ({@code --option key=value}, repeatable). */
     final java.util.List<String> sourceOptions = new java.util.ArrayList<>();
+    /** Extra {@code 'key' = 'value'} options for every sink table ({@code --sink-option key=value}, repeatable). */
+    final java.util.List<String> sinkOptions = new java.util.ArrayList<>();
+
+    /** {@code KEY=VALUE} as a SQL table option. */
+    private static String tableOption(String flag, String value) {
+        int eq = value.indexOf('=');
+        if (eq <= 0) {
+            throw new IllegalArgumentException(flag + " takes KEY=VALUE, got " + value);
+        }
+        return "'" + value.substring(0, eq) + "' = '" + value.substring(eq + 1) + "'";
+    }
 
     /**
-     * Parses {@code --records --bootstrap --registry --topic --partitions --parallelism --rounds --format --only --option}.
+     * Parses {@code --records --bootstrap --registry --topic --partitions --parallelism --rounds --format --only --option
+     * --sink-option}.
      *
      * @param program the name printed by {@code --help}
      * @param records default record count
@@ -34,7 +46,7 @@ final class JobOptions {
             if (name.equals("-h") || name.equals("--help")) {
                 System.out.println("usage: " + program + " [--records N] [--bootstrap HOST:PORT] [--registry URL]"
                         + " [--topic NAME] [--partitions N] [--parallelism N] [--rounds N] [--format avro|json]"
-                        + " [--only LABEL] [--option KEY=VALUE]...");
+                        + " [--only LABEL] [--option KEY=VALUE]... [--sink-option KEY=VALUE]...");
                 System.exit(0);
             }
             if (i + 1 >= args.length) {
@@ -51,13 +63,8 @@ final class JobOptions {
                 case "--rounds" -> o.rounds = Integer.parseInt(value);
                 case "--format" -> o.format = value;
                 case "--only" -> o.only = value;
-                case "--option" -> {
-                    int eq = value.indexOf('=');
-                    if (eq <= 0) {
-                        throw new IllegalArgumentException("--option takes KEY=VALUE, got " + value);
-                    }
-                    o.sourceOptions.add("'" + value.substring(0, eq) + "' = '" + value.substring(eq + 1) + "'");
-                }
+                case "--option" -> o.sourceOptions.add(tableOption(name, value));
+                case "--sink-option" -> o.sinkOptions.add(tableOption(name, value));
                 default -> throw new IllegalArgumentException("unknown option " + name);
             }
         }

@@ -192,7 +192,8 @@ public final class KarrowDemo {
                 + "'properties.transaction.timeout.ms' = '600000', "
                 + "'value.format' = '" + format + "', "
                 + "'value." + format + ".url' = '" + o.registry + "', "
-                + "'value." + format + ".subject' = 'bids_out-value')");
+                + "'value." + format + ".subject' = 'bids_out-value'"
+                + o.sinkOptions.stream().map(option -> ", " + option).collect(java.util.stream.Collectors.joining()) + ")");
     }
 
     private static String table(int f) {

@@ -59,6 +59,9 @@ public class KafkaNativeDynamicSink extends KafkaDynamicSink {
     /** Longest time a row waits in the buffer without a checkpoint or a full batch. */
     static final long DEFAULT_FLUSH_INTERVAL_MILLIS = 100;
 
+    /** The producer's {@code batch.size} unless {@code properties.batch.size} sets it (Kafka's default: 16 KiB). */
+    static final int DEFAULT_BATCH_SIZE = 256 * 1024;
+
     private final DeliveryGuarantee deliveryGuarantee;
     private final @Nullable String transactionalIdPrefix;
     private final TransactionNamingStrategy transactionNamingStrategy;
@@ -139,6 +142,21 @@ public class KafkaNativeDynamicSink extends KafkaDynamicSink {
         };
     }
 
+    /**
+     * {@code props}, or a copy with the producer's {@code batch.size} at {@link #DEFAULT_BATCH_SIZE}
+     * when they do not set it: the rows of one native encode reach the producer together, and larger
+     * producer batches spread its per-batch and per-request costs over more records.
+     */
+    static Properties withDefaultBatchSize(Properties props) {
+        if (props.containsKey(ProducerConfig.BATCH_SIZE_CONFIG)) {
+            return props;
+        }
+        Properties copy = new Properties();
+        copy.putAll(props);
+        copy.setProperty(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(DEFAULT_BATCH_SIZE));
+        return copy;
+    }
+
     /** Flink's {@code KafkaSink}, configured as the stock table sink configures it. */
     private KafkaSink<PreEncodedRecord> createKafkaSink(PreEncodedRecordSerializationSchema recordSerializer) {
         final KafkaSinkBuilder<PreEncodedRecord> builder = KafkaSink.builder();
@@ -147,7 +165,7 @@ public class KafkaNativeDynamicSink extends KafkaDynamicSink {
         }
         return builder.setDeliveryGuarantee(deliveryGuarantee)
                 .setBootstrapServers(properties.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG).toString())
-                .setKafkaProducerConfig(properties)
+                .setKafkaProducerConfig(withDefaultBatchSize(properties))
                 .setRecordSerializer(recordSerializer)
                 .setTransactionNamingStrategy(transactionNamingStrategy)
                 .build();
