@@ -119,8 +119,7 @@ impl<'a> RecordBatches<'a> {
                     let base = batch.base_offset;
                     let record = read_record(batch).map_err(|reason| self.corrupt(base, reason))?;
                     if record.offset >= self.stop_offset {
-                        self.batch = None;
-                        self.buf = Reader::new(&[]);
+                        self.stop();
                         return Ok(None);
                     }
                     if record.offset < self.from_offset {
@@ -136,6 +135,14 @@ impl<'a> RecordBatches<'a> {
                 return Ok(None);
             }
         }
+    }
+
+    /// Ends the walk at the stop offset: nothing at or after it is read, so the partition
+    /// is done even when no record sits exactly at the stop offset (a compacted gap).
+    fn stop(&mut self) {
+        self.batch = None;
+        self.buf = Reader::new(&[]);
+        self.next_offset = self.next_offset.max(self.stop_offset);
     }
 
     fn corrupt(&self, offset: i64, reason: impl Into<String>) -> FetchError {
@@ -174,7 +181,7 @@ impl<'a> RecordBatches<'a> {
                 .take(length)
                 .map_err(|_| self.corrupt(base_offset, "short batch"))?;
             if base_offset >= self.stop_offset {
-                self.buf = Reader::new(&[]);
+                self.stop();
                 return Ok(false);
             }
             if let Some(batch) = self.batch_of(base_offset, body)? {
@@ -404,6 +411,21 @@ mod tests {
             ]
         );
         assert_eq!(b.next_offset(), 4);
+    }
+
+    #[test]
+    fn a_stop_offset_in_a_compacted_gap_ends_the_partition() {
+        // Offsets 0 and 5 remain of 0..=5 (compaction removed 1..=4); the stop offset is 3.
+        let mut bytes = BatchSpec::new(0).values(&[b"a"]).encode();
+        let mut gap = BatchSpec::new(5).values(&[b"f"]).encode();
+        bytes.append(&mut gap);
+        let mut b = RecordBatches::new("t", 0, &bytes, 0, 3, false, vec![]);
+        assert_eq!(all(&mut b), vec![(0, Some(b"a".to_vec()))]);
+        assert_eq!(b.next_offset(), 3);
+        // The same from offset 1: nothing is returned and the partition still ends.
+        let mut c = RecordBatches::new("t", 0, &bytes, 1, 3, false, vec![]);
+        assert_eq!(all(&mut c), vec![]);
+        assert_eq!(c.next_offset(), 3);
     }
 
     #[test]
