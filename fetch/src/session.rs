@@ -11,6 +11,11 @@ use crate::error::{error_name, is_leader_change, FetchError};
 use crate::request::{write_fetch_request, FetchLimits, PartitionFetch};
 use crate::response::parse_fetch_response;
 
+/// Polls in a row a broker's connection may fail before the poll fails (a broker restart or
+/// a moved leader is usually over well before; each failure is followed by a leader lookup
+/// and a back-off on the Java side).
+const MAX_CONNECTION_FAILURES: u32 = 10;
+
 /// Kafka's error code for a fetch offset outside the log.
 const OFFSET_OUT_OF_RANGE: i16 = 1;
 
@@ -65,6 +70,7 @@ pub struct FetchSession {
     request: Vec<u8>,
     responses: Vec<(String, i32, Vec<u8>)>,
     correlation: i32,
+    connection_failures: HashMap<String, u32>,
 }
 
 impl FetchSession {
@@ -81,6 +87,7 @@ impl FetchSession {
             request: Vec::new(),
             responses: Vec::new(),
             correlation: 0,
+            connection_failures: HashMap::new(),
         }
     }
 
@@ -152,15 +159,26 @@ impl FetchSession {
 
     /// Sends one Fetch request to each leader of a partition still to be read, and hands
     /// every record of the responses, in offset order per partition, to `each` with its
-    /// slot. A connection that fails is dropped (the next poll reconnects) and fails the
-    /// poll; partition errors that mean a leader change are reported in
-    /// [`Polled::leader_changed`], others fail the poll.
+    /// slot. A connection that fails is dropped (the next poll reconnects) and its
+    /// partitions are reported in [`Polled::leader_changed`] (the poll fails after
+    /// [`MAX_CONNECTION_FAILURES`] in a row); so are partition errors that mean a leader
+    /// change; out-of-range offsets are reported in [`Polled::out_of_range`]; other errors
+    /// fail the poll.
     pub fn poll<E>(
         &mut self,
         mut each: impl FnMut(PartitionSlot, &Record<'_>) -> Result<(), E>,
     ) -> Result<Result<Polled, E>, FetchError> {
         let mut polled = Polled::default();
-        if !self.send_requests()? {
+        let (sent, failed) = self.send_requests()?;
+        for broker in &failed {
+            polled.leader_changed.extend(
+                self.assigned
+                    .iter()
+                    .filter(|a| &a.leader == broker)
+                    .map(|a| a.slot),
+            );
+        }
+        if !sent {
             // Nothing to fetch (all paused or finished): wait as a fetch with no data would.
             let wait = u64::try_from(self.limits.max_wait_ms.clamp(0, 100)).unwrap_or(0);
             std::thread::sleep(Duration::from_millis(wait));
@@ -229,11 +247,15 @@ impl FetchSession {
     }
 
     /// Sends the requests of this poll and reads their responses into `self.responses`;
-    /// `false` when there was nothing to fetch.
-    fn send_requests(&mut self) -> Result<bool, FetchError> {
+    /// `false` when there was nothing to fetch. A broker whose connection fails is dropped
+    /// from this poll and returned (its partitions are then reported as leader changes, so
+    /// the caller looks their leaders up and backs off), until it fails
+    /// [`MAX_CONNECTION_FAILURES`] polls in a row: then the poll fails.
+    fn send_requests(&mut self) -> Result<(bool, Vec<String>), FetchError> {
         let mut responses = std::mem::take(&mut self.responses);
         let mut used = 0;
         let mut sent: Vec<(String, i32)> = Vec::new();
+        let mut failed: Vec<String> = Vec::new();
         let mut start = 0;
         while start < self.assigned.len() {
             let leader = self.assigned[start].leader.clone();
@@ -264,35 +286,67 @@ impl FetchSession {
                 self.isolation == Isolation::ReadCommitted,
                 &fetches,
             );
-            let stream = connection(&mut self.connections, &leader, self.socket_timeout)?;
-            if let Err(source) = stream.write_all(&self.request) {
-                self.connections.remove(&leader);
-                return Err(FetchError::Io {
-                    broker: leader,
-                    source,
-                });
+            let written = connection(&mut self.connections, &leader, self.socket_timeout).and_then(
+                |stream| {
+                    stream
+                        .write_all(&self.request)
+                        .map_err(|source| FetchError::Io {
+                            broker: leader.clone(),
+                            source,
+                        })
+                },
+            );
+            match written {
+                Ok(()) => sent.push((leader, self.correlation)),
+                Err(e) => {
+                    self.connection_failed(&leader, e)?;
+                    failed.push(leader);
+                }
             }
-            sent.push((leader, self.correlation));
         }
         for (broker, correlation) in sent {
             if responses.len() <= used {
                 responses.push((String::new(), 0, Vec::new()));
             }
             let slot = &mut responses[used];
-            used += 1;
-            slot.0.clone_from(&broker);
-            slot.1 = correlation;
             let Some(stream) = self.connections.get_mut(&broker) else {
                 return Err(FetchError::Usage(format!("no connection to {broker}")));
             };
-            if let Err(source) = read_frame(stream, &mut slot.2) {
-                self.connections.remove(&broker);
-                return Err(FetchError::Io { broker, source });
+            match read_frame(stream, &mut slot.2) {
+                Ok(()) => {
+                    slot.0.clone_from(&broker);
+                    slot.1 = correlation;
+                    used += 1;
+                    self.connection_failures.remove(&broker);
+                }
+                Err(source) => {
+                    let error = FetchError::Io {
+                        broker: broker.clone(),
+                        source,
+                    };
+                    self.connection_failed(&broker, error)?;
+                    failed.push(broker);
+                }
             }
         }
         responses.truncate(used);
         self.responses = responses;
-        Ok(used > 0)
+        Ok((used > 0 || !failed.is_empty(), failed))
+    }
+
+    /// Drops the connection to `broker` after `error`; fails once the broker has failed
+    /// [`MAX_CONNECTION_FAILURES`] polls in a row.
+    fn connection_failed(&mut self, broker: &str, error: FetchError) -> Result<(), FetchError> {
+        self.connections.remove(broker);
+        let failures = self
+            .connection_failures
+            .entry(broker.to_string())
+            .or_insert(0);
+        *failures += 1;
+        if *failures >= MAX_CONNECTION_FAILURES {
+            return Err(error);
+        }
+        Ok(())
     }
 }
 
@@ -331,4 +385,49 @@ fn read_frame(stream: &mut TcpStream, buf: &mut Vec<u8>) -> std::io::Result<()> 
         .map_err(|_| std::io::Error::other("negative response size"))?;
     buf.resize(size, 0);
     stream.read_exact(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A leader nobody listens on (connection refused at once on loopback).
+    const NOBODY: &str = "127.0.0.1:1";
+
+    #[test]
+    fn a_refused_connection_reports_a_leader_change_until_it_failed_too_often() {
+        let mut session =
+            FetchSession::new("t", Isolation::ReadUncommitted, FetchLimits::default());
+        session.assign(7, "topic", 0, NOBODY, 0, i64::MAX);
+        for _ in 1..MAX_CONNECTION_FAILURES {
+            let polled = session
+                .poll(|_, _| -> Result<(), ()> { Ok(()) })
+                .expect("a failure below the limit is reported, not raised")
+                .expect("no record");
+            assert_eq!(polled.leader_changed, vec![7]);
+            assert_eq!(polled.records, 0);
+        }
+        let e = session
+            .poll(|_, _| -> Result<(), ()> { Ok(()) })
+            .expect_err("the limit fails the poll")
+            .to_string();
+        assert!(e.contains(NOBODY), "{e}");
+    }
+
+    #[test]
+    fn nothing_to_fetch_waits_briefly_and_returns_nothing() {
+        let mut session =
+            FetchSession::new("t", Isolation::ReadUncommitted, FetchLimits::default());
+        session.assign(1, "topic", 0, NOBODY, 5, 5);
+        assert!(!session.has_work());
+        let polled = session
+            .poll(|_, _| -> Result<(), ()> { Ok(()) })
+            .expect("no request is sent")
+            .expect("no record");
+        assert_eq!(polled, Polled::default());
+        session.assign(1, "topic", 0, NOBODY, 0, 5);
+        session.set_paused(1, true).expect("assigned");
+        assert!(!session.has_work());
+        assert!(session.set_paused(2, true).is_err());
+    }
 }
