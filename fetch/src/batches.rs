@@ -1,8 +1,10 @@
 //! Record batches (magic 2) of one partition walked in place, with Kafka's Java consumer
-//! rules: the CRC32C of every batch is checked, control batches yield no record, records
-//! below the fetch offset are skipped, and under `read_committed` the batches of aborted
-//! transactions are dropped.
+//! rules: the CRC32C of every batch is checked, compressed batches are decompressed
+//! ([`crate::compression`]), control batches yield no record, records below the fetch
+//! offset are skipped, and under `read_committed` the batches of aborted transactions are
+//! dropped.
 
+use crate::compression::decompress;
 use crate::error::FetchError;
 use crate::response::AbortedTransaction;
 use crate::wire::{Reader, Short};
@@ -46,16 +48,27 @@ pub struct Record<'a> {
     pub headers: &'a [u8],
 }
 
-/// The batch being walked.
-struct Batch<'a> {
+/// The header of a batch that yields records, and its (possibly compressed) records.
+struct BatchHeader<'a> {
     base_offset: i64,
     last_offset: i64,
     base_timestamp: i64,
     max_timestamp: i64,
     log_append_time: bool,
     leader_epoch: i32,
-    remaining: i32,
-    records: Reader<'a>,
+    count: i32,
+    compression: i16,
+    records: &'a [u8],
+}
+
+/// How walking one batch ended.
+enum Walked<E> {
+    /// Every record was handed on.
+    Done,
+    /// The stop offset was reached.
+    Stopped,
+    /// The callback failed.
+    Failed(E),
 }
 
 /// The records of one partition's part of a fetch response, in offset order.
@@ -69,8 +82,8 @@ pub struct RecordBatches<'a> {
     aborted: Vec<AbortedTransaction>,
     next_aborted: usize,
     aborted_producers: Vec<i64>,
-    batch: Option<Batch<'a>>,
     next_offset: i64,
+    decompressed: Vec<u8>,
 }
 
 impl<'a> RecordBatches<'a> {
@@ -97,50 +110,78 @@ impl<'a> RecordBatches<'a> {
             aborted,
             next_aborted: 0,
             aborted_producers: Vec::new(),
-            batch: None,
             next_offset: from_offset,
+            decompressed: Vec::new(),
         }
     }
 
     /// The offset to fetch next: after the last whole batch walked (or the last record
-    /// returned), never below the fetch offset.
+    /// handed on), never below the fetch offset.
     pub fn next_offset(&self) -> i64 {
         self.next_offset
     }
 
-    /// The next record, or `None` when the complete batches are walked (a partial batch
-    /// at the end of the response is left for the next fetch) or the stop offset is
-    /// reached.
-    pub fn next_record(&mut self) -> Result<Option<Record<'a>>, FetchError> {
-        loop {
-            if let Some(batch) = &mut self.batch {
-                if batch.remaining > 0 {
-                    batch.remaining -= 1;
-                    let base = batch.base_offset;
-                    let record = read_record(batch).map_err(|reason| self.corrupt(base, reason))?;
-                    if record.offset >= self.stop_offset {
-                        self.stop();
-                        return Ok(None);
-                    }
-                    if record.offset < self.from_offset {
-                        continue;
-                    }
-                    self.next_offset = self.next_offset.max(record.offset + 1);
-                    return Ok(Some(record));
-                }
-                self.next_offset = self.next_offset.max(batch.last_offset + 1);
-                self.batch = None;
-            }
-            if !self.open_batch()? {
-                return Ok(None);
+    /// Hands every record to `each`, in offset order, until the complete batches are
+    /// walked (a partial batch at the end of the response is left for the next fetch), the
+    /// stop offset is reached, or `each` fails (its error is returned inside `Ok`).
+    /// Compressed batches are decompressed into a buffer the records borrow from.
+    pub fn walk<E>(
+        &mut self,
+        mut each: impl FnMut(&Record<'_>) -> Result<(), E>,
+    ) -> Result<Result<(), E>, FetchError> {
+        while let Some((base_offset, body)) = self.next_batch()? {
+            let Some(header) = self.batch_of(base_offset, body)? else {
+                continue;
+            };
+            let mut decompressed = std::mem::take(&mut self.decompressed);
+            let walked = self.walk_batch(&header, &mut decompressed, &mut each);
+            self.decompressed = decompressed;
+            match walked? {
+                Walked::Done => {}
+                Walked::Stopped => return Ok(Ok(())),
+                Walked::Failed(e) => return Ok(Err(e)),
             }
         }
+        Ok(Ok(()))
+    }
+
+    /// The records of one batch, handed to `each`.
+    fn walk_batch<E>(
+        &mut self,
+        header: &BatchHeader<'_>,
+        decompressed: &mut Vec<u8>,
+        each: &mut impl FnMut(&Record<'_>) -> Result<(), E>,
+    ) -> Result<Walked<E>, FetchError> {
+        let records: &[u8] = if header.compression == 0 {
+            header.records
+        } else {
+            decompress(header.compression, header.records, decompressed)
+                .map_err(|reason| self.corrupt(header.base_offset, reason))?;
+            decompressed
+        };
+        let mut r = Reader::new(records);
+        for _ in 0..header.count {
+            let record = read_record(header, &mut r)
+                .map_err(|reason| self.corrupt(header.base_offset, reason))?;
+            if record.offset >= self.stop_offset {
+                self.stop();
+                return Ok(Walked::Stopped);
+            }
+            if record.offset < self.from_offset {
+                continue;
+            }
+            self.next_offset = self.next_offset.max(record.offset + 1);
+            if let Err(e) = each(&record) {
+                return Ok(Walked::Failed(e));
+            }
+        }
+        self.next_offset = self.next_offset.max(header.last_offset + 1);
+        Ok(Walked::Done)
     }
 
     /// Ends the walk at the stop offset: nothing at or after it is read, so the partition
     /// is done even when no record sits exactly at the stop offset (a compacted gap).
     fn stop(&mut self) {
-        self.batch = None;
         self.buf = Reader::new(&[]);
         self.next_offset = self.next_offset.max(self.stop_offset);
     }
@@ -154,41 +195,36 @@ impl<'a> RecordBatches<'a> {
         }
     }
 
-    /// Opens the next batch that yields records; `false` at the end.
-    fn open_batch(&mut self) -> Result<bool, FetchError> {
-        loop {
-            if self.buf.remaining() < 12 {
-                return Ok(false);
-            }
-            let base_offset = self
-                .buf
-                .i64()
-                .map_err(|_| self.corrupt(-1, "short header"))?;
-            let length = self
-                .buf
-                .i32()
-                .map_err(|_| self.corrupt(base_offset, "short header"))?;
-            let length = usize::try_from(length).map_err(|_| {
-                self.corrupt(base_offset, format!("negative batch length {length}"))
-            })?;
-            if self.buf.remaining() < length {
-                // A partial batch: the rest comes with the next fetch.
-                self.buf = Reader::new(&[]);
-                return Ok(false);
-            }
-            let body = self
-                .buf
-                .take(length)
-                .map_err(|_| self.corrupt(base_offset, "short batch"))?;
-            if base_offset >= self.stop_offset {
-                self.stop();
-                return Ok(false);
-            }
-            if let Some(batch) = self.batch_of(base_offset, body)? {
-                self.batch = Some(batch);
-                return Ok(true);
-            }
+    /// The base offset and the bytes after the length of the next complete batch below
+    /// the stop offset; `None` at the end.
+    fn next_batch(&mut self) -> Result<Option<(i64, &'a [u8])>, FetchError> {
+        if self.buf.remaining() < 12 {
+            return Ok(None);
         }
+        let base_offset = self
+            .buf
+            .i64()
+            .map_err(|_| self.corrupt(-1, "short header"))?;
+        let length = self
+            .buf
+            .i32()
+            .map_err(|_| self.corrupt(base_offset, "short header"))?;
+        let length = usize::try_from(length)
+            .map_err(|_| self.corrupt(base_offset, format!("negative batch length {length}")))?;
+        if self.buf.remaining() < length {
+            // A partial batch: the rest comes with the next fetch.
+            self.buf = Reader::new(&[]);
+            return Ok(None);
+        }
+        let body = self
+            .buf
+            .take(length)
+            .map_err(|_| self.corrupt(base_offset, "short batch"))?;
+        if base_offset >= self.stop_offset {
+            self.stop();
+            return Ok(None);
+        }
+        Ok(Some((base_offset, body)))
     }
 
     /// Checks one batch; `None` when it yields no record (control, aborted, or entirely
@@ -197,7 +233,7 @@ impl<'a> RecordBatches<'a> {
         &mut self,
         base_offset: i64,
         body: &'a [u8],
-    ) -> Result<Option<Batch<'a>>, FetchError> {
+    ) -> Result<Option<BatchHeader<'a>>, FetchError> {
         let header = |_: Short| self.corrupt(base_offset, "batch header ends early");
         let mut r = Reader::new(body);
         let leader_epoch = r.i32().map_err(header)?;
@@ -231,19 +267,12 @@ impl<'a> RecordBatches<'a> {
             return skip(self);
         }
         let compression = attributes & ATTR_COMPRESSION;
-        if compression != 0 {
-            let codec = match compression {
-                1 => "gzip",
-                2 => "snappy",
-                3 => "lz4",
-                4 => "zstd",
-                _ => "unknown",
-            };
+        if compression > 4 {
             return Err(FetchError::Unsupported {
                 topic: self.topic.to_string(),
                 partition: self.partition,
                 offset: base_offset,
-                what: format!("a {codec}-compressed record batch"),
+                what: format!("compression codec {compression}"),
             });
         }
         let control = attributes & ATTR_CONTROL != 0;
@@ -270,15 +299,17 @@ impl<'a> RecordBatches<'a> {
         if control {
             return skip(self);
         }
-        Ok(Some(Batch {
+        let records = &body[r.position()..];
+        Ok(Some(BatchHeader {
             base_offset,
             last_offset,
             base_timestamp,
             max_timestamp,
             log_append_time: attributes & ATTR_LOG_APPEND_TIME != 0,
             leader_epoch,
-            remaining: count,
-            records: r,
+            count,
+            compression,
+            records,
         }))
     }
 }
@@ -296,10 +327,12 @@ fn control_type(records: &mut Reader<'_>) -> Option<i16> {
     key.i16().ok()
 }
 
-/// Reads the next record of `batch`.
+/// Reads the next record of the batch `header` from `r`.
 #[inline]
-fn read_record<'a>(batch: &mut Batch<'a>) -> Result<Record<'a>, &'static str> {
-    let r = &mut batch.records;
+fn read_record<'r>(
+    header: &BatchHeader<'_>,
+    r: &mut Reader<'r>,
+) -> Result<Record<'r>, &'static str> {
     let len = r.varint().map_err(|_| "record length")?;
     let len = usize::try_from(len).map_err(|_| "negative record length")?;
     let mut rec = Reader::new(r.take(len).map_err(|_| "record ends early")?);
@@ -312,19 +345,19 @@ fn read_record<'a>(batch: &mut Batch<'a>) -> Result<Record<'a>, &'static str> {
     let header_count = u32::try_from(header_count).map_err(|_| "negative header count")?;
     let rest = rec.remaining();
     let headers = rec.take(rest).map_err(|_| "headers")?;
-    let (timestamp, timestamp_type) = if batch.log_append_time {
-        (batch.max_timestamp, TimestampType::LogAppendTime)
+    let (timestamp, timestamp_type) = if header.log_append_time {
+        (header.max_timestamp, TimestampType::LogAppendTime)
     } else {
         (
-            batch.base_timestamp + timestamp_delta,
+            header.base_timestamp + timestamp_delta,
             TimestampType::CreateTime,
         )
     };
     Ok(Record {
-        offset: batch.base_offset + offset_delta,
+        offset: header.base_offset + offset_delta,
         timestamp,
         timestamp_type,
-        leader_epoch: batch.leader_epoch,
+        leader_epoch: header.leader_epoch,
         key,
         value,
         header_count,
@@ -348,12 +381,44 @@ mod tests {
     use super::*;
     use crate::test_batches::{control_batch, BatchSpec};
 
-    fn all(b: &mut RecordBatches<'_>) -> Vec<(i64, Option<Vec<u8>>)> {
+    /// A record with its bytes copied out of the walk.
+    #[derive(Debug, PartialEq, Eq)]
+    struct Owned {
+        offset: i64,
+        key: Option<Vec<u8>>,
+        value: Option<Vec<u8>>,
+        timestamp: i64,
+        timestamp_type: TimestampType,
+        leader_epoch: i32,
+        header_count: u32,
+        headers: Vec<u8>,
+    }
+
+    fn owned(b: &mut RecordBatches<'_>) -> Result<Vec<Owned>, FetchError> {
         let mut out = Vec::new();
-        while let Some(r) = b.next_record().unwrap() {
-            out.push((r.offset, r.value.map(<[u8]>::to_vec)));
-        }
-        out
+        b.walk(|r| -> Result<(), ()> {
+            out.push(Owned {
+                offset: r.offset,
+                key: r.key.map(<[u8]>::to_vec),
+                value: r.value.map(<[u8]>::to_vec),
+                timestamp: r.timestamp,
+                timestamp_type: r.timestamp_type,
+                leader_epoch: r.leader_epoch,
+                header_count: r.header_count,
+                headers: r.headers.to_vec(),
+            });
+            Ok(())
+        })?
+        .expect("the callback does not fail");
+        Ok(out)
+    }
+
+    fn all(b: &mut RecordBatches<'_>) -> Vec<(i64, Option<Vec<u8>>)> {
+        owned(b)
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.offset, r.value))
+            .collect()
     }
 
     #[test]
@@ -363,23 +428,32 @@ mod tests {
             .record(None, None, 5, &[])
             .encode();
         let mut b = RecordBatches::new("t", 0, &batch, 0, i64::MAX, false, vec![]);
-        let r0 = b.next_record().unwrap().unwrap();
+        let records = owned(&mut b).unwrap();
         assert_eq!(
-            (r0.offset, r0.key, r0.value),
-            (10, Some(&b"k0"[..]), Some(&b"v0"[..]))
+            records,
+            vec![
+                Owned {
+                    offset: 10,
+                    key: Some(b"k0".to_vec()),
+                    value: Some(b"v0".to_vec()),
+                    timestamp: 1_000,
+                    timestamp_type: TimestampType::CreateTime,
+                    leader_epoch: 3,
+                    header_count: 1,
+                    headers: vec![2, b'h', 2, b'x'],
+                },
+                Owned {
+                    offset: 11,
+                    key: None,
+                    value: None,
+                    timestamp: 1_005,
+                    timestamp_type: TimestampType::CreateTime,
+                    leader_epoch: 3,
+                    header_count: 0,
+                    headers: vec![],
+                },
+            ]
         );
-        assert_eq!(
-            (r0.timestamp, r0.timestamp_type),
-            (1_000, TimestampType::CreateTime)
-        );
-        assert_eq!((r0.header_count, r0.headers), (1, &[2, b'h', 2, b'x'][..]));
-        assert_eq!(r0.leader_epoch, 3);
-        let r1 = b.next_record().unwrap().unwrap();
-        assert_eq!(
-            (r1.offset, r1.key, r1.value, r1.timestamp),
-            (11, None, None, 1_005)
-        );
-        assert!(b.next_record().unwrap().is_none());
         assert_eq!(b.next_offset(), 12);
     }
 
@@ -390,11 +464,29 @@ mod tests {
             .record(None, Some(b"v"), 3, &[])
             .encode();
         let mut b = RecordBatches::new("t", 0, &batch, 0, i64::MAX, false, vec![]);
-        let r = b.next_record().unwrap().unwrap();
+        let r = &owned(&mut b).unwrap()[0];
         assert_eq!(
             (r.timestamp, r.timestamp_type),
             (9_999, TimestampType::LogAppendTime)
         );
+    }
+
+    #[test]
+    fn a_failing_callback_stops_the_walk_with_its_error() {
+        let bytes = BatchSpec::new(0).values(&[b"a", b"b", b"c"]).encode();
+        let mut b = RecordBatches::new("t", 0, &bytes, 0, i64::MAX, false, vec![]);
+        let mut seen = 0;
+        let outcome = b
+            .walk(|_| {
+                seen += 1;
+                if seen == 2 {
+                    Err("stop")
+                } else {
+                    Ok(())
+                }
+            })
+            .unwrap();
+        assert_eq!((outcome, seen), (Err("stop"), 2));
     }
 
     #[test]
@@ -444,7 +536,7 @@ mod tests {
         let last = bytes.len() - 1;
         bytes[last] ^= 0xff;
         let mut b = RecordBatches::new("t", 7, &bytes, 0, i64::MAX, false, vec![]);
-        let e = b.next_record().unwrap_err().to_string();
+        let e = owned(&mut b).unwrap_err().to_string();
         assert!(
             e.contains("t-7") && e.contains("40") && e.contains("CRC"),
             "{e}"
@@ -452,14 +544,44 @@ mod tests {
     }
 
     #[test]
-    fn compressed_batches_are_refused_with_the_codec() {
-        let bytes = BatchSpec::new(0).attributes(4).values(&[b"a"]).encode();
+    fn compressed_batches_give_the_records_of_uncompressed_ones() {
+        let spec = || {
+            BatchSpec::new(20)
+                .record(Some(b"k"), Some(b"v0"), 0, &[(b"h", None)])
+                .values(&[b"v1", b"", b"v3"])
+        };
+        let plain = owned(&mut RecordBatches::new(
+            "t",
+            0,
+            &spec().encode(),
+            21,
+            i64::MAX,
+            false,
+            vec![],
+        ))
+        .unwrap();
+        assert_eq!(plain.len(), 3);
+        for codec in 1..=4 {
+            let bytes = spec().compressed(codec).encode();
+            let mut b = RecordBatches::new("t", 0, &bytes, 21, i64::MAX, false, vec![]);
+            assert_eq!(owned(&mut b).unwrap(), plain, "codec {codec}");
+            assert_eq!(b.next_offset(), 24);
+        }
+    }
+
+    #[test]
+    fn unknown_codecs_and_corrupt_compressed_records_are_errors() {
+        let bytes = BatchSpec::new(0).attributes(5).values(&[b"a"]).encode();
         let mut b = RecordBatches::new("t", 0, &bytes, 0, i64::MAX, false, vec![]);
-        assert!(b
-            .next_record()
+        assert!(owned(&mut b)
             .unwrap_err()
             .to_string()
-            .contains("zstd-compressed"));
+            .contains("compression codec 5"));
+        // gzip flag on records that are not gzip.
+        let bytes = BatchSpec::new(0).attributes(1).values(&[b"a"]).encode();
+        let mut b = RecordBatches::new("t", 2, &bytes, 0, i64::MAX, false, vec![]);
+        let e = owned(&mut b).unwrap_err().to_string();
+        assert!(e.contains("t-2") && e.contains("gzip"), "{e}");
     }
 
     #[test]

@@ -9,10 +9,12 @@
 //! transactions under `read_committed`).
 //!
 //! What stays with Kafka's Java consumer on the Java side: offset lookup (earliest, latest,
-//! committed, by timestamp), commits and partition metadata. Not supported here, and
-//! refused with a clear error: compressed batches, TLS and SASL.
+//! committed, by timestamp), commits and partition metadata. Compressed batches are
+//! decompressed ([`compression`]). Not supported here: TLS and SASL (the connector refuses
+//! them when the job is planned).
 
 pub mod batches;
+pub mod compression;
 pub mod error;
 pub mod request;
 pub mod response;

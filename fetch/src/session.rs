@@ -228,18 +228,23 @@ impl FetchSession {
                     self.isolation == Isolation::ReadCommitted,
                     part.aborted,
                 );
-                while let Some(record) = batches.next_record()? {
-                    if outcome.is_ok() {
-                        outcome = each(assigned.slot, &record);
-                        polled.records += 1;
-                    }
+                let slot = assigned.slot;
+                let records = &mut polled.records;
+                let walked = batches.walk(|record| {
+                    *records += 1;
+                    each(slot, record)
+                })?;
+                if let Err(e) = walked {
+                    outcome = Err(e);
+                    break;
                 }
-                if outcome.is_ok() {
-                    assigned.next_offset = batches.next_offset();
-                    if assigned.next_offset >= assigned.stop_offset {
-                        polled.finished.push(assigned.slot);
-                    }
+                assigned.next_offset = batches.next_offset();
+                if assigned.next_offset >= assigned.stop_offset {
+                    polled.finished.push(assigned.slot);
                 }
+            }
+            if outcome.is_err() {
+                break;
             }
         }
         self.responses = responses;

@@ -16,6 +16,7 @@ pub(crate) struct BatchSpec {
     attributes: i16,
     producer_id: i64,
     max_timestamp: Option<i64>,
+    codec: i16,
     records: Vec<TestRecord>,
 }
 
@@ -26,6 +27,7 @@ impl BatchSpec {
             attributes: 0,
             producer_id: -1,
             max_timestamp: None,
+            codec: 0,
             records: Vec::new(),
         }
     }
@@ -36,6 +38,11 @@ impl BatchSpec {
     pub(crate) fn producer(mut self, id: i64) -> Self {
         self.producer_id = id;
         self
+    }
+    /// Compresses the records with Kafka codec `codec` (1 gzip, 2 snappy, 3 lz4, 4 zstd).
+    pub(crate) fn compressed(mut self, codec: i16) -> Self {
+        self.codec = codec;
+        self.attributes(codec)
     }
     pub(crate) fn transactional(self) -> Self {
         self.attributes(0x10)
@@ -96,7 +103,7 @@ impl BatchSpec {
         covered.extend_from_slice(&0i16.to_be_bytes());
         covered.extend_from_slice(&0i32.to_be_bytes());
         covered.extend_from_slice(&(self.records.len() as i32).to_be_bytes());
-        covered.extend(records);
+        covered.extend(compress(self.codec, &records));
         frame(self.base_offset, &covered)
     }
 }
@@ -126,6 +133,31 @@ pub(crate) fn control_batch(offset: i64, producer_id: i64, kind: i16) -> Vec<u8>
     covered.extend_from_slice(&1i32.to_be_bytes());
     covered.extend(records);
     frame(offset, &covered)
+}
+
+/// `records` compressed as Kafka's Java producer compresses them.
+fn compress(codec: i16, records: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    match codec {
+        0 => records.to_vec(),
+        1 => {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            gz.write_all(records).expect("in memory");
+            gz.finish().expect("in memory")
+        }
+        2 => snap::raw::Encoder::new()
+            .compress_vec(records)
+            .expect("in memory"),
+        3 => {
+            let mut lz = lz4_flex::frame::FrameEncoder::new(Vec::new());
+            lz.write_all(records).expect("in memory");
+            lz.finish().expect("in memory")
+        }
+        4 => {
+            ruzstd::encoding::compress_to_vec(records, ruzstd::encoding::CompressionLevel::Fastest)
+        }
+        other => panic!("no test codec {other}"),
+    }
 }
 
 fn put_bytes(out: &mut Vec<u8>, b: Option<&[u8]>) {

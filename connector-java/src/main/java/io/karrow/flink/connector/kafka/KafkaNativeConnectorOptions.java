@@ -25,7 +25,7 @@ public final class KafkaNativeConnectorOptions {
             .defaultValue(FETCH_MODE_KAFKA_CONSUMER)
             .withDescription("How the kafka-native source fetches records: 'kafka-consumer' (Kafka's Java"
                     + " consumer, as the kafka connector) or 'native' (Kafka's Fetch protocol read natively,"
-                    + " no object per record; plaintext listeners and uncompressed batches only). Offsets,"
+                    + " no object per record; plaintext listeners only). Offsets,"
                     + " metadata and commits always use the Java consumer.");
 
     private KafkaNativeConnectorOptions() {}

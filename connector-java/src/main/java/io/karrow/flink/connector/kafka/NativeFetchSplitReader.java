@@ -55,8 +55,9 @@ import java.util.Set;
  * polls. Records are handed on as {@link DecodedKafkaRecord}s, exactly as by {@link
  * KafkaNativeSplitReader}, so the stock reader and emitter keep offsets, timestamps and watermarks.
  *
- * <p>Not read natively (the job fails with a message naming the option to switch back): compressed
- * batches, TLS/SASL listeners (refused when the table is planned).
+ * <p>Compressed batches (every Kafka codec) are decompressed natively. TLS/SASL listeners are not
+ * read natively (refused when the table is planned). A native fetch failure fails the fetch with a
+ * message naming the option that switches back to Kafka's consumer.
  */
 final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
 
