@@ -41,6 +41,9 @@ struct Assigned {
     next_offset: i64,
     stop_offset: i64,
     paused: bool,
+    /// Records between the next offset and the end the last response reported (the high
+    /// watermark, or the last stable offset under `read_committed`).
+    lag: i64,
 }
 
 /// What a poll did besides handing out records.
@@ -111,6 +114,7 @@ impl FetchSession {
             next_offset: offset,
             stop_offset,
             paused: false,
+            lag: 0,
         });
         self.assigned
             .sort_by(|a, b| (&a.leader, &a.topic).cmp(&(&b.leader, &b.topic)));
@@ -148,6 +152,12 @@ impl FetchSession {
             .iter_mut()
             .find(|a| a.slot == slot)
             .ok_or_else(|| FetchError::Usage(format!("partition slot {slot} is not assigned")))
+    }
+
+    /// Records not fetched yet in all assigned partitions, as of the last responses (what
+    /// Flink reports as `pendingRecords`).
+    pub fn pending_records(&self) -> i64 {
+        self.assigned.iter().map(|a| a.lag).sum()
     }
 
     /// Whether any assigned partition is still to be fetched.
@@ -239,6 +249,12 @@ impl FetchSession {
                     break;
                 }
                 assigned.next_offset = batches.next_offset();
+                let end = if self.isolation == Isolation::ReadCommitted {
+                    part.last_stable_offset
+                } else {
+                    part.high_watermark
+                };
+                assigned.lag = (end.min(assigned.stop_offset) - assigned.next_offset).max(0);
                 if assigned.next_offset >= assigned.stop_offset {
                     polled.finished.push(assigned.slot);
                 }
@@ -417,6 +433,69 @@ mod tests {
             .expect_err("the limit fails the poll")
             .to_string();
         assert!(e.contains(NOBODY), "{e}");
+    }
+
+    #[test]
+    fn a_poll_hands_out_records_and_reports_lag_finished_leader_moves_and_out_of_range() {
+        use crate::test_batches::{fake_broker, fetch_response, BatchSpec};
+        let batch = BatchSpec::new(0).values(&[b"a", b"b", b"c"]).encode();
+        let broker = fake_broker(vec![
+            Box::new(move |c| fetch_response(c, "t", 0, 0, 10, &batch)),
+            Box::new(|c| fetch_response(c, "t", 0, 6, 10, &[])),
+            Box::new(|c| fetch_response(c, "t", 0, 1, 10, &[])),
+        ]);
+        let mut session =
+            FetchSession::new("t", Isolation::ReadUncommitted, FetchLimits::default());
+        session.assign(4, "t", 0, &broker, 0, i64::MAX);
+        let mut seen = Vec::new();
+        let polled = session
+            .poll(|slot, r| -> Result<(), ()> {
+                seen.push((slot, r.offset, r.value.map(<[u8]>::to_vec)));
+                Ok(())
+            })
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            seen,
+            vec![
+                (4, 0, Some(b"a".to_vec())),
+                (4, 1, Some(b"b".to_vec())),
+                (4, 2, Some(b"c".to_vec()))
+            ]
+        );
+        assert_eq!(polled.records, 3);
+        assert_eq!(session.next_offset(4), Some(3));
+        // High watermark 10, next offset 3.
+        assert_eq!(session.pending_records(), 7);
+        let moved = session
+            .poll(|_, _| -> Result<(), ()> { Ok(()) })
+            .unwrap()
+            .unwrap();
+        assert_eq!(moved.leader_changed, vec![4]);
+        let out = session
+            .poll(|_, _| -> Result<(), ()> { Ok(()) })
+            .unwrap()
+            .unwrap();
+        assert_eq!(out.out_of_range, vec![4]);
+    }
+
+    #[test]
+    fn a_bounded_partition_finishes_at_its_stop_offset() {
+        use crate::test_batches::{fake_broker, fetch_response, BatchSpec};
+        let batch = BatchSpec::new(0).values(&[b"a", b"b", b"c"]).encode();
+        let broker = fake_broker(vec![Box::new(move |c| {
+            fetch_response(c, "t", 0, 0, 3, &batch)
+        })]);
+        let mut session =
+            FetchSession::new("t", Isolation::ReadUncommitted, FetchLimits::default());
+        session.assign(1, "t", 0, &broker, 0, 2);
+        let polled = session
+            .poll(|_, _| -> Result<(), ()> { Ok(()) })
+            .unwrap()
+            .unwrap();
+        assert_eq!((polled.records, polled.finished), (2, vec![1]));
+        assert_eq!(session.pending_records(), 0);
+        assert!(!session.has_work());
     }
 
     #[test]

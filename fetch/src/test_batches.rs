@@ -181,3 +181,66 @@ fn frame(base_offset: i64, covered: &[u8]) -> Vec<u8> {
     out.extend_from_slice(covered);
     out
 }
+
+/// A Fetch v12 response body (after the size) with one partition of `topic`.
+pub(crate) fn fetch_response(
+    correlation: i32,
+    topic: &str,
+    partition: i32,
+    error: i16,
+    high_watermark: i64,
+    records: &[u8],
+) -> Vec<u8> {
+    use crate::wire::put_uvarint;
+    let mut b = Vec::new();
+    b.extend_from_slice(&correlation.to_be_bytes());
+    b.push(0);
+    b.extend_from_slice(&0i32.to_be_bytes()); // throttle
+    b.extend_from_slice(&0i16.to_be_bytes()); // error
+    b.extend_from_slice(&0i32.to_be_bytes()); // session
+    put_uvarint(&mut b, 2);
+    put_uvarint(&mut b, topic.len() as u64 + 1);
+    b.extend_from_slice(topic.as_bytes());
+    put_uvarint(&mut b, 2);
+    b.extend_from_slice(&partition.to_be_bytes());
+    b.extend_from_slice(&error.to_be_bytes());
+    b.extend_from_slice(&high_watermark.to_be_bytes());
+    b.extend_from_slice(&high_watermark.to_be_bytes()); // last stable offset
+    b.extend_from_slice(&0i64.to_be_bytes()); // log start
+    put_uvarint(&mut b, 1); // no aborted transactions
+    b.extend_from_slice(&(-1i32).to_be_bytes());
+    put_uvarint(&mut b, records.len() as u64 + 1);
+    b.extend_from_slice(records);
+    b.push(0);
+    b.push(0);
+    b.push(0);
+    b
+}
+
+/// A broker on loopback that answers each Fetch request with the next of `bodies`
+/// (a closure of the request's correlation id); returns its `host:port`.
+pub(crate) fn fake_broker(bodies: Vec<Box<dyn Fn(i32) -> Vec<u8> + Send>>) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let address = listener.local_addr().expect("bound").to_string();
+    std::thread::spawn(move || {
+        let Ok((mut stream, _)) = listener.accept() else {
+            return;
+        };
+        for body in bodies {
+            let mut size = [0u8; 4];
+            if stream.read_exact(&mut size).is_err() {
+                return;
+            }
+            let mut request = vec![0u8; i32::from_be_bytes(size) as usize];
+            if stream.read_exact(&mut request).is_err() {
+                return;
+            }
+            let correlation = i32::from_be_bytes([request[4], request[5], request[6], request[7]]);
+            let response = body(correlation);
+            let _ = stream.write_all(&(response.len() as i32).to_be_bytes());
+            let _ = stream.write_all(&response);
+        }
+    });
+    address
+}

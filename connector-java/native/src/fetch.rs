@@ -19,8 +19,8 @@ use crate::handles::HandleType;
 /// little-endian.
 pub const META_BYTES: usize = 40;
 /// Longs of the poll summary: records, value bytes, key bytes, header bytes, finished
-/// slots, leader-changed slots, out-of-range slots.
-pub const SUMMARY_LONGS: usize = 7;
+/// slots, leader-changed slots, out-of-range slots, pending records.
+pub const SUMMARY_LONGS: usize = 8;
 
 /// What Java passes to `fetchOpen` (camelCase JSON).
 #[derive(Debug, Deserialize)]
@@ -126,6 +126,7 @@ impl NativeFetch {
             self.finished.len() as i64,
             self.leader_changed.len() as i64,
             self.out_of_range.len() as i64,
+            self.session.pending_records(),
         ])
     }
 

@@ -119,7 +119,8 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_fetchSetPa
 
 /// `void fetchPoll(long handle, long summaryAddress)`: fetches once and writes the summary
 /// (records, value bytes, key bytes, header bytes, finished slots, leader-changed slots,
-/// out-of-range slots; little-endian longs) to the direct buffer at `summaryAddress`.
+/// out-of-range slots, pending records; little-endian longs) to the direct buffer at
+/// `summaryAddress`.
 #[no_mangle]
 pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_fetchPoll<'local>(
     mut env: JNIEnv<'local>,

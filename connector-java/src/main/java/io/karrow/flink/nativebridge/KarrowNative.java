@@ -241,8 +241,9 @@ public final class KarrowNative {
 
     /**
      * Sends one Fetch request per leader and keeps the records of the responses; writes the summary,
-     * seven little-endian longs (records, value bytes, key bytes, header bytes, finished slots,
-     * leader-changed slots, out-of-range slots), to the direct buffer at {@code summaryAddress}.
+     * eight little-endian longs (records, value bytes, key bytes, header bytes, finished slots,
+     * leader-changed slots, out-of-range slots, pending records), to the direct buffer at {@code
+     * summaryAddress}.
      */
     public static native void fetchPoll(long handle, long summaryAddress) throws KarrowNativeException;
 

@@ -20,7 +20,7 @@ public final class NativeFetchSession implements AutoCloseable {
     /** Bytes of metadata per record (see {@code docs/jni-contract.md}). */
     public static final int META_BYTES = 40;
 
-    private static final int SUMMARY_LONGS = 7;
+    private static final int SUMMARY_LONGS = 8;
 
     private final NativeHandle handle;
     private final MemorySegment summary = MemorySegmentFactory.allocateUnpooledOffHeapMemory(SUMMARY_LONGS * Long.BYTES);
@@ -33,6 +33,8 @@ public final class NativeFetchSession implements AutoCloseable {
     private int finished;
     private int leaderChanged;
     private int outOfRange;
+    private long pendingRecords;
+    private long recordBytes;
 
     /** Opens a session from its JSON configuration (see {@link KarrowNative#fetchOpen(String)}). */
     public NativeFetchSession(String configJson) throws KarrowNativeException {
@@ -71,6 +73,8 @@ public final class NativeFetchSession implements AutoCloseable {
         finished = toInt(summary.getLongLittleEndian(32), "finished slots");
         leaderChanged = toInt(summary.getLongLittleEndian(40), "leader-changed slots");
         outOfRange = toInt(summary.getLongLittleEndian(48), "out-of-range slots");
+        pendingRecords = summary.getLongLittleEndian(56);
+        recordBytes = (long) valueBytes + keyBytes + headerBytes;
         meta = ensure(meta, (long) records * META_BYTES);
         keys = ensure(keys, keyBytes);
         headers = ensure(headers, headerBytes);
@@ -78,6 +82,16 @@ public final class NativeFetchSession implements AutoCloseable {
         values.prepareForNativeWrite(records, valueBytes);
         KarrowNative.fetchCopyOut(h, meta.getAddress(), values.dataAddress(), values.lengthsAddress(),
                 keys.getAddress(), headers.getAddress(), slots.getAddress());
+    }
+
+    /** Records not fetched yet in the assigned partitions, as the last responses reported. */
+    public long pendingRecords() {
+        return pendingRecords;
+    }
+
+    /** Key, value and header bytes of the last poll's records. */
+    public long recordBytes() {
+        return recordBytes;
     }
 
     /** Records of the last poll. */

@@ -31,6 +31,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import java.io.IOException;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -95,6 +96,12 @@ public final class KafkaNativeSource
                 new FutureCompletingBlockingQueue<>();
         KafkaSourceReaderMetrics kafkaSourceReaderMetrics = new KafkaSourceReaderMetrics(readerContext.metricGroup());
         KafkaNativeSourceMetrics nativeMetrics = new KafkaNativeSourceMetrics(readerContext.metricGroup());
+        // Kafka's consumer reports its lag only when it fetches; the native fetch reports it here
+        // instead, once per reader (split readers come and go).
+        AtomicLong pendingRecords = new AtomicLong();
+        if (nativeFetch) {
+            readerContext.metricGroup().setPendingRecordsGauge(pendingRecords::get);
+        }
         Supplier<SplitReader<ConsumerRecord<byte[], byte[]>, KafkaPartitionSplit>> splitReaderSupplier =
                 () -> nativeFetch
                         ? new NativeFetchSplitReader(
@@ -103,7 +110,8 @@ public final class KafkaNativeSource
                                 kafkaSourceReaderMetrics,
                                 rackIdSupplier == null ? null : rackIdSupplier.get(),
                                 decoderSpec,
-                                nativeMetrics)
+                                nativeMetrics,
+                                pendingRecords)
                         : new KafkaNativeSplitReader(
                                 props,
                                 readerContext,

@@ -12,6 +12,7 @@ import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
 import org.apache.flink.connector.kafka.source.metrics.KafkaSourceReaderMetrics;
 import org.apache.flink.connector.kafka.source.reader.KafkaPartitionSplitReader;
 import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
+import org.apache.flink.metrics.Counter;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -42,6 +43,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The {@code kafka-native} split reader with {@code 'scan.fetch-mode' = 'native'}: records are
@@ -68,6 +70,8 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Map<TopicPartition, Long> stoppingOffsets;
     private final KafkaSourceReaderMetrics readerMetrics;
+    private final AtomicLong pendingRecords;
+    private final Counter numBytesIn;
     private final KafkaRecordBatchDecoder decoder;
     private final NativeFetchSession fetch;
     private final Map<Integer, TopicPartition> partitions = new HashMap<>();
@@ -84,9 +88,12 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
             KafkaSourceReaderMetrics readerMetrics,
             @Nullable String rackId,
             KafkaRecordDecoderSpec spec,
-            KafkaNativeSourceMetrics metrics) {
+            KafkaNativeSourceMetrics metrics,
+            AtomicLong pendingRecords) {
         super(props, context, readerMetrics, rackId);
         this.readerMetrics = readerMetrics;
+        this.pendingRecords = pendingRecords;
+        this.numBytesIn = context.metricGroup().getIOMetricGroup().getNumBytesInCounter();
         this.consumer = KafkaSourceInternals.consumer(this);
         this.stoppingOffsets = KafkaSourceInternals.stoppingOffsets(this);
         this.offsetReset = props.getProperty(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest").trim();
@@ -154,6 +161,8 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
                     + " Java consumer instead)", e);
         }
         int count = fetch.recordCount();
+        pendingRecords.set(fetch.pendingRecords());
+        numBytesIn.inc(fetch.recordBytes());
         pending.clear();
         int keyAt = 0;
         int headerAt = 0;
