@@ -74,24 +74,13 @@ fn malformed(id: i32, e: ReadError) -> CodecError {
     }
 }
 
-/// Picks the top-level record read of a value: the union branch named by the leading
-/// index when the writer schema is a union, else the schema itself.
+/// Picks the top-level record read of a value (the union branch named by the leading
+/// index when the writer schema is a union, else the schema itself).
 fn top_record<'p>(read: &'p ValueRead, cur: &mut Cursor<'_>) -> ReadResult<&'p Arc<RecordRead>> {
-    let read = match read {
-        ValueRead::Direct(read) => read,
-        ValueRead::Union(branches) => {
-            let index = cur.read_int()?;
-            usize::try_from(index)
-                .ok()
-                .and_then(|i| branches.get(i))
-                .ok_or_else(|| ReadError::new(format!("union branch index {index} out of range")))?
-        }
-    };
-    match read {
-        Read::Record(rec) => Ok(rec),
-        Read::Error(m) => Err(ReadError::new(m.to_string())),
-        Read::Null => Err(ReadError::new("the top-level value is null")),
-        other => Err(ReadError::new(format!(
+    match read.select(cur)? {
+        Some(Read::Record(rec)) => Ok(rec),
+        None => Err(ReadError::new("the top-level value is null")),
+        Some(other) => Err(ReadError::new(format!(
             "the writer's top-level type {other:?} is not a record"
         ))),
     }
