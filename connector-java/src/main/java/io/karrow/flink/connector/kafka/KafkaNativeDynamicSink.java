@@ -148,13 +148,7 @@ public class KafkaNativeDynamicSink extends KafkaDynamicSink {
      * producer batches spread its per-batch and per-request costs over more records.
      */
     static Properties withDefaultBatchSize(Properties props) {
-        if (props.containsKey(ProducerConfig.BATCH_SIZE_CONFIG)) {
-            return props;
-        }
-        Properties copy = new Properties();
-        copy.putAll(props);
-        copy.setProperty(ProducerConfig.BATCH_SIZE_CONFIG, String.valueOf(DEFAULT_BATCH_SIZE));
-        return copy;
+        return ClientProperties.withDefault(props, ProducerConfig.BATCH_SIZE_CONFIG, DEFAULT_BATCH_SIZE);
     }
 
     /** Flink's {@code KafkaSink}, configured as the stock table sink configures it. */

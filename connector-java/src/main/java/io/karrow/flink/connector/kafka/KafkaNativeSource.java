@@ -165,13 +165,7 @@ public final class KafkaNativeSource
 
     /** {@code props}, or a copy with {@link #DEFAULT_MAX_POLL_RECORDS} when they do not set it. */
     static Properties withDefaultMaxPollRecords(Properties props) {
-        if (props.containsKey(ConsumerConfig.MAX_POLL_RECORDS_CONFIG)) {
-            return props;
-        }
-        Properties copy = new Properties();
-        copy.putAll(props);
-        copy.setProperty(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, String.valueOf(DEFAULT_MAX_POLL_RECORDS));
-        return copy;
+        return ClientProperties.withDefault(props, ConsumerConfig.MAX_POLL_RECORDS_CONFIG, DEFAULT_MAX_POLL_RECORDS);
     }
 
     private static Configuration toConfiguration(Properties props) {
