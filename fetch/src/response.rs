@@ -120,41 +120,19 @@ fn parse(buf: &[u8], correlation_id: i32) -> Result<Vec<PartitionResponse>, Pars
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::put_uvarint;
+    use crate::test_batches::{fetch_response, TestPartition};
 
-    /// A response with one topic, one partition, one aborted transaction and `records`.
-    pub(crate) fn response(correlation: i32, error: i16, records: &[u8]) -> Vec<u8> {
-        let mut b = Vec::new();
-        b.extend_from_slice(&correlation.to_be_bytes());
-        b.push(0);
-        b.extend_from_slice(&0i32.to_be_bytes());
-        b.extend_from_slice(&0i16.to_be_bytes());
-        b.extend_from_slice(&0i32.to_be_bytes());
-        put_uvarint(&mut b, 2);
-        put_uvarint(&mut b, 2);
-        b.push(b't');
-        put_uvarint(&mut b, 2);
-        b.extend_from_slice(&3i32.to_be_bytes());
-        b.extend_from_slice(&error.to_be_bytes());
-        b.extend_from_slice(&100i64.to_be_bytes());
-        b.extend_from_slice(&90i64.to_be_bytes());
-        b.extend_from_slice(&0i64.to_be_bytes());
-        put_uvarint(&mut b, 2);
-        b.extend_from_slice(&77i64.to_be_bytes());
-        b.extend_from_slice(&12i64.to_be_bytes());
-        b.push(0);
-        b.extend_from_slice(&(-1i32).to_be_bytes());
-        put_uvarint(&mut b, records.len() as u64 + 1);
-        b.extend_from_slice(records);
-        b.push(0);
-        b.push(0);
-        b.push(0);
-        b
+    /// A response with one partition of `t`, one aborted transaction and `records`.
+    fn response(correlation: i32, records: &[u8]) -> Vec<u8> {
+        let mut part = TestPartition::new("t", 3, 0, 100);
+        part.last_stable_offset = 90;
+        part.aborted.push((77, 12));
+        fetch_response(correlation, &part, records)
     }
 
     #[test]
     fn partitions_watermarks_aborted_transactions_and_records_are_read() {
-        let buf = response(4, 0, b"batches");
+        let buf = response(4, b"batches");
         let parts = parse_fetch_response(&buf, 4).unwrap();
         assert_eq!(parts.len(), 1);
         let p = &parts[0];
@@ -172,7 +150,7 @@ mod tests {
 
     #[test]
     fn wrong_correlation_and_truncation_are_errors() {
-        let buf = response(4, 0, b"x");
+        let buf = response(4, b"x");
         assert!(parse_fetch_response(&buf, 5)
             .unwrap_err()
             .contains("correlation id 4"));

@@ -437,12 +437,12 @@ mod tests {
 
     #[test]
     fn a_poll_hands_out_records_and_reports_lag_finished_leader_moves_and_out_of_range() {
-        use crate::test_batches::{fake_broker, fetch_response, BatchSpec};
+        use crate::test_batches::{fake_broker, fetch_response, BatchSpec, TestPartition};
         let batch = BatchSpec::new(0).values(&[b"a", b"b", b"c"]).encode();
         let broker = fake_broker(vec![
-            Box::new(move |c| fetch_response(c, "t", 0, 0, 10, &batch)),
-            Box::new(|c| fetch_response(c, "t", 0, 6, 10, &[])),
-            Box::new(|c| fetch_response(c, "t", 0, 1, 10, &[])),
+            Box::new(move |c| fetch_response(c, &TestPartition::new("t", 0, 0, 10), &batch)),
+            Box::new(|c| fetch_response(c, &TestPartition::new("t", 0, 6, 10), &[])),
+            Box::new(|c| fetch_response(c, &TestPartition::new("t", 0, 1, 10), &[])),
         ]);
         let mut session =
             FetchSession::new("t", Isolation::ReadUncommitted, FetchLimits::default());
@@ -481,10 +481,10 @@ mod tests {
 
     #[test]
     fn a_bounded_partition_finishes_at_its_stop_offset() {
-        use crate::test_batches::{fake_broker, fetch_response, BatchSpec};
+        use crate::test_batches::{fake_broker, fetch_response, BatchSpec, TestPartition};
         let batch = BatchSpec::new(0).values(&[b"a", b"b", b"c"]).encode();
         let broker = fake_broker(vec![Box::new(move |c| {
-            fetch_response(c, "t", 0, 0, 3, &batch)
+            fetch_response(c, &TestPartition::new("t", 0, 0, 3), &batch)
         })]);
         let mut session =
             FetchSession::new("t", Isolation::ReadUncommitted, FetchLimits::default());

@@ -182,15 +182,39 @@ fn frame(base_offset: i64, covered: &[u8]) -> Vec<u8> {
     out
 }
 
-/// A Fetch v12 response body (after the size) with one partition of `topic`.
-pub(crate) fn fetch_response(
-    correlation: i32,
-    topic: &str,
-    partition: i32,
-    error: i16,
-    high_watermark: i64,
-    records: &[u8],
-) -> Vec<u8> {
+/// One partition of a test fetch response.
+pub(crate) struct TestPartition {
+    pub(crate) topic: &'static str,
+    pub(crate) partition: i32,
+    pub(crate) error: i16,
+    pub(crate) high_watermark: i64,
+    pub(crate) last_stable_offset: i64,
+    /// (producer id, first offset) of aborted transactions.
+    pub(crate) aborted: Vec<(i64, i64)>,
+}
+
+impl TestPartition {
+    /// `topic`-`partition` answered with `error`, at `high_watermark` (also the last stable
+    /// offset), no aborted transaction.
+    pub(crate) fn new(
+        topic: &'static str,
+        partition: i32,
+        error: i16,
+        high_watermark: i64,
+    ) -> Self {
+        TestPartition {
+            topic,
+            partition,
+            error,
+            high_watermark,
+            last_stable_offset: high_watermark,
+            aborted: Vec::new(),
+        }
+    }
+}
+
+/// A Fetch v12 response body (after the size) with one partition holding `records`.
+pub(crate) fn fetch_response(correlation: i32, part: &TestPartition, records: &[u8]) -> Vec<u8> {
     use crate::wire::put_uvarint;
     let mut b = Vec::new();
     b.extend_from_slice(&correlation.to_be_bytes());
@@ -199,15 +223,20 @@ pub(crate) fn fetch_response(
     b.extend_from_slice(&0i16.to_be_bytes()); // error
     b.extend_from_slice(&0i32.to_be_bytes()); // session
     put_uvarint(&mut b, 2);
-    put_uvarint(&mut b, topic.len() as u64 + 1);
-    b.extend_from_slice(topic.as_bytes());
+    put_uvarint(&mut b, part.topic.len() as u64 + 1);
+    b.extend_from_slice(part.topic.as_bytes());
     put_uvarint(&mut b, 2);
-    b.extend_from_slice(&partition.to_be_bytes());
-    b.extend_from_slice(&error.to_be_bytes());
-    b.extend_from_slice(&high_watermark.to_be_bytes());
-    b.extend_from_slice(&high_watermark.to_be_bytes()); // last stable offset
+    b.extend_from_slice(&part.partition.to_be_bytes());
+    b.extend_from_slice(&part.error.to_be_bytes());
+    b.extend_from_slice(&part.high_watermark.to_be_bytes());
+    b.extend_from_slice(&part.last_stable_offset.to_be_bytes());
     b.extend_from_slice(&0i64.to_be_bytes()); // log start
-    put_uvarint(&mut b, 1); // no aborted transactions
+    put_uvarint(&mut b, part.aborted.len() as u64 + 1);
+    for (producer_id, first_offset) in &part.aborted {
+        b.extend_from_slice(&producer_id.to_be_bytes());
+        b.extend_from_slice(&first_offset.to_be_bytes());
+        b.push(0);
+    }
     b.extend_from_slice(&(-1i32).to_be_bytes());
     put_uvarint(&mut b, records.len() as u64 + 1);
     b.extend_from_slice(records);
