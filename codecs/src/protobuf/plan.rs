@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use prost_reflect::{Cardinality, FieldDescriptor, Kind, MessageDescriptor, Syntax, Value};
 
 use super::checks::Checks;
+use super::decode::flat::FlatPlan;
 use super::features;
 use super::wire::WireType;
 use crate::error::CodecError;
@@ -53,6 +54,9 @@ pub(crate) struct MessagePlan {
     /// Raw tag value (field number and wire type) -> 1 + the index of the direct column it
     /// feeds, 0 for anything else; tags up to [`DIRECT_TAG_LIMIT`].
     pub(crate) direct_tags: Vec<u16>,
+    /// The decoder's one-pass plan when the message is flat (set by the decoder once the
+    /// plan is compiled; never for encoding).
+    pub(crate) flat: Option<FlatPlan>,
     lookup: NumberLookup,
 }
 
@@ -498,6 +502,7 @@ impl MessagePlan {
             oneof_count: oneof_ids.len(),
             ghosts,
             direct_tags,
+            flat: None,
             lookup,
         })
     }

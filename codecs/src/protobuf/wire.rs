@@ -151,9 +151,30 @@ impl<'a> WireReader<'a> {
         self.read_varint_long()
     }
 
+    /// [`Self::read_varint`] with the reading of longer varints inlined too: for the
+    /// values of direct columns, where varints of several bytes (timestamps, ids) are
+    /// common.
+    #[inline(always)]
+    pub(crate) fn read_varint_inline(&mut self) -> Result<u64, WireError> {
+        if let Some(&byte) = self.buf.get(self.pos) {
+            if byte < 0x80 {
+                self.pos += 1;
+                return Ok(u64::from(byte));
+            }
+        }
+        self.read_varint_word()
+    }
+
     /// [`Self::read_varint`] for varints of two or more bytes (or at the end of input).
     #[inline(never)]
     fn read_varint_long(&mut self) -> Result<u64, WireError> {
+        self.read_varint_word()
+    }
+
+    /// The body of [`Self::read_varint_long`]: a varint of up to 8 bytes read from one
+    /// word, longer ones (and those near the end of the input) byte by byte.
+    #[inline(always)]
+    fn read_varint_word(&mut self) -> Result<u64, WireError> {
         if let Some(window) = self.buf.get(self.pos..self.pos + 8) {
             let mut word = [0u8; 8];
             word.copy_from_slice(window);

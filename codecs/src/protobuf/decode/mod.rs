@@ -8,6 +8,7 @@
 //! elements of a repeated field, the entries of a map — or the absent-field value.
 
 mod arrays;
+pub(crate) mod flat;
 mod maps;
 mod row;
 mod scan;
@@ -187,7 +188,8 @@ impl ProtobufRowDecoder {
             ));
         };
         let (checks, _) = Checks::build(message);
-        let plan = MessagePlan::compile(message, fields, &options, &checks)?;
+        let mut plan = MessagePlan::compile(message, fields, &options, &checks)?;
+        flat::attach(&mut plan, &checks);
         Ok(ProtobufRowDecoder {
             plan,
             checks,

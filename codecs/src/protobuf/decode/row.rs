@@ -6,6 +6,7 @@ use super::super::checks::Checks;
 use super::super::plan::{Absent, DefaultValue, FieldPlan, MessagePlan, Shape, ValuePlan};
 use super::super::wire::{WireError, RECURSION_LIMIT};
 use super::arrays::write_array;
+use super::flat::write_flat;
 use super::maps::write_map;
 use super::scan::scan;
 use super::values::{raw_at, write_default_scalar, write_empty_array, write_raw};
@@ -24,6 +25,11 @@ pub(super) fn write_row(
 ) -> DecodeResult<()> {
     if depth > RECURSION_LIMIT {
         return Err(WireError::TooDeep.into());
+    }
+    if let Some(flat) = &plan.flat {
+        if write_flat(flat, plan, buf, out) {
+            return Ok(());
+        }
     }
     let occurrence_base = scratch.occurrences.len();
     let chain_base = scratch.chains.len();

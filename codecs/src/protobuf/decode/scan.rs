@@ -146,8 +146,8 @@ fn push(scratch: &mut Scratch, chain: usize, start: usize, end: usize, wire: Wir
 
 /// Reads the value of a direct column that follows its tag and writes it into `slot`;
 /// `false` when the value does not count (an enum number a closed enum does not declare).
-#[inline]
-fn write_direct(
+#[inline(always)]
+pub(super) fn write_direct(
     field: &FieldPlan,
     reader: &mut WireReader<'_>,
     buf: &[u8],
@@ -159,18 +159,22 @@ fn write_direct(
         return Err(DecodeFail::new("not a direct column"));
     };
     match op {
-        DirectOp::Int32 => put(out, slot, &(reader.read_varint()? as u32).to_le_bytes()),
+        DirectOp::Int32 => put(
+            out,
+            slot,
+            &(reader.read_varint_inline()? as u32).to_le_bytes(),
+        ),
         DirectOp::SInt32 => {
-            let v = zigzag_decode32(reader.read_varint()? as u32);
+            let v = zigzag_decode32(reader.read_varint_inline()? as u32);
             put(out, slot, &v.to_le_bytes())
         }
-        DirectOp::Int64 => put(out, slot, &reader.read_varint()?.to_le_bytes()),
+        DirectOp::Int64 => put(out, slot, &reader.read_varint_inline()?.to_le_bytes()),
         DirectOp::SInt64 => put(
             out,
             slot,
-            &zigzag_decode64(reader.read_varint()?).to_le_bytes(),
+            &zigzag_decode64(reader.read_varint_inline()?).to_le_bytes(),
         ),
-        DirectOp::Bool => out[slot] = u8::from(reader.read_varint()? != 0),
+        DirectOp::Bool => out[slot] = u8::from(reader.read_varint_inline()? != 0),
         DirectOp::Fixed32 => put(out, slot, &reader.read_fixed32()?.to_le_bytes()),
         DirectOp::Fixed64 => put(out, slot, &reader.read_fixed64()?.to_le_bytes()),
         DirectOp::Text => {
@@ -182,7 +186,7 @@ fn write_direct(
             write_bytes(out, base, slot, &buf[start..end])?;
         }
         DirectOp::EnumText => {
-            let number = reader.read_varint()? as u32 as i32;
+            let number = reader.read_varint_inline()? as u32 as i32;
             let Shape::Single(ValuePlan::Enum(e)) = &field.shape else {
                 return Err(DecodeFail::new("not an enum column"));
             };

@@ -185,8 +185,10 @@ fn pack_short(bytes: &[u8]) -> u64 {
 }
 
 /// Writes a string or binary value into `slot` of the image at `base` as
-/// [`crate::flink_binary::layout::write_var_bytes`] does (inline when at most 7 bytes,
-/// else padded to 8 at the end of `out`), with the decoder's one-word error.
+/// [`crate::flink_binary::layout::write_var_bytes`] does into a zeroed slot (inline when
+/// at most 7 bytes, else padded to 8 at the end of `out`), with the decoder's one-word
+/// error. Every byte of the slot is replaced: nothing of an earlier value (or a default)
+/// stays behind.
 #[inline(always)]
 pub(super) fn write_bytes(
     out: &mut Vec<u8>,
@@ -201,12 +203,8 @@ pub(super) fn write_bytes(
     let Some(word) = out.get_mut(slot..slot + 8) else {
         return Err(DecodeFail::new("slot outside the image"));
     };
-    let mut old = [0u8; 8];
-    old.copy_from_slice(word);
-    // The value's bytes, then its length in the last byte; bytes in between keep what
-    // the slot held.
-    let kept = u64::from_le_bytes(old) & (u64::MAX << (8 * len)) & !(0xff << 56);
-    let value = kept | pack_short(bytes) | (u64::from(0x80 | len as u8) << 56);
+    // The value's bytes, zeros, then its length in the last byte.
+    let value = pack_short(bytes) | (u64::from(0x80 | len as u8) << 56);
     word.copy_from_slice(&value.to_le_bytes());
     Ok(())
 }
@@ -305,8 +303,7 @@ pub(super) fn write_enum(
     let name = e.name_of(number);
     if matches!(ty.kind, FlinkKind::Char(_) | FlinkKind::VarChar(_)) {
         let name = name.unwrap_or("UNRECOGNIZED");
-        write_var_bytes(out, base, slot, name.as_bytes())?;
-        return Ok(());
+        return write_bytes(out, base, slot, name.as_bytes());
     }
     if name.is_none() {
         // Java's `UNRECOGNIZED.getNumber()`.
@@ -380,17 +377,20 @@ mod tests {
     use crate::flink_binary::layout::write_var_bytes;
 
     #[test]
-    fn write_bytes_writes_what_write_var_bytes_writes() {
+    fn write_bytes_writes_what_write_var_bytes_writes_into_a_zeroed_slot() {
         for len in 0..=40usize {
             let bytes: Vec<u8> = (0..len).map(|i| 0x41 + i as u8).collect();
-            // A slot holding an earlier value, inside an image that starts at 8.
-            for stale in [0x00u8, 0xaa] {
-                let mut a = vec![stale; 32];
-                let mut b = a.clone();
-                write_var_bytes(&mut a, 8, 16, &bytes).unwrap();
-                write_bytes(&mut b, 8, 16, &bytes).unwrap();
-                assert_eq!(a, b, "length {len}, stale {stale:#x}");
-            }
+            // An image that starts at 8, its slot at 16 zeroed.
+            let mut a = vec![0xaa; 32];
+            a[16..24].fill(0);
+            let mut expected = a.clone();
+            write_var_bytes(&mut expected, 8, 16, &bytes).unwrap();
+            write_bytes(&mut a, 8, 16, &bytes).unwrap();
+            assert_eq!(a, expected, "length {len}, zeroed slot");
+            // The same slot holding an earlier value: every byte of it is replaced.
+            let mut b = vec![0xaa; 32];
+            write_bytes(&mut b, 8, 16, &bytes).unwrap();
+            assert_eq!(b, expected, "length {len}, stale slot");
         }
         assert!(write_bytes(&mut vec![0; 8], 0, 4, b"x").is_err());
     }
