@@ -76,6 +76,7 @@ impl<'a> Slots<'a> {
     }
 
     /// The bytes of a variable-length value (inline for at most 7 bytes).
+    #[inline(always)]
     pub(crate) fn var(&self, i: usize, size: usize) -> Result<&'a [u8], CodecError> {
         let at = self.first + i * size;
         let word = u64::from_le_bytes(self.fixed::<8>(i, size));

@@ -369,12 +369,41 @@ pub(crate) fn zigzag_encode64(n: i64) -> u64 {
 }
 
 /// Appends `value` as a base-128 varint.
+#[inline(always)]
 pub(crate) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        out.push((value as u8) | 0x80);
-        value >>= 7;
+    if value < 0x80 {
+        out.push(value as u8);
+        return;
     }
-    out.push(value as u8);
+    out.reserve(10);
+    let spare = &mut out.spare_capacity_mut()[..10];
+    let mut len = 0;
+    while value >= 0x80 && len < 9 {
+        spare[len].write((value as u8) | 0x80);
+        value >>= 7;
+        len += 1;
+    }
+    spare[len].write(value as u8);
+    let new_len = out.len() + len + 1;
+    // SAFETY: `reserve(10)` made room for 10 more bytes, of which the first `len + 1`
+    // (at most 10: a u64 has 10 groups of 7 bits) were initialised just above.
+    unsafe { out.set_len(new_len) };
+}
+
+/// Appends the first `len` bytes of `bytes` (all of them when `len > N`) with fixed-size
+/// stores instead of a `memcpy` call of a variable length: all `N` bytes go to the
+/// spare capacity, and the length grows by `len`.
+#[inline(always)]
+pub(crate) fn put_prefix<const N: usize>(out: &mut Vec<u8>, bytes: &[u8; N], len: usize) {
+    out.reserve(N);
+    let spare = &mut out.spare_capacity_mut()[..N];
+    for (slot, &byte) in spare.iter_mut().zip(bytes) {
+        slot.write(byte);
+    }
+    let new_len = out.len() + len.min(N);
+    // SAFETY: `reserve(N)` made room for N more bytes and the N bytes after the current
+    // length were initialised just above; the length grows by at most N.
+    unsafe { out.set_len(new_len) };
 }
 
 /// The number of bytes [`put_varint`] writes for `value`.

@@ -197,7 +197,7 @@ impl Tag {
     /// Appends the tag.
     #[inline]
     pub(super) fn put(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.bytes[..usize::from(self.len)]);
+        crate::protobuf::wire::put_prefix(out, &self.bytes, usize::from(self.len));
     }
 }
 

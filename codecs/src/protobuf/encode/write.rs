@@ -49,7 +49,7 @@ impl Prim<'_> {
     }
 
     /// Appends the value.
-    #[inline]
+    #[inline(always)]
     fn put(&self, out: &mut Vec<u8>) {
         match self {
             Prim::Int32(v) => put_int32(out, *v),
@@ -188,6 +188,7 @@ fn number_prim(value: &ValueProgram, n: i64) -> Prim<'static> {
 }
 
 /// Reads element `i` (slots of `size` bytes, not NULL) of a scalar or enum value.
+#[inline(always)]
 fn read_prim<'a>(
     value: &ValueProgram,
     slots: &Slots<'a>,
@@ -221,6 +222,59 @@ fn read_prim<'a>(
         ValueProgram::Enum(e) => Prim::Int32(enum_number(e, slots, i, size)?),
         ValueProgram::Message(_) | ValueProgram::Group { .. } => Prim::Varint(0),
     })
+}
+
+/// Writes a singular scalar or enum field from column `column` (not NULL): its tag and
+/// value, or nothing for a default under implicit presence. The common types go from the
+/// slot to the wire directly; the rest (enums, non-ASCII strings) through [`Prim`].
+#[inline(always)]
+fn write_single(
+    tag: &Tag,
+    value: &ValueProgram,
+    implicit: bool,
+    row: &Slots<'_>,
+    column: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), CodecError> {
+    match value {
+        ValueProgram::Int64 => {
+            let v = long_at(row, column, 8);
+            if !(implicit && v == 0) {
+                tag.put(out);
+                put_varint(out, v as u64);
+            }
+        }
+        ValueProgram::Int32 => {
+            let v = int_at(row, column, 8);
+            if !(implicit && v == 0) {
+                tag.put(out);
+                put_int32(out, v);
+            }
+        }
+        ValueProgram::String | ValueProgram::Bytes => {
+            let bytes = row.var(column, 8)?;
+            if implicit && bytes.is_empty() {
+                return Ok(());
+            }
+            if matches!(value, ValueProgram::String) && !bytes.is_ascii() {
+                let prim = read_prim(value, row, column, 8)?;
+                tag.put(out);
+                prim.put(out);
+                return Ok(());
+            }
+            tag.put(out);
+            put_varint(out, bytes.len() as u64);
+            out.extend_from_slice(bytes);
+        }
+        _ => {
+            let prim = read_prim(value, row, column, 8)?;
+            if !(implicit && prim.is_default()) {
+                tag.put(out);
+                prim.put(out);
+            }
+        }
+    }
+    Ok(())
 }
 
 impl<'e> Writer<'e> {
@@ -264,14 +318,7 @@ impl<'e> Writer<'e> {
                 ValueProgram::Message(_) | ValueProgram::Group { .. } => {
                     self.write_sub_message(tag, value, row, column, 8, out)
                 }
-                _ => {
-                    let prim = read_prim(value, row, column, 8)?;
-                    if !(field.implicit && prim.is_default()) {
-                        tag.put(out);
-                        prim.put(out);
-                    }
-                    Ok(())
-                }
+                _ => write_single(tag, value, field.implicit, row, column, out),
             },
             FieldShape::Packed { tag, value, size } => {
                 let (at, _) = row.reference(column, 8);
