@@ -9,7 +9,7 @@ import org.apache.flink.table.data.binary.BinaryRowData;
  * Reads the "row list" layout that native decoders returning 0..n rows per value produce (see {@code
  * docs/jni-contract.md}): an int32 row count {@code n}, then {@code n + 1} int32 offsets into the
  * whole array (row {@code i} spans {@code [off[i], off[i + 1])}), then the {@code BinaryRowData}
- * images; all little-endian.
+ * images; all little-endian. The views of one layout share one segment array.
  */
 public final class RowListLayout {
 
@@ -34,6 +34,9 @@ public final class RowListLayout {
         if (out.length - at < count) {
             throw new IllegalArgumentException("room for " + (out.length - at) + " rows, the layout has " + count);
         }
+        // One segment array for all views (pointTo(segment, ...) would allocate one per row);
+        // rows never modify it.
+        MemorySegment[] segments = {segment};
         int start = segment.getIntLittleEndian(4);
         for (int i = 0; i < count; i++) {
             int end = segment.getIntLittleEndian(8 + 4 * i);
@@ -42,7 +45,7 @@ public final class RowListLayout {
                         "row " + i + " spans [" + start + ", " + end + ") of a " + layout.length + "-byte row list");
             }
             BinaryRowData row = new BinaryRowData(arity);
-            row.pointTo(segment, start, end - start);
+            row.pointTo(segments, start, end - start);
             out[at + i] = row;
             start = end;
         }

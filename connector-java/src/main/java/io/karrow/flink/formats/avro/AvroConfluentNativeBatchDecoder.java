@@ -53,7 +53,9 @@ public final class AvroConfluentNativeBatchDecoder implements ValueBatchDecoder 
         int[] offsets = rowOffsets;
         byte[] images = KarrowNative.avroDecodeBatch(
                 decoder.get(), values.dataAddress(), values.lengthsAddress(), count, offsets);
-        MemorySegment segment = MemorySegmentFactory.wrap(images);
+        // One segment array for all rows of the batch (pointTo(segment, ...) would allocate one
+        // per row); rows never modify it.
+        MemorySegment[] segments = {MemorySegmentFactory.wrap(images)};
         RowData[] rows = new RowData[count];
         int[] valueRowEnds = new int[count];
         int rowCount = 0;
@@ -62,7 +64,7 @@ public final class AvroConfluentNativeBatchDecoder implements ValueBatchDecoder 
             int size = offsets[i + 1] - start;
             if (size > 0) {
                 BinaryRowData row = new BinaryRowData(arity);
-                row.pointTo(segment, start, size);
+                row.pointTo(segments, start, size);
                 rows[rowCount++] = row;
             }
             valueRowEnds[i] = rowCount;
