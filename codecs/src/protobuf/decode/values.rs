@@ -222,12 +222,11 @@ fn write_long_bytes(out: &mut Vec<u8>, base: usize, slot: usize, bytes: &[u8]) -
     };
     let offset = (start - base) as u64;
     word.copy_from_slice(&((offset << 32) | u64::from(size)).to_le_bytes());
-    out.reserve(round8(len));
-    let full = len & !7;
-    out.extend_from_slice(&bytes[..full]);
-    if full < len {
-        out.extend_from_slice(&pack_short(&bytes[full..]).to_le_bytes());
-    }
+    let padded = round8(len);
+    out.reserve(padded);
+    out.extend_from_slice(bytes);
+    // Zeros up to the next multiple of 8, with one 8-byte store.
+    crate::protobuf::wire::put_prefix(out, &[0u8; 8], padded - len);
     Ok(())
 }
 
