@@ -14,7 +14,9 @@ use super::super::checks::Checks;
 use super::super::plan::{Absent, DirectOp, MessagePlan, Shape, ValuePlan};
 use super::super::wire::WireReader;
 use super::scan::write_direct;
+use super::values::{write_bytes, write_text};
 use super::{row, Scratch};
+use crate::flink_binary::layout::put;
 use crate::flink_binary::layout::row_null_bytes;
 
 /// The one-pass plan of a flat message.
@@ -26,6 +28,24 @@ pub(crate) struct FlatPlan {
     /// Per column whose absent value is NULL: its null bit (byte offset in the image,
     /// mask), which its value clears; empty when no column reads NULL when absent.
     null_bits: Vec<(usize, u8)>,
+    /// Per column, how the loop writes its value.
+    ops: Vec<FlatOp>,
+}
+
+/// How the one-pass loop writes a column: the common kinds inline, the rest through the
+/// scan's [`write_direct`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FlatOp {
+    /// `int64` / `uint64` into BIGINT: the varint's 64 bits.
+    Long,
+    /// `int32` / `uint32` into INT: the varint's low 32 bits.
+    Int,
+    /// A string (ASCII inline, anything else through [`write_direct`]).
+    Text,
+    /// Bytes.
+    Bytes,
+    /// Any other direct op.
+    Other,
 }
 
 /// The most columns a flat plan tracks (one bit each).
@@ -68,9 +88,21 @@ impl FlatPlan {
         } else {
             Vec::new()
         };
+        let ops = plan
+            .fields
+            .iter()
+            .map(|f| match f.direct {
+                Some(DirectOp::Int64) => FlatOp::Long,
+                Some(DirectOp::Int32) => FlatOp::Int,
+                Some(DirectOp::Text) => FlatOp::Text,
+                Some(DirectOp::Bytes) => FlatOp::Bytes,
+                _ => FlatOp::Other,
+            })
+            .collect();
         Some(FlatPlan {
             template,
             null_bits,
+            ops,
         })
     }
 }
@@ -157,22 +189,51 @@ fn overwrite(
             Some(&entry) if entry != 0 => usize::from(entry) - 1,
             _ => return false,
         };
-        match write_direct(
-            &plan.fields[column],
-            &mut reader,
-            buf,
-            out,
-            base,
-            slots + 8 * column,
-        ) {
-            Ok(true) => {
-                if let Some(&(byte, mask)) = flat.null_bits.get(column) {
-                    out[base + byte] &= !mask;
+        let slot = slots + 8 * column;
+        let Some(&op) = flat.ops.get(column) else {
+            return false;
+        };
+        let written = match op {
+            FlatOp::Long | FlatOp::Int => {
+                let Ok(v) = reader.read_varint_inline() else {
+                    return false;
+                };
+                let word = if op == FlatOp::Int {
+                    u64::from(v as u32)
+                } else {
+                    v
+                };
+                put(out, slot, &word.to_le_bytes());
+                true
+            }
+            FlatOp::Text | FlatOp::Bytes => {
+                let Ok((start, end)) = reader.read_len_span() else {
+                    return false;
+                };
+                let bytes = &buf[start..end];
+                if op == FlatOp::Text && !bytes.is_ascii() {
+                    let field = &plan.fields[column];
+                    if write_text(out, base, slot, bytes, field.utf8_checked).is_err() {
+                        return false;
+                    }
+                } else if write_bytes(out, base, slot, bytes).is_err() {
+                    return false;
+                }
+                true
+            }
+            FlatOp::Other => {
+                let field = &plan.fields[column];
+                match write_direct(field, &mut reader, buf, out, base, slot) {
+                    Ok(written) => written,
+                    Err(_) => return false,
                 }
             }
-            // A closed enum's unknown number: the column keeps what it had.
-            Ok(false) => {}
-            Err(_) => return false,
+        };
+        // A closed enum's unknown number does not count: the column keeps what it had.
+        if written {
+            if let Some(&(byte, mask)) = flat.null_bits.get(column) {
+                out[base + byte] &= !mask;
+            }
         }
     }
     true
@@ -453,6 +514,7 @@ message Flat3 {
         super::FlatPlan {
             template: p.template.clone(),
             null_bits: p.null_bits.clone(),
+            ops: p.ops.clone(),
         }
     }
 
