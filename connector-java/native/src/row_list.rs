@@ -98,6 +98,25 @@ impl<D: MessageRows> RowListSession<D> {
         }))
     }
 
+    /// Decodes one message of a format that yields at most one row per value (Protobuf)
+    /// and returns that row's image alone, without the row-list header; `None` when it
+    /// yields no row. More than one row is an error.
+    pub fn decode_single(&mut self, message: &[u8]) -> Result<Option<&[u8]>, NativeError> {
+        self.images.clear();
+        self.row_ends.clear();
+        self.decoder
+            .decode_message(message, &mut self.images, &mut self.row_ends)?;
+        match self.row_ends.as_slice() {
+            [] => Ok(None),
+            [end] if *end == self.images.len() => Ok(Some(&self.images)),
+            ends => Err(NativeError::InvalidCall(format!(
+                "one row expected from a value, the decoder gave {} ending at {ends:?} of {} bytes",
+                ends.len(),
+                self.images.len()
+            ))),
+        }
+    }
+
     /// Decodes a batch of values (`None` = null value, no row) into the rows of all values
     /// in order; returns them with, per value `i`, the number of rows of values `0..=i`.
     /// A failing value fails the batch with its index as the record index.
@@ -195,6 +214,35 @@ mod tests {
 
         write_header(&[], 0, &mut header).unwrap();
         assert_eq!(ints(&header), vec![0, 8]);
+    }
+
+    /// A decoder that yields as many 8-byte rows as the value's first byte says.
+    struct Rows;
+
+    impl MessageRows for Rows {
+        fn decode_message(
+            &mut self,
+            message: &[u8],
+            out: &mut Vec<u8>,
+            row_ends: &mut Vec<usize>,
+        ) -> Result<(), CodecError> {
+            for row in 0..message[0] {
+                out.extend_from_slice(&[row; 8]);
+                row_ends.push(out.len());
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_single_row_is_returned_without_a_header() {
+        let mut session = RowListSession::new(Rows);
+        assert_eq!(session.decode_single(&[0]).unwrap(), None);
+        assert_eq!(session.decode_single(&[1]).unwrap(), Some(&[0u8; 8][..]));
+        let error = session.decode_single(&[2]).unwrap_err().to_string();
+        assert!(error.contains("one row expected"), "{error}");
+        // The buffers of the failed call do not leak into the next one.
+        assert_eq!(session.decode_single(&[1]).unwrap(), Some(&[0u8; 8][..]));
     }
 
     #[test]

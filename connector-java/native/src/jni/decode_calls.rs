@@ -41,6 +41,30 @@ where
     unsafe { write_direct(&[rows.header, rows.images], out_address, out_capacity) }
 }
 
+/// `int *DecodeOneImageDirect(long handle, long messageAddress, int messageLength, long
+/// outAddress, int outCapacity)`: as [`decode_one_direct`] for formats that yield at most
+/// one row per value, writing that row's image alone (no row-list header).
+pub(crate) fn decode_one_image_direct<D: MessageRows>(
+    handle: jlong,
+    message_address: jlong,
+    message_length: jint,
+    out_address: jlong,
+    out_capacity: jint,
+) -> Result<jint, NativeError>
+where
+    RowListSession<D>: HandleType,
+{
+    // SAFETY: as in `decode_one_direct`.
+    let session = unsafe { borrow_handle::<RowListSession<D>>(handle)? };
+    // SAFETY: as in `decode_one_direct`.
+    let message = unsafe { direct_slice(message_address, message_length)? };
+    let Some(image) = session.decode_single(message)? else {
+        return Ok(-1);
+    };
+    // SAFETY: as in `decode_one_direct`.
+    unsafe { write_direct(&[image], out_address, out_capacity) }
+}
+
 /// `byte[] *DecodeBatch(long handle, long dataAddress, long lengthsAddress, int count, int[] valueRowEnds)`.
 pub(crate) fn decode_batch<D: MessageRows>(
     env: &mut JNIEnv<'_>,

@@ -161,7 +161,8 @@ public final class KarrowNative {
             throws KarrowNativeException;
 
     /**
-     * Decodes one Kafka value (one message) into its row with the contract of {@link
+     * Decodes one Kafka value (one message) into its row's {@code BinaryRowData} image alone (no
+     * row-list header: a message gives at most one row), otherwise with the contract of {@link
      * #jsonDecodeOneDirect}; {@code -1} when the value is skipped under {@code ignore-parse-errors}.
      */
     public static native int protobufDecodeOneDirect(

@@ -6,9 +6,9 @@ import io.karrow.flink.formats.ValueBatchDecoder;
 import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.nativebridge.NativeHandle;
-import io.karrow.flink.nativebridge.RowListLayout;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -34,8 +34,6 @@ public class ProtobufNativeDeserializationSchema extends NativeDeserializationSc
     private static final long serialVersionUID = 1L;
 
     private static final String FAILURE = "Failed to deserialize PB object.";
-
-    private transient RowData[] scratch;
 
     /**
      * Creates the schema.
@@ -67,21 +65,17 @@ public class ProtobufNativeDeserializationSchema extends NativeDeserializationSc
             }
             throw new IOException(FAILURE, new NullPointerException("the Kafka value is null"));
         }
-        byte[] layout;
+        byte[] image;
         try {
-            layout = decodeOne(message, KarrowNative::protobufDecodeOneDirect);
+            image = decodeOne(message, KarrowNative::protobufDecodeOneDirect);
         } catch (KarrowNativeException e) {
             throw new IOException(FAILURE, e);
         }
-        if (layout == null) {
+        if (image == null) {
             return null;
         }
-        if (scratch == null) {
-            scratch = new RowData[1];
-        }
-        RowListLayout.views(layout, rowType.getFieldCount(), scratch, 0);
-        RowData row = scratch[0];
-        scratch[0] = null;
+        BinaryRowData row = new BinaryRowData(rowType.getFieldCount());
+        row.pointTo(MemorySegmentFactory.wrap(image), 0, image.length);
         return produced(row);
     }
 
