@@ -141,14 +141,22 @@ impl<'a> WireReader<'a> {
     /// negative (`80 80 80 80 80 80 80 80 c0 00` is `0xc000000000000000`).
     #[inline(always)]
     pub(crate) fn read_varint(&mut self) -> Result<u64, WireError> {
-        // One-byte varints (most tags, small numbers and lengths) take the inline path.
-        if let Some(&byte) = self.buf.get(self.pos) {
-            if byte < 0x80 {
-                self.pos += 1;
-                return Ok(u64::from(byte));
-            }
+        match self.read_one_byte_varint() {
+            Some(value) => Ok(value),
+            None => self.read_varint_long(),
         }
-        self.read_varint_long()
+    }
+
+    /// A varint of one byte (most tags, small numbers and lengths), read inline; `None`
+    /// (nothing read) for a longer one or at the end of the input.
+    #[inline(always)]
+    fn read_one_byte_varint(&mut self) -> Option<u64> {
+        let byte = *self.buf.get(self.pos)?;
+        if byte >= 0x80 {
+            return None;
+        }
+        self.pos += 1;
+        Some(u64::from(byte))
     }
 
     /// [`Self::read_varint`] with the reading of longer varints inlined too: for the
@@ -156,13 +164,10 @@ impl<'a> WireReader<'a> {
     /// common.
     #[inline(always)]
     pub(crate) fn read_varint_inline(&mut self) -> Result<u64, WireError> {
-        if let Some(&byte) = self.buf.get(self.pos) {
-            if byte < 0x80 {
-                self.pos += 1;
-                return Ok(u64::from(byte));
-            }
+        match self.read_one_byte_varint() {
+            Some(value) => Ok(value),
+            None => self.read_varint_word(),
         }
-        self.read_varint_word()
     }
 
     /// [`Self::read_varint`] for varints of two or more bytes (or at the end of input).

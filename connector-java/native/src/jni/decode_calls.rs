@@ -12,12 +12,23 @@ use crate::error::NativeError;
 use crate::handles::{borrow_handle, HandleType};
 use crate::row_list::{MessageRows, RowListSession};
 
+/// What a per-record decode call writes for the rows of one value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OneValueOutput {
+    /// The row-list layout (formats whose values give 0..n rows: JSON).
+    RowList,
+    /// The row's image alone (formats whose values give at most one row: Protobuf).
+    SingleImage,
+}
+
 /// `int *DecodeOneDirect(long handle, long messageAddress, int messageLength, long outAddress,
-/// int outCapacity)`: decodes the message in direct memory and writes its row list to the
-/// direct output buffer when it fits; returns the row list's length (the buffer was too
-/// small when that exceeds `outCapacity`: nothing was written, the caller grows it and calls
-/// again) or `-1` for no row. Only primitives cross, so a record costs no JNI object calls.
+/// int outCapacity)`: decodes the message in direct memory and writes its rows (as `output`
+/// says) to the direct output buffer when they fit; returns their length (the buffer was
+/// too small when that exceeds `outCapacity`: nothing was written, the caller grows it and
+/// calls again) or `-1` for no row. Only primitives cross, so a record costs no JNI object
+/// calls.
 pub(crate) fn decode_one_direct<D: MessageRows>(
+    output: OneValueOutput,
     handle: jlong,
     message_address: jlong,
     message_length: jint,
@@ -33,36 +44,18 @@ where
     // SAFETY: Java passes a direct buffer holding the message, alive and unmodified for
     // the duration of this call.
     let message = unsafe { direct_slice(message_address, message_length)? };
-    let Some(rows) = session.decode_message(message)? else {
+    let written = match output {
+        OneValueOutput::RowList => session
+            .decode_message(message)?
+            .map(|rows| [rows.header, rows.images]),
+        OneValueOutput::SingleImage => session.decode_single(message)?.map(|image| [image, &[]]),
+    };
+    let Some(parts) = written else {
         return Ok(-1);
     };
     // SAFETY: Java passes a direct buffer of `out_capacity` bytes that nothing else reads
     // or writes during this call.
-    unsafe { write_direct(&[rows.header, rows.images], out_address, out_capacity) }
-}
-
-/// `int *DecodeOneImageDirect(long handle, long messageAddress, int messageLength, long
-/// outAddress, int outCapacity)`: as [`decode_one_direct`] for formats that yield at most
-/// one row per value, writing that row's image alone (no row-list header).
-pub(crate) fn decode_one_image_direct<D: MessageRows>(
-    handle: jlong,
-    message_address: jlong,
-    message_length: jint,
-    out_address: jlong,
-    out_capacity: jint,
-) -> Result<jint, NativeError>
-where
-    RowListSession<D>: HandleType,
-{
-    // SAFETY: as in `decode_one_direct`.
-    let session = unsafe { borrow_handle::<RowListSession<D>>(handle)? };
-    // SAFETY: as in `decode_one_direct`.
-    let message = unsafe { direct_slice(message_address, message_length)? };
-    let Some(image) = session.decode_single(message)? else {
-        return Ok(-1);
-    };
-    // SAFETY: as in `decode_one_direct`.
-    unsafe { write_direct(&[image], out_address, out_capacity) }
+    unsafe { write_direct(&parts, out_address, out_capacity) }
 }
 
 /// `byte[] *DecodeBatch(long handle, long dataAddress, long lengthsAddress, int count, int[] valueRowEnds)`.

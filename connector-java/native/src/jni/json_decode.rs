@@ -37,6 +37,7 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_jsonDecode
 ) -> jint {
     guard(&mut env, 0, |_| {
         decode_calls::decode_one_direct::<ValueDecoder>(
+            decode_calls::OneValueOutput::RowList,
             handle,
             message_address,
             message_length,

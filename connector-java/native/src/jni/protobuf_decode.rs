@@ -30,7 +30,7 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_protobufDe
 
 /// `int protobufDecodeOneDirect(long handle, long messageAddress, int messageLength, long
 /// outAddress, int outCapacity)`: the message's row image alone, see
-/// [`decode_calls::decode_one_image_direct`].
+/// [`decode_calls::decode_one_direct`].
 #[no_mangle]
 pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_protobufDecodeOneDirect<
     'local,
@@ -44,7 +44,8 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_protobufDe
     out_capacity: jint,
 ) -> jint {
     guard(&mut env, 0, |_| {
-        decode_calls::decode_one_image_direct::<ProtobufValueDecoder>(
+        decode_calls::decode_one_direct::<ProtobufValueDecoder>(
+            decode_calls::OneValueOutput::SingleImage,
             handle,
             message_address,
             message_length,
