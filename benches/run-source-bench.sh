@@ -14,6 +14,8 @@
 #                                                   --only stock|format|native|fetch)
 #   benches/run-source-bench.sh --format json       the same with JSON bids: kafka + json (stock),
 #                                                   kafka + json-native, kafka-native + json-native
+#   benches/run-source-bench.sh --format protobuf   the same with Protobuf bids (karrow.test.Bid): kafka +
+#                                                   protobuf (stock), kafka + protobuf-native, kafka-native + ...
 #   KARROW_SKIP_BUILD=1 benches/run-source-bench.sh reuse the current build
 #
 # Environment: KAFKA_PORT / KAFKA_CONTROLLER_PORT (default 9092 / 9093, see tests/services/README.md),

@@ -17,7 +17,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** Topics of the bench jobs: creation, and producing generated Confluent-Avro bids into one. */
+/** Topics of the bench jobs: creation, and producing generated bids (Avro, JSON or Protobuf) into one. */
 final class BidTopics {
 
     /** What producing wrote. */
@@ -38,7 +38,7 @@ final class BidTopics {
 
     /**
      * Writes {@code o.records} bids ({@code --format avro}: Confluent Avro framed with {@code schemaId};
-     * {@code json}: flink-json's JSON) to {@code o.topic}, partition {@code i %
+     * {@code json}: flink-json's JSON; {@code protobuf}: {@code karrow.test.Bid}) to {@code o.topic}, partition {@code i %
      * partitions} for bid {@code i}; returns the time taken and how many bids have price > 1000.
      */
     static Produced produce(JobOptions o, int schemaId) throws Exception {
@@ -66,7 +66,12 @@ final class BidTopics {
             for (long i = 0; i < o.records && failure.get() == null; i++) {
                 byte[] value;
                 long price;
-                if (json != null) {
+                if (o.format.equals("protobuf")) {
+                    // The same bids, written by the generated karrow.test.Bid class.
+                    GenericRowData row = ProtobufMessages.bidRow(bids.nextRow());
+                    value = ProtobufMessages.bidMessage(row);
+                    price = row.getLong(2);
+                } else if (json != null) {
                     // The same bids, as flink-json writes them.
                     GenericRowData row = bids.nextRow();
                     value = json.serialize(row);

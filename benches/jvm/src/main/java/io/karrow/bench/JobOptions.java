@@ -9,7 +9,10 @@ final class JobOptions {
     int partitions = 2;
     int parallelism = 2;
     int rounds;
-    /** The value format family: {@code avro} (Confluent Avro, the default) or {@code json}. */
+    /**
+     * The value format family: {@code avro} (Confluent Avro, the default), {@code json} or {@code
+     * protobuf} (the {@code karrow.test.Bid} message; source benchmark only).
+     */
     String format = "avro";
     /** Runs only the configuration with this label (e.g. {@code native}, for profiling); null runs all. */
     String only;
@@ -45,7 +48,7 @@ final class JobOptions {
             String name = args[i];
             if (name.equals("-h") || name.equals("--help")) {
                 System.out.println("usage: " + program + " [--records N] [--bootstrap HOST:PORT] [--registry URL]"
-                        + " [--topic NAME] [--partitions N] [--parallelism N] [--rounds N] [--format avro|json]"
+                        + " [--topic NAME] [--partitions N] [--parallelism N] [--rounds N] [--format avro|json|protobuf]"
                         + " [--only LABEL] [--option KEY=VALUE]... [--sink-option KEY=VALUE]...");
                 System.exit(0);
             }
@@ -68,8 +71,8 @@ final class JobOptions {
                 default -> throw new IllegalArgumentException("unknown option " + name);
             }
         }
-        if (!o.format.equals("avro") && !o.format.equals("json")) {
-            throw new IllegalArgumentException("--format must be avro or json, got " + o.format);
+        if (!o.format.equals("avro") && !o.format.equals("json") && !o.format.equals("protobuf")) {
+            throw new IllegalArgumentException("--format must be avro, json or protobuf, got " + o.format);
         }
         if (o.records < 1 || o.partitions < 1 || o.parallelism < 1 || o.rounds < 1) {
             throw new IllegalArgumentException("--records, --partitions, --parallelism and --rounds must be >= 1");

@@ -152,23 +152,35 @@ final class ProtobufMessages {
                         .getLogicalType();
     }
 
+    /** The columns of a table of {@code karrow.test.Bid} ({@code date_time} in epoch milliseconds). */
+    static final String BID_COLUMNS_DDL =
+            "auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, date_time BIGINT, extra STRING";
+
+    /** The generated class of {@code karrow.test.Bid}, for {@code message-class-name}. */
+    static final String BID_CLASS = BidsProto.Bid.class.getName();
+
     /** The bids of {@link NexmarkBids.Generator} (seed 42); {@code extra} is NULL in about 5%. */
     private static GenericRowData[] bidRows(int count) {
         NexmarkBids.Generator generator = new NexmarkBids.Generator(0, 42L);
         GenericRowData[] out = new GenericRowData[count];
         for (int i = 0; i < count; i++) {
-            GenericRowData bid = generator.nextRow();
-            GenericRowData row = new GenericRowData(7);
-            for (int f = 0; f < 7; f++) {
-                row.setField(f, bid.getField(f));
-            }
-            row.setField(5, ((TimestampData) bid.getField(5)).getMillisecond());
-            out[i] = row;
+            out[i] = bidRow(generator.nextRow());
         }
         return out;
     }
 
-    private static byte[] bidMessage(RowData row) {
+    /** A bid of {@link NexmarkBids.Generator#nextRow()} as a row of {@link #BID_COLUMNS_DDL}. */
+    static GenericRowData bidRow(GenericRowData bid) {
+        GenericRowData row = new GenericRowData(7);
+        for (int f = 0; f < 7; f++) {
+            row.setField(f, bid.getField(f));
+        }
+        row.setField(5, ((TimestampData) bid.getField(5)).getMillisecond());
+        return row;
+    }
+
+    /** A row of {@link #BID_COLUMNS_DDL} written by the generated class (a NULL {@code extra} left unset). */
+    static byte[] bidMessage(RowData row) {
         BidsProto.Bid.Builder bid = BidsProto.Bid.newBuilder()
                 .setAuction(row.getLong(0))
                 .setBidder(row.getLong(1))

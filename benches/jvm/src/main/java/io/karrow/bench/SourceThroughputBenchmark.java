@@ -34,7 +34,9 @@ import java.util.stream.Collectors;
  *
  * <p>With {@code --format json} the bids are written as flink-json writes them and the four
  * configurations are {@code kafka} + {@code json}, {@code kafka} + {@code json-native}, {@code
- * kafka-native} + {@code json-native}, and the same with the native fetch.
+ * kafka-native} + {@code json-native}, and the same with the native fetch; with {@code --format
+ * protobuf} the bids are {@code karrow.test.Bid} messages ({@code date_time} as epoch milliseconds)
+ * read with {@code protobuf} and {@code protobuf-native}.
  *
  * <p>Each round runs all four, in an order rotated per round so none always runs on the warmest
  * JVM; each configuration keeps its best job net runtime over the rounds. Prints rows/s and the ratio
@@ -51,13 +53,20 @@ public final class SourceThroughputBenchmark {
         "avro-confluent-reference", "avro-confluent-native", "avro-confluent-native", "avro-confluent-native"
     };
     private static final String[] JSON_FORMATS = {"json", "json-native", "json-native", "json-native"};
+    private static final String[] PROTOBUF_FORMATS = {
+        "protobuf", "protobuf-native", "protobuf-native", "protobuf-native"
+    };
 
     private SourceThroughputBenchmark() {}
 
     /** Runs the benchmark; see the class comment. */
     public static void main(String[] args) throws Exception {
         JobOptions o = JobOptions.parse(args, "SourceThroughputBenchmark", 2_000_000L, "source-bench-", 5);
-        String[] formats = o.format.equals("json") ? JSON_FORMATS : AVRO_FORMATS;
+        String[] formats = switch (o.format) {
+            case "json" -> JSON_FORMATS;
+            case "protobuf" -> PROTOBUF_FORMATS;
+            default -> AVRO_FORMATS;
+        };
         if (o.only != null && !Arrays.asList(LABELS).contains(o.only)) {
             throw new IllegalArgumentException("--only must be one of " + Arrays.toString(LABELS) + ", got " + o.only);
         }
@@ -79,7 +88,7 @@ public final class SourceThroughputBenchmark {
             createSourceTable(streaming, o, c, formats[c]);
             createSourceTable(batch, o, c, formats[c]);
         }
-        streaming.executeSql("CREATE TEMPORARY TABLE sink (" + NexmarkBids.COLUMNS_DDL + ") WITH ('connector' = 'blackhole')");
+        streaming.executeSql("CREATE TEMPORARY TABLE sink (" + columns(o) + ") WITH ('connector' = 'blackhole')");
 
         double[] best = new double[LABELS.length];
         Arrays.fill(best, Double.MAX_VALUE);
@@ -147,16 +156,26 @@ public final class SourceThroughputBenchmark {
 
     /** The bids table read through configuration {@code c}, bounded at the offsets of job start. */
     private static void createSourceTable(TableEnvironment env, JobOptions o, int c, String format) {
-        String registry = format.startsWith("avro") ? ", 'value." + format + ".url' = '" + o.registry + "'" : "";
-        env.executeSql("CREATE TEMPORARY TABLE " + table(c) + " (" + NexmarkBids.COLUMNS_DDL + ") WITH ("
+        String formatOption = "";
+        if (format.startsWith("avro")) {
+            formatOption = ", 'value." + format + ".url' = '" + o.registry + "'";
+        } else if (format.startsWith("protobuf")) {
+            formatOption = ", 'value." + format + ".message-class-name' = '" + ProtobufMessages.BID_CLASS + "'";
+        }
+        env.executeSql("CREATE TEMPORARY TABLE " + table(c) + " (" + columns(o) + ") WITH ("
                 + "'connector' = '" + CONNECTORS[c] + "', "
                 + "'topic' = '" + o.topic + "', "
                 + "'properties.bootstrap.servers' = '" + o.bootstrap + "', "
                 + "'properties.group.id' = 'karrow-source-bench', "
                 + "'scan.startup.mode' = 'earliest-offset', "
                 + "'scan.bounded.mode' = 'latest-offset', "
-                + "'value.format' = '" + format + "'" + registry + CONNECTOR_OPTIONS[c]
+                + "'value.format' = '" + format + "'" + formatOption + CONNECTOR_OPTIONS[c]
                 + o.sourceOptions.stream().map(option -> ", " + option).collect(Collectors.joining()) + ")");
+    }
+
+    /** The bids' columns: {@code date_time} is a TIMESTAMP(3), or epoch milliseconds in Protobuf. */
+    private static String columns(JobOptions o) {
+        return o.format.equals("protobuf") ? ProtobufMessages.BID_COLUMNS_DDL : NexmarkBids.COLUMNS_DDL;
     }
 
     private static String table(int c) {
