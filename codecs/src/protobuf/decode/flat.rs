@@ -5,8 +5,9 @@
 //! on the wire, in wire order.
 //!
 //! This is the two-pass decoder ([`super::row`]) specialised, not a second set of rules:
-//! values are written by the scan's own [`super::scan::write_direct`], and anything the
-//! template cannot express — a tag that is not a column's (unknown or unread fields, a
+//! values are written as its scan writes them (longs, ints, ASCII strings and bytes inline,
+//! the rest by the scan's own [`super::scan::write_direct`]), and anything the template
+//! cannot express — a tag that is not a column's (unknown or unread fields, a
 //! wire type the field does not use), bytes that do not parse — gives the message back to
 //! the two-pass decoder, which reads it (or reports its error) from the start.
 
@@ -16,8 +17,7 @@ use super::super::wire::WireReader;
 use super::scan::write_direct;
 use super::values::{write_bytes, write_text};
 use super::{row, Scratch};
-use crate::flink_binary::layout::put;
-use crate::flink_binary::layout::row_null_bytes;
+use crate::flink_binary::layout::{put, row_null_bytes};
 
 /// The one-pass plan of a flat message.
 #[derive(Debug)]
@@ -48,18 +48,12 @@ enum FlatOp {
     Other,
 }
 
-/// The most columns a flat plan tracks (one bit each).
-const MAX_COLUMNS: usize = 64;
-
 impl FlatPlan {
     /// The flat plan of `plan` (not of its sub-messages), or `None` when the message is
     /// not flat. `plan`'s own flat plan must be unset: the template is the two-pass
     /// decoder's image of the empty message.
     pub(crate) fn of(plan: &MessagePlan, checks: &Checks) -> Option<FlatPlan> {
-        if plan.fields.len() > MAX_COLUMNS
-            || !plan.ghosts.is_empty()
-            || !checks.message(plan.check).required.is_empty()
-        {
+        if !plan.ghosts.is_empty() || !checks.message(plan.check).required.is_empty() {
             return None;
         }
         for (i, field) in plan.fields.iter().enumerate() {
@@ -159,7 +153,8 @@ pub(super) fn write_flat(
     out: &mut Vec<u8>,
 ) -> bool {
     let base = out.len();
-    // Values take at most the bytes they occupy on the wire, plus padding to 8 each.
+    // Values mostly take the bytes they occupy on the wire, plus padding to 8 each (enum
+    // names may take more: the vector grows then).
     out.reserve(flat.template.len() + buf.len() + 8 * plan.fields.len());
     out.extend_from_slice(&flat.template);
     if overwrite(flat, plan, buf, out, base) {
@@ -539,6 +534,25 @@ message Flat3 {
             let taken = assert_same(SCHEMA, "f.Flat2", &flat2_type(), defaults, FLAT2_FIELDS);
             assert!(taken > 1000, "the flat path read {taken} of 4000 messages");
         }
+    }
+
+    #[test]
+    fn wide_flat_messages_use_every_null_bit_word() {
+        // 70 columns: the null bits span two words (row_null_bytes(70) = 16).
+        let fields: String = (1..=70)
+            .map(|n| format!("  optional int32 f{n} = {n};\n"))
+            .collect();
+        let source = format!("syntax = \"proto2\";\npackage w;\nmessage Wide {{\n{fields}}}\n");
+        let columns: Vec<(String, FlinkType)> =
+            (1..=70).map(|n| (format!("f{n}"), ty("INT"))).collect();
+        let named: Vec<(&str, FlinkType)> = columns
+            .iter()
+            .map(|(n, t)| (n.as_str(), t.clone()))
+            .collect();
+        let wide = row(&named);
+        let numbers: Vec<(u64, u64)> = (1..=70).map(|n| (n, 0)).collect();
+        let taken = assert_same(&source, "w.Wide", &wide, false, &numbers);
+        assert!(taken > 1000, "the flat path read {taken} of 4000 messages");
     }
 
     #[test]
