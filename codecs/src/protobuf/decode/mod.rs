@@ -215,13 +215,17 @@ impl ProtobufRowDecoder {
         let start = out.len();
         let result = if message.len() > u32::MAX as usize - 1 {
             Err(DecodeFail::new("message larger than 4 GiB"))
+        } else if matches!(&self.plan.flat, Some(flat) if flat::write_flat(flat, &self.plan, message, out))
+        {
+            // The one-pass decoder read it (see `flat`).
+            Ok(())
         } else {
             self.scratch.occurrences.clear();
             self.scratch.chains.clear();
             self.scratch.ghost_marks.clear();
             self.scratch.entries.clear();
             self.scratch.parts.clear();
-            row::write_row(&self.plan, &self.checks, message, 0, &mut self.scratch, out)
+            row::write_two_pass(&self.plan, &self.checks, message, 0, &mut self.scratch, out)
         };
         match result {
             Ok(()) => {

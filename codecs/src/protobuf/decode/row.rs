@@ -31,6 +31,18 @@ pub(super) fn write_row(
             return Ok(());
         }
     }
+    write_two_pass(plan, checks, buf, depth, scratch, out)
+}
+
+/// [`write_row`] without its one-pass attempt: the scan, then the columns.
+pub(super) fn write_two_pass(
+    plan: &MessagePlan,
+    checks: &Checks,
+    buf: &[u8],
+    depth: usize,
+    scratch: &mut Scratch,
+    out: &mut Vec<u8>,
+) -> DecodeResult<()> {
     let occurrence_base = scratch.occurrences.len();
     let chain_base = scratch.chains.len();
     let ghost_base = scratch.ghost_marks.len();
