@@ -163,10 +163,7 @@ fn write_header(
     let count = row_ends.len();
     let header_len = 4 * (count + 2);
     let total = header_len + images_len;
-    to_i32(total, "decoded batch size")?;
-    header.clear();
-    header.reserve(header_len);
-    header.extend_from_slice(&to_i32(count, "row count")?.to_le_bytes());
+    let total_i32 = to_i32(total, "decoded batch size")?;
     let mut start = 0usize;
     for &end in row_ends {
         if end < start || end > images_len {
@@ -174,7 +171,6 @@ fn write_header(
                 "the decoder reported a row ending at {end} after {start} in {images_len} bytes"
             )));
         }
-        header.extend_from_slice(&to_i32(header_len + start, "row offset")?.to_le_bytes());
         start = end;
     }
     if start != images_len {
@@ -182,7 +178,15 @@ fn write_header(
             "the decoder wrote {images_len} image bytes but its rows end at {start}"
         )));
     }
-    header.extend_from_slice(&to_i32(total, "row offset")?.to_le_bytes());
+    header.clear();
+    header.reserve(header_len);
+    header.extend_from_slice(&to_i32(count, "row count")?.to_le_bytes());
+    // Every offset is at most `total`, which fits an i32 (checked above).
+    let starts = std::iter::once(0).chain(row_ends[..count.saturating_sub(1)].iter().copied());
+    for start in starts.take(count) {
+        header.extend_from_slice(&((header_len + start) as i32).to_le_bytes());
+    }
+    header.extend_from_slice(&total_i32.to_le_bytes());
     Ok(())
 }
 
