@@ -15,6 +15,7 @@ use super::super::checks::Checks;
 use super::super::plan::{Absent, DirectOp, MessagePlan, Shape, ValuePlan};
 use super::super::wire::WireReader;
 use super::scan::write_direct;
+use super::small_values::put_small_value;
 use super::values::{write_bytes, write_text};
 use super::{row, Scratch};
 use crate::flink_binary::layout::{put, row_null_bytes};
@@ -205,14 +206,25 @@ fn overwrite(
                 let Ok((start, end)) = reader.read_len_span() else {
                     return false;
                 };
-                let bytes = &buf[start..end];
-                if op == FlatOp::Text && !bytes.is_ascii() {
-                    let field = &plan.fields[column];
-                    if write_text(out, base, slot, bytes, field.utf8_checked).is_err() {
-                        return false;
+                let mark = out.len();
+                match put_small_value(out, base, slot, buf, start, end) {
+                    Some(ascii) if ascii || op == FlatOp::Bytes => {}
+                    small => {
+                        // A longer value, or a string that is not all ASCII (what was
+                        // appended for it goes; its slot is written again).
+                        out.truncate(mark);
+                        let bytes = &buf[start..end];
+                        let written =
+                            if op == FlatOp::Text && (small.is_some() || !bytes.is_ascii()) {
+                                let field = &plan.fields[column];
+                                write_text(out, base, slot, bytes, field.utf8_checked)
+                            } else {
+                                write_bytes(out, base, slot, bytes)
+                            };
+                        if written.is_err() {
+                            return false;
+                        }
                     }
-                } else if write_bytes(out, base, slot, bytes).is_err() {
-                    return false;
                 }
                 true
             }
@@ -406,7 +418,9 @@ message Flat3 {
     }
 
     fn text(r: &mut Rng) -> Vec<u8> {
-        let len = [0, 1, 3, 7, 8, 9, 15, 16, 40][r.below(9) as usize];
+        // Around every form and limit: inline (<= 7), appended, the one-pass writer's
+        // SMALL_VALUE_MAX (64) and beyond it.
+        let len = [0, 1, 3, 7, 8, 9, 15, 16, 40, 63, 64, 65, 100][r.below(13) as usize];
         let mut s: Vec<u8> = (0..len).map(|_| b'a' + r.below(26) as u8).collect();
         match r.below(10) {
             0 => s.extend_from_slice("é✓".as_bytes()),

@@ -12,6 +12,7 @@ pub(crate) mod flat;
 mod maps;
 mod row;
 mod scan;
+mod small_values;
 mod values;
 
 use prost_reflect::MessageDescriptor;
