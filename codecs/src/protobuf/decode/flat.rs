@@ -209,18 +209,17 @@ fn overwrite(
                 let mark = out.len();
                 match put_small_value(out, base, slot, buf, start, end) {
                     Some(ascii) if ascii || op == FlatOp::Bytes => {}
-                    small => {
+                    _ => {
                         // A longer value, or a string that is not all ASCII (what was
                         // appended for it goes; its slot is written again).
                         out.truncate(mark);
                         let bytes = &buf[start..end];
-                        let written =
-                            if op == FlatOp::Text && (small.is_some() || !bytes.is_ascii()) {
-                                let field = &plan.fields[column];
-                                write_text(out, base, slot, bytes, field.utf8_checked)
-                            } else {
-                                write_bytes(out, base, slot, bytes)
-                            };
+                        let written = if op == FlatOp::Text {
+                            let field = &plan.fields[column];
+                            write_text(out, base, slot, bytes, field.utf8_checked)
+                        } else {
+                            write_bytes(out, base, slot, bytes)
+                        };
                         if written.is_err() {
                             return false;
                         }
