@@ -182,8 +182,11 @@ fn write_header(
     header.reserve(header_len);
     header.extend_from_slice(&to_i32(count, "row count")?.to_le_bytes());
     // Every offset is at most `total`, which fits an i32 (checked above).
-    let starts = std::iter::once(0).chain(row_ends[..count.saturating_sub(1)].iter().copied());
-    for start in starts.take(count) {
+    // Row i starts where row i - 1 ends.
+    for start in std::iter::once(0)
+        .chain(row_ends.iter().copied())
+        .take(count)
+    {
         header.extend_from_slice(&((header_len + start) as i32).to_le_bytes());
     }
     header.extend_from_slice(&total_i32.to_le_bytes());
