@@ -651,7 +651,7 @@ fn has_map(ty: &FlinkType) -> bool {
 
 fn unhex(line: &str) -> Result<Vec<u8>, BenchError> {
     let bad = || BenchError::Messages(format!("the JVM harness wrote a bad hex line: {line}"));
-    if line.len() % 2 != 0 {
+    if !line.len().is_multiple_of(2) {
         return Err(bad());
     }
     (0..line.len())

@@ -46,8 +46,8 @@ pub(super) fn put_small_value(
     for (k, word_slot) in spare.chunks_exact_mut(8).enumerate() {
         let from = start + 8 * k;
         // A whole word of the value, or (read from a clamped position, then replaced) the
-        // partial last word, or, past the value, bytes nobody keeps. Selected with masks:
-        // the compiler would otherwise branch.
+        // partial last word, or, past the value, bytes nobody keeps. Selected with
+        // conditional moves: the compiler would otherwise branch.
         let whole = word_at(buf, from.min(end - 8));
         let word = select(from + 8 <= end, whole, tail);
         seen |= select(from < end, word, 0);
@@ -68,11 +68,11 @@ pub(super) fn put_small_value(
     Some(seen & HIGH_BITS == 0)
 }
 
-/// `a` when `condition` holds, else `b`, without a branch.
+/// `a` when `condition` holds, else `b`, without a branch (a mask-and-or is turned back
+/// into a branch by the compiler; `select_unpredictable` keeps a conditional move).
 #[inline(always)]
 fn select(condition: bool, a: u64, b: u64) -> u64 {
-    let mask = 0u64.wrapping_sub(u64::from(condition));
-    (a & mask) | (b & !mask)
+    std::hint::select_unpredictable(condition, a, b)
 }
 
 /// The 8 bytes of `buf` from `at`, little-endian.
