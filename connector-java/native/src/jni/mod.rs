@@ -155,19 +155,20 @@ unsafe fn direct_values<'a>(
     data_address: i64,
     lengths_address: i64,
     count: i32,
-) -> Result<Vec<Option<&'a [u8]>>, NativeError> {
+) -> Result<impl ExactSizeIterator<Item = Option<&'a [u8]>>, NativeError> {
     let count = usize::try_from(count)
         .map_err(|_| NativeError::InvalidCall(format!("negative count {count}")))?;
-    if count == 0 {
-        return Ok(Vec::new());
-    }
-    if data_address == 0 || lengths_address == 0 {
+    if count > 0 && (data_address == 0 || lengths_address == 0) {
         return Err(NativeError::InvalidCall(
             "null data or lengths address".into(),
         ));
     }
-    // SAFETY: the caller guarantees `count` int32 lengths at this address.
-    let lengths = unsafe { std::slice::from_raw_parts(lengths_address as *const i32, count) };
+    let lengths: &[i32] = if count == 0 {
+        &[]
+    } else {
+        // SAFETY: the caller guarantees `count` int32 lengths at this address.
+        unsafe { std::slice::from_raw_parts(lengths_address as *const i32, count) }
+    };
     let total: usize = lengths
         .iter()
         .filter(|l| **l > 0)
@@ -179,17 +180,13 @@ unsafe fn direct_values<'a>(
         // SAFETY: the caller guarantees the values, `total` bytes in all, at this address.
         unsafe { std::slice::from_raw_parts(data_address as *const u8, total) }
     };
+    // Walked as the batch is decoded: no vector of 16-byte slices per value.
     let mut at = 0usize;
-    Ok(lengths
-        .iter()
-        .map(|&len| {
-            if len < 0 {
-                None
-            } else {
-                let v = &data[at..at + len as usize];
-                at += len as usize;
-                Some(v)
-            }
-        })
-        .collect())
+    Ok(lengths.iter().map(move |&len| {
+        let len = usize::try_from(len).ok()?;
+        // In bounds: the positive lengths add up to `total`.
+        let value = &data[at..at + len];
+        at += len;
+        Some(value)
+    }))
 }
