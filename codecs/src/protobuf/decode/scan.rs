@@ -6,8 +6,7 @@ use super::super::plan::{DirectOp, ValuePlan};
 use super::super::plan::{FieldPlan, MessagePlan, Shape};
 use super::super::wire::{zigzag_decode32, zigzag_decode64, WireError};
 use super::super::wire::{WireReader, WireType};
-use super::small_values::write_span;
-use super::values::write_enum;
+use super::values::{write_bytes, write_enum, write_text};
 use super::{Chain, DecodeFail, DecodeResult, Occurrence, Scratch, NONE};
 use crate::flink_binary::layout::{put, row_null_bytes};
 
@@ -179,10 +178,13 @@ pub(super) fn write_direct(
         DirectOp::Fixed32 => put(out, slot, &reader.read_fixed32()?.to_le_bytes()),
         DirectOp::Fixed64 => put(out, slot, &reader.read_fixed64()?.to_le_bytes()),
         DirectOp::Text => {
-            let span = reader.read_len_span()?;
-            write_span(out, base, slot, buf, span, Some(field.utf8_checked))?;
+            let (start, end) = reader.read_len_span()?;
+            write_text(out, base, slot, &buf[start..end], field.utf8_checked)?;
         }
-        DirectOp::Bytes => write_span(out, base, slot, buf, reader.read_len_span()?, None)?,
+        DirectOp::Bytes => {
+            let (start, end) = reader.read_len_span()?;
+            write_bytes(out, base, slot, &buf[start..end])?;
+        }
         DirectOp::EnumText => {
             let number = reader.read_varint_inline()? as u32 as i32;
             let Shape::Single(ValuePlan::Enum(e)) = &field.shape else {

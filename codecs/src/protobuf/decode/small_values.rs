@@ -5,8 +5,6 @@
 //! cost more than the copying: the value is moved as eight 8-byte words read at clamped
 //! positions, whichever form it takes.
 
-use super::values::{write_bytes, write_text};
-use super::DecodeResult;
 use crate::flink_binary::layout::put;
 
 /// The longest value [`put_small_value`] writes.
@@ -70,36 +68,6 @@ pub(super) fn put_small_value(
     Some(seen & HIGH_BITS == 0)
 }
 
-/// Writes `buf[start..end]` into `slot` of the image at `base` — a string when `text` is
-/// `Some(utf8_checked)`, else bytes — for the two-pass decoder's direct columns: by
-/// [`put_small_value`] when it takes the value (bytes, or an ASCII string), else by
-/// [`write_text`] or [`write_bytes`], which write the same bytes. (The one-pass loop of
-/// `flat.rs` spells the same steps out: through this function it measured 3% slower.)
-#[inline(always)]
-pub(super) fn write_span(
-    out: &mut Vec<u8>,
-    base: usize,
-    slot: usize,
-    buf: &[u8],
-    (start, end): (usize, usize),
-    text: Option<bool>,
-) -> DecodeResult<()> {
-    let mark = out.len();
-    match put_small_value(out, base, slot, buf, start, end) {
-        Some(ascii) if ascii || text.is_none() => Ok(()),
-        _ => {
-            // A longer value, or a string that is not all ASCII (what was appended for it
-            // goes; its slot is written again).
-            out.truncate(mark);
-            let bytes = &buf[start..end];
-            match text {
-                Some(utf8_checked) => write_text(out, base, slot, bytes, utf8_checked),
-                None => write_bytes(out, base, slot, bytes),
-            }
-        }
-    }
-}
-
 /// `a` when `condition` holds, else `b`, without a branch (a mask-and-or is turned back
 /// into a branch by the compiler; `select_unpredictable` keeps a conditional move).
 #[inline(always)]
@@ -117,7 +85,7 @@ fn word_at(buf: &[u8], at: usize) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::values::{write_bytes, write_text};
+    use super::super::values::write_bytes;
     use super::*;
 
     /// Every length from 0 to 64 at several positions in a message, ASCII or not, over an
@@ -151,71 +119,6 @@ mod tests {
                         Some(buf[start..end].is_ascii()),
                         "len {len} at {start}"
                     );
-                }
-            }
-        }
-    }
-
-    /// `write_span` against the general writers it stands for, for strings (checked and
-    /// not) and bytes: ASCII, valid multi-byte UTF-8 and invalid UTF-8 (a lone lead byte, a
-    /// stray continuation byte), at every length up to past `SMALL_VALUE_MAX`, in a message
-    /// whose value starts before and after its first 8 bytes. Equal images, or the same
-    /// error.
-    #[test]
-    fn write_span_writes_what_write_text_and_write_bytes_write() {
-        type MakeValue = fn(usize) -> Vec<u8>;
-        let kinds: [(&str, MakeValue); 4] = [
-            ("ascii", |len| {
-                (0..len).map(|i| b'a' + (i % 26) as u8).collect()
-            }),
-            ("utf-8", |len| {
-                let mut v: Vec<u8> = "Müller straße ✓ ".bytes().cycle().take(len).collect();
-                // Never end inside a character: cut to the valid prefix, pad with dots.
-                let valid = std::str::from_utf8(&v).map_or_else(|e| e.valid_up_to(), str::len);
-                v.truncate(valid);
-                v.resize(len, b'.');
-                v
-            }),
-            ("lead byte", |len| {
-                let mut v = vec![b'k'; len];
-                if let Some(last) = v.last_mut() {
-                    *last = 0xc3;
-                }
-                v
-            }),
-            ("continuation", |len| {
-                let mut v = vec![b'k'; len];
-                if let Some(first) = v.first_mut() {
-                    *first = 0x9f;
-                }
-                v
-            }),
-        ];
-        for (kind, make) in kinds {
-            for len in 0..=SMALL_VALUE_MAX + 3 {
-                for start in [2usize, 11] {
-                    let value = make(len);
-                    let mut buf = vec![b'#'; start];
-                    buf.extend_from_slice(&value);
-                    buf.extend_from_slice(b"tail");
-                    let span = (start, start + value.len());
-                    for text in [None, Some(false), Some(true)] {
-                        let image = vec![0x55u8; 24];
-                        let mut ours = image.clone();
-                        let got = write_span(&mut ours, 0, 8, &buf, span, text)
-                            .map_err(|e| format!("{e:?}"));
-                        let mut theirs = image.clone();
-                        let expected = match text {
-                            Some(checked) => write_text(&mut theirs, 0, 8, &value, checked),
-                            None => write_bytes(&mut theirs, 0, 8, &value),
-                        }
-                        .map_err(|e| format!("{e:?}"));
-                        let what = format!("{kind}, length {}, at {start}, {text:?}", value.len());
-                        assert_eq!(got, expected, "{what}");
-                        if got.is_ok() {
-                            assert_eq!(ours, theirs, "{what}");
-                        }
-                    }
                 }
             }
         }
