@@ -165,21 +165,15 @@ impl<'a> WireReader<'a> {
     /// a branch on them is mispredicted often.
     #[inline(always)]
     pub(crate) fn read_varint_inline(&mut self) -> Result<u64, WireError> {
-        self.read_varint_word()
+        let (value, pos) = varint_word(self.buf, self.pos)?;
+        self.pos = pos;
+        Ok(value)
     }
 
     /// [`Self::read_varint`] for varints of two or more bytes (or at the end of input).
     #[inline(always)]
     fn read_varint_long(&mut self) -> Result<u64, WireError> {
         let (value, pos) = varint_long(self.buf, self.pos)?;
-        self.pos = pos;
-        Ok(value)
-    }
-
-    /// The body of [`Self::read_varint_long`], inlined.
-    #[inline(always)]
-    fn read_varint_word(&mut self) -> Result<u64, WireError> {
-        let (value, pos) = varint_word(self.buf, self.pos)?;
         self.pos = pos;
         Ok(value)
     }
