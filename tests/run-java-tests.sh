@@ -17,10 +17,14 @@ tests/services/kafka.sh install
 trap 'tests/services/kafka.sh stop || true' EXIT
 tests/services/kafka.sh start
 
-mvn -B -ntp -f pom.xml verify \
+if ! mvn -B -ntp -f pom.xml verify \
   -Dkarrow.native.library="$lib" \
   -Dkarrow.registry.binary="$repo/target/release/karrow" \
-  -Dkarrow.kafka.bootstrap="127.0.0.1:${KAFKA_PORT}"
+  -Dkarrow.kafka.bootstrap="127.0.0.1:${KAFKA_PORT}"; then
+  # The causes last, where a truncated CI log still shows them.
+  tests/print-test-failures.sh connector-java benches/jvm
+  exit 1
+fi
 
 KARROW_TEST_KAFKA_BOOTSTRAP="127.0.0.1:${KAFKA_PORT}" \
   cargo test --release -p karrow --test bench_topic

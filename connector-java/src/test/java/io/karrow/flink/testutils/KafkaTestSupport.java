@@ -10,8 +10,11 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import java.time.Duration;
@@ -20,7 +23,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
 /**
@@ -68,7 +73,9 @@ public final class KafkaTestSupport {
      * A new {@code byte[]} key and value producer for {@link #bootstrap()}; the caller closes it. Test
      * input must arrive whole and in order even on a loaded 2-core machine: one request in flight
      * (order kept across retries) instead of idempotence (whose sequence checks failed under load
-     * with OutOfOrderSequenceException and dropped records), and a generous delivery timeout.
+     * with OutOfOrderSequenceException and dropped records), and a generous delivery timeout. A send
+     * that fails makes the next {@code flush()} or {@code close()} throw, so lost input stops the test
+     * where it happened.
      */
     public static KafkaProducer<byte[], byte[]> producer() {
         Properties p = new Properties();
@@ -80,7 +87,53 @@ public final class KafkaTestSupport {
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
         p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 300_000);
-        return new KafkaProducer<>(p);
+        return new CheckedProducer(p);
+    }
+
+    /** A producer that remembers the first failed send and throws it from {@code flush()} and {@code close()}. */
+    private static final class CheckedProducer extends KafkaProducer<byte[], byte[]> {
+
+        private final AtomicReference<Exception> firstFailure = new AtomicReference<>();
+
+        CheckedProducer(Properties properties) {
+            super(properties);
+        }
+
+        @Override
+        public Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record) {
+            return send(record, null);
+        }
+
+        @Override
+        public Future<RecordMetadata> send(ProducerRecord<byte[], byte[]> record, Callback callback) {
+            return super.send(record, (metadata, exception) -> {
+                if (exception != null) {
+                    firstFailure.compareAndSet(null, exception);
+                }
+                if (callback != null) {
+                    callback.onCompletion(metadata, exception);
+                }
+            });
+        }
+
+        @Override
+        public void flush() {
+            super.flush();
+            throwIfAnySendFailed();
+        }
+
+        @Override
+        public void close() {
+            super.close();
+            throwIfAnySendFailed();
+        }
+
+        private void throwIfAnySendFailed() {
+            Exception failure = firstFailure.get();
+            if (failure != null) {
+                throw new IllegalStateException("test input was not fully written to Kafka", failure);
+            }
+        }
     }
 
     /** A MiniCluster extension of one TaskManager with {@code slots} slots, for {@code @RegisterExtension}. */
