@@ -27,7 +27,8 @@ for module in "${modules[@]}"; do
   for report in "$dir"/surefire-reports/*.txt "$dir"/failsafe-reports/*.txt; do
     [ -f "$report" ] || continue
     grep -E '<<< (ERROR|FAILURE)!' "$report" | grep -v '^Tests run:' | sed -E 's/ .*//' | while read -r test; do
-      name=$(echo "$test" | awk -F. '{print $(NF-1) "." $NF}')
+      # Class.method, without a parameterized test's "(args)[n]" (the markers name the method).
+      name=$(echo "$test" | sed -E 's/[([].*//' | awk -F. '{print $(NF-1) "." $NF}')
       echo "==== $module/target/test-logs/tests.log during $name: job failures and warnings"
       awk -v start="test started: $name" -v end="test ended: $name" \
         'index($0, start) {on = 1; buf = ""} on {buf = buf $0 "\n"} on && index($0, end) {on = 0}
