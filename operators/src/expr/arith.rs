@@ -1,7 +1,7 @@
 //! `+ - * / %` and unary minus on exact and approximate numerics and DECIMAL, as Flink's
 //! generated code computes them:
 //! - exact integers: both operands converted to the result type (Java's narrowing or
-//!   widening cast), Java `int`/`long` arithmetic (wrapping on overflow, `MIN / -1 == MIN`),
+//!   widening cast; not the left operand of `%`), Java `int`/`long` arithmetic (wrapping on overflow, `MIN / -1 == MIN`),
 //!   the result narrowed to the result type; `/` and `%` by zero throw
 //!   `ArithmeticException: / by zero`;
 //! - FLOAT/DOUBLE: IEEE arithmetic in the result type (Java's `%` is C's `fmod`, as Rust's);
@@ -69,7 +69,14 @@ pub(crate) fn eval_binary(
             let mut out = Vec::with_capacity(rows);
             let mut extra = Errors::default();
             for i in 0..rows {
-                let x = narrow(kind, a[i]);
+                // Flink casts both operands to the result type, except the left one of `%`
+                // (MOD's result type is its right operand's: `MOD(BIGINT, INT)` is INT,
+                // computed in long).
+                let x = if op == ArithOp::Mod {
+                    a[i]
+                } else {
+                    narrow(kind, a[i])
+                };
                 let y = narrow(kind, b[i]);
                 let v = match op {
                     ArithOp::Plus => x.wrapping_add(y),

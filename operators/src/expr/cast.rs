@@ -399,7 +399,7 @@ fn parse_flink_integer(original: &str, trimmed: &str, min: i64) -> Result<i64, E
         if result < stop {
             return Err(nfe(original, "Overflow."));
         }
-        result = result * 10 - digit;
+        result = result.wrapping_mul(10).wrapping_sub(digit);
         if result > 0 {
             return Err(nfe(original, "Overflow."));
         }
@@ -411,7 +411,7 @@ fn parse_flink_integer(original: &str, trimmed: &str, min: i64) -> Result<i64, E
         i += 1;
     }
     if !negative {
-        result = -result;
+        result = result.wrapping_neg();
         if result < 0 {
             return Err(nfe(original, "Overflow."));
         }
