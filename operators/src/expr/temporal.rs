@@ -122,7 +122,7 @@ fn extract(unit: Unit, local_millis: i64) -> i64 {
     let (y, m, d) = civil_from_days(days);
     match unit {
         Unit::Year => y,
-        Unit::Quarter => i64::from((m + 2) / 3),
+        Unit::Quarter => i64::from(m.div_ceil(3)),
         Unit::Month => i64::from(m),
         Unit::Day => i64::from(d),
         Unit::Hour => ms / 3_600_000,

@@ -322,7 +322,7 @@ impl Validator<'_> {
                 Node::Test(test, Box::new(e))
             }
             "CASE" => {
-                if operands.len() < 3 || operands.len() % 2 == 0 {
+                if operands.len() < 3 || operands.len().is_multiple_of(2) {
                     return Err(Decline::new("needs when/then pairs and an else operand"));
                 }
                 let es = self.operands(operands)?;

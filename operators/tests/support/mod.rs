@@ -7,7 +7,7 @@
 //!   (a FLOAT/DOUBLE literal is written as `Double.toString` text: `0.5:DOUBLE`);
 //! - `#BOTH` a symbol;
 //! - `(OP:TYPE operand ...)` a call, with the result type Flink infers.
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(dead_code, clippy::unwrap_used, clippy::needless_range_loop)]
 
 use std::collections::HashMap;
 use std::sync::Arc;
