@@ -325,7 +325,7 @@ pub(crate) fn cast_array(
             let (v, _) = timestamp_values(a)?;
             let out = v
                 .into_iter()
-                .map(|(m, _)| m.div_euclid(86_400_000))
+                .map(|(m, _)| m / 86_400_000) // Java truncation: 1969-12-31 23:59:58.5 is day 0, as in Flink
                 .collect();
             (build_integer(&K::Date, out, nulls)?, none)
         }
@@ -465,7 +465,7 @@ fn text_to_boolean(text: &str) -> Result<bool, EvalError> {
 /// (sign, digits with one optional point, optional exponent), then `fromBigDecimal`.
 fn text_to_decimal(text: &str, precision: u8, scale: i8) -> Result<Option<i128>, EvalError> {
     let t = trim_spaces(text);
-    let err = || nfe(text, "Invalid decimal.");
+    let err = || nfe(text, "Overflow.");
     let b = t.as_bytes();
     let mut i = 0;
     let negative = match b.first() {
@@ -544,13 +544,14 @@ fn text_to_decimal(text: &str, precision: u8, scale: i8) -> Result<Option<i128>,
     } else {
         let k = u32::try_from(target - scale_in).map_err(|_| err())?;
         if k > 200 || digits.len() as u64 + u64::from(k) > 400 {
-            return Ok(None);
+            return Err(err());
         }
         unscaled * num_bigint::BigInt::from(10u8).pow(k)
     };
     let text_digits = num_traits::Signed::abs(&value).to_string();
+    // Unlike the numeric casts, a string too long for the precision throws.
     if text_digits.len() > usize::from(precision) {
-        return Ok(None);
+        return Err(err());
     }
     Ok(num_traits::ToPrimitive::to_i128(&value))
 }
@@ -632,7 +633,7 @@ mod tests {
         assert_eq!(text_to_decimal("1.005", 10, 2).unwrap(), Some(101));
         assert_eq!(text_to_decimal("-1.005", 10, 2).unwrap(), Some(-101));
         assert_eq!(text_to_decimal("1e2", 10, 2).unwrap(), Some(10000));
-        assert_eq!(text_to_decimal("123456789", 5, 2).unwrap(), None);
+        assert!(text_to_decimal("123456789", 5, 2).is_err());
         assert!(text_to_decimal("abc", 5, 2).is_err());
     }
 }

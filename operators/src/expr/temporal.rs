@@ -116,23 +116,39 @@ pub(crate) fn truncate_to_precision(millis: i64, nanos: i32, precision: u8) -> (
     }
 }
 
+/// `unit` of a local time in epoch millis, as Flink's generated code computes it: the day
+/// is `millis / 86400000` and the time of day `millis % 86400000`, both Java's truncating
+/// operations, so before 1970 a time of day can be negative (`1969-12-31 23:59:58.5` is day
+/// 0 at second -1).
 fn extract(unit: Unit, local_millis: i64) -> i64 {
-    let days = local_millis.div_euclid(86_400_000);
-    let ms = local_millis.rem_euclid(86_400_000);
+    let days = local_millis / 86_400_000;
+    let ms = local_millis % 86_400_000;
+    match unit {
+        Unit::Hour => ms / 3_600_000,
+        Unit::Minute => ms / 60_000 % 60,
+        Unit::Second => ms / 1000 % 60,
+        _ => date_extract(unit, days),
+    }
+}
+
+/// `unit` of a DATE (days since the epoch).
+fn date_extract(unit: Unit, days: i64) -> i64 {
     let (y, m, d) = civil_from_days(days);
     match unit {
         Unit::Year => y,
         Unit::Quarter => i64::from(m.div_ceil(3)),
         Unit::Month => i64::from(m),
         Unit::Day => i64::from(d),
-        Unit::Hour => ms / 3_600_000,
-        Unit::Minute => ms / 60_000 % 60,
-        Unit::Second => ms / 1000 % 60,
         // 1970-01-01 was a Thursday (DOW 5 with Sunday = 1).
         Unit::Dow => (days + 4).rem_euclid(7) + 1,
         Unit::Doy => days - days_from_civil(y, 1, 1) + 1,
+        Unit::Hour | Unit::Minute | Unit::Second => 0,
     }
 }
+
+/// The epoch millis `TimestampData` can hold (0000-01-01 to 9999-12-31 23:59:59.999).
+const MIN_EPOCH_MILLIS: i64 = -62_167_219_200_000;
+const MAX_EPOCH_MILLIS: i64 = 253_402_300_799_999;
 
 /// Evaluates a temporal function.
 pub(crate) fn eval(
@@ -158,7 +174,7 @@ pub(crate) fn eval(
                 FlinkKind::Date => i64_values(first)?
                     .0
                     .into_iter()
-                    .map(|d| d * 86_400_000)
+                    .map(|d| date_extract(unit, d))
                     .collect(),
                 FlinkKind::Timestamp(_) => timestamp_values(first)?
                     .0
@@ -175,7 +191,11 @@ pub(crate) fn eval(
                 }
                 other => return Err(internal(format!("EXTRACT from {other:?}"))),
             };
-            let out = local.into_iter().map(|m| extract(unit, m)).collect();
+            let out = if args[0].ty.kind == FlinkKind::Date {
+                local
+            } else {
+                local.into_iter().map(|m| extract(unit, m)).collect()
+            };
             build_integer(&ty.kind, out, nulls)?
         }
         TimeFunc::ToTimestampLtz(precision) => {
@@ -185,11 +205,13 @@ pub(crate) fn eval(
                 .into_iter()
                 .enumerate()
                 .map(|(i, x)| {
+                    // DateTimeUtils.toTimestampData: NULL outside the years 0000-9999.
                     let millis = if precision == 0 {
                         x.checked_mul(1000)
                     } else {
                         Some(x)
-                    };
+                    }
+                    .filter(|m| (MIN_EPOCH_MILLIS..=MAX_EPOCH_MILLIS).contains(m));
                     ok.push(valid(nulls.as_ref(), i) && millis.is_some());
                     (millis.unwrap_or(0), 0)
                 })

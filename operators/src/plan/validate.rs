@@ -462,27 +462,15 @@ impl Validator<'_> {
                 Node::Str(StrFunc::Trim(side), vec![chars, s])
             }
             "LIKE" => {
-                if !(2..=3).contains(&operands.len()) {
-                    return Err(Decline::new("expects 2 or 3 operands"));
+                if operands.len() != 2 {
+                    return Err(Decline::new("LIKE with an ESCAPE clause is not supported"));
                 }
                 expect_boolean(ty)?;
                 let s = self.expr(&operands[0])?;
                 expect_text(&s.ty)?;
                 let pattern = literal_text(&operands[1])
                     .ok_or_else(|| Decline::new("only a literal pattern is supported"))?;
-                let escape = match operands.get(2) {
-                    None => None,
-                    Some(e) => {
-                        let text = literal_text(e)
-                            .ok_or_else(|| Decline::new("only a literal escape is supported"))?;
-                        let mut chars = text.chars();
-                        match (chars.next(), chars.next()) {
-                            (Some(c), None) => Some(c),
-                            _ => return Err(Decline::new("the escape is not one character")),
-                        }
-                    }
-                };
-                let compiled = LikePattern::compile(&pattern, escape).map_err(Decline::new)?;
+                let compiled = LikePattern::compile(&pattern).map_err(Decline::new)?;
                 Node::Str(StrFunc::Like(compiled), vec![s])
             }
             "SPLIT_INDEX" => {
