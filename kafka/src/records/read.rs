@@ -6,7 +6,7 @@
 
 use crate::compression::decompress;
 use crate::error::FetchError;
-use crate::response::AbortedTransaction;
+use crate::fetch::response::AbortedTransaction;
 use crate::wire::{Reader, Short};
 
 /// Byte offset of the CRC-covered part of a batch, counted after `base_offset` and
@@ -379,7 +379,7 @@ fn bytes<'a>(r: &mut Reader<'a>) -> Result<Option<&'a [u8]>, Short> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_batches::{control_batch, BatchSpec};
+    use crate::records::test_batches::{control_batch, BatchSpec};
 
     /// A record with its bytes copied out of the walk.
     #[derive(Debug, PartialEq, Eq)]

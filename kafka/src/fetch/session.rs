@@ -6,10 +6,10 @@ use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
-use crate::batches::{Record, RecordBatches};
 use crate::error::{error_name, is_leader_change, FetchError};
-use crate::request::{write_fetch_request, FetchLimits, PartitionFetch};
-use crate::response::parse_fetch_response;
+use crate::fetch::request::{write_fetch_request, FetchLimits, PartitionFetch};
+use crate::fetch::response::parse_fetch_response;
+use crate::records::{Record, RecordBatches};
 
 /// Polls in a row a broker's connection may fail before the poll fails (a broker restart or
 /// a moved leader is usually over well before; each failure is followed by a leader lookup
@@ -437,7 +437,7 @@ mod tests {
 
     #[test]
     fn a_poll_hands_out_records_and_reports_lag_finished_leader_moves_and_out_of_range() {
-        use crate::test_batches::{fake_broker, fetch_response, BatchSpec, TestPartition};
+        use crate::records::test_batches::{fake_broker, fetch_response, BatchSpec, TestPartition};
         let batch = BatchSpec::new(0).values(&[b"a", b"b", b"c"]).encode();
         let broker = fake_broker(vec![
             Box::new(move |c| fetch_response(c, &TestPartition::new("t", 0, 0, 10), &batch)),
@@ -481,7 +481,7 @@ mod tests {
 
     #[test]
     fn a_bounded_partition_finishes_at_its_stop_offset() {
-        use crate::test_batches::{fake_broker, fetch_response, BatchSpec, TestPartition};
+        use crate::records::test_batches::{fake_broker, fetch_response, BatchSpec, TestPartition};
         let batch = BatchSpec::new(0).values(&[b"a", b"b", b"c"]).encode();
         let broker = fake_broker(vec![Box::new(move |c| {
             fetch_response(c, &TestPartition::new("t", 0, 0, 3), &batch)
