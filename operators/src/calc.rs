@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions};
+use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions};
 use arrow_schema::{Schema, SchemaRef};
 use karrow_codecs::types::row_arrow_fields;
 
@@ -61,7 +61,10 @@ impl Calc {
                     .downcast_ref::<BooleanArray>()
                     .ok_or_else(|| internal_row("the filter is not BOOLEAN"))?;
                 // TRUE keeps a row; FALSE and NULL drop it.
-                let keep = arrow_select::filter::prep_null_mask_filter(mask);
+                let keep = match mask.nulls() {
+                    None => BooleanArray::new(mask.values().clone(), None),
+                    Some(valid) => BooleanArray::new(mask.values() & valid.inner(), None),
+                };
                 let selected: Vec<u32> = (0..rows)
                     .filter(|&i| keep.value(i))
                     .map(|i| i as u32)

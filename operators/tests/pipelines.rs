@@ -344,3 +344,24 @@ fn a_failing_row_reports_the_value_it_came_from() {
     assert!(err.to_string().contains("row 1 "), "{err}");
     assert!(err.to_string().contains("/ by zero"), "{err}");
 }
+
+#[test]
+fn a_filter_without_nulls_keeps_its_true_rows() {
+    let calc = demo_plan();
+    let input = bids();
+    // Only the rows with a price: the filter's result has no NULL.
+    let priced: Vec<u32> = (0..input.num_rows() as u32)
+        .filter(|&i| !arrow_array::Array::is_null(input.column(2).as_ref(), i as usize))
+        .collect();
+    let indices = arrow_array::UInt32Array::from(priced);
+    let columns: Vec<ArrayRef> = input
+        .columns()
+        .iter()
+        .map(|c| arrow_select::take::take(c.as_ref(), &indices, None).unwrap())
+        .collect();
+    let input = RecordBatch::try_new(input.schema(), columns).unwrap();
+    let out = calc.run(input.columns(), input.num_rows()).unwrap();
+    let (want, want_rows) = expected(&input);
+    assert_eq!(out.rows, want_rows);
+    assert_eq!(out.batch, want);
+}

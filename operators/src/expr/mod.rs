@@ -79,8 +79,11 @@ pub(crate) enum Node {
     Not(Box<Expr>),
     /// `IS [NOT] NULL / TRUE / FALSE`.
     Test(logic::Test, Box<Expr>),
-    /// `CASE WHEN c THEN v ... ELSE e END` (COALESCE, NULLIF and IF are lowered to it).
+    /// `CASE WHEN c THEN v ... ELSE e END` (NULLIF and IF are lowered to it).
     Case(Vec<(Expr, Expr)>, Box<Expr>),
+    /// `COALESCE(a, b, ...)`: every operand is evaluated (Flink's COALESCE is a function,
+    /// not a CASE), the first non-NULL value wins.
+    Coalesce(Vec<Expr>),
     /// `CAST` (`safe`: TRY_CAST, NULL instead of a failure).
     Cast {
         /// The value cast.
@@ -118,9 +121,11 @@ impl Expr {
                 l.collect_columns(out);
                 r.collect_columns(out);
             }
-            Node::And(es) | Node::Or(es) | Node::Str(_, es) | Node::Time(_, es) => {
-                es.iter().for_each(|e| e.collect_columns(out))
-            }
+            Node::And(es)
+            | Node::Or(es)
+            | Node::Coalesce(es)
+            | Node::Str(_, es)
+            | Node::Time(_, es) => es.iter().for_each(|e| e.collect_columns(out)),
             Node::Case(branches, otherwise) => {
                 for (c, v) in branches {
                     c.collect_columns(out);
@@ -173,6 +178,7 @@ impl Expr {
             Node::Case(branches, otherwise) => {
                 conditional::eval_case(branches, otherwise, &self.ty, ctx)
             }
+            Node::Coalesce(es) => conditional::eval_coalesce(es, &self.ty, ctx),
             Node::Cast { input, safe } => cast::eval(input, &self.ty, *safe, ctx),
             Node::Str(f, args) => strings::eval(f, args, &self.ty, ctx),
             Node::Time(f, args) => temporal::eval(*f, args, &self.ty, ctx),

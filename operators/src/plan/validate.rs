@@ -343,21 +343,12 @@ impl Validator<'_> {
                 if operands.is_empty() {
                     return Err(Decline::new("needs operands"));
                 }
-                let mut es = self.operands(operands)?;
-                let last = es.pop().ok_or_else(|| Decline::new("needs operands"))?;
-                let mut branches = Vec::new();
-                for e in es {
-                    let test = Expr {
-                        ty: boolean(),
-                        node: Node::Test(Test::IsNotNull, Box::new(e.clone())),
-                    };
-                    branches.push((test, coerce(e, ty)?));
-                }
-                let otherwise = coerce(last, ty)?;
-                if branches.is_empty() {
-                    return Ok(otherwise);
-                }
-                Node::Case(branches, Box::new(otherwise))
+                let es = self
+                    .operands(operands)?
+                    .into_iter()
+                    .map(|e| coerce(e, ty))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Node::Coalesce(es)
             }
             "NULLIF" => {
                 arity(2)?;
