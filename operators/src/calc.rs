@@ -16,6 +16,8 @@ use crate::plan::RunnablePlan;
 pub struct Calc {
     plan: RunnablePlan,
     output: SchemaRef,
+    /// The input columns the projections read (sorted).
+    projected: Vec<usize>,
 }
 
 /// The rows a Calc kept and their projected values.
@@ -35,7 +37,17 @@ impl Calc {
             .row_fields()
             .map_err(|e| PipelineError::Internal(e.to_string()))?;
         let output = Arc::new(Schema::new(row_arrow_fields(fields)));
-        Ok(Calc { plan, output })
+        let mut projected = Vec::new();
+        for p in &plan.projections {
+            p.collect_columns(&mut projected);
+        }
+        projected.sort_unstable();
+        projected.dedup();
+        Ok(Calc {
+            plan,
+            output,
+            projected,
+        })
     }
 
     /// The plan.
@@ -75,9 +87,22 @@ impl Calc {
                     let predicate = arrow_select::filter::FilterBuilder::new(&keep)
                         .optimize()
                         .build();
+                    // Only the columns the projections read are filtered; the others become
+                    // NULL placeholders of the kept length.
+                    let n = selected.len();
                     columns
                         .iter()
-                        .map(|c| predicate.filter(c.as_ref()))
+                        .enumerate()
+                        .map(|(i, c)| {
+                            if self.projected.binary_search(&i).is_ok() {
+                                predicate.filter(c.as_ref())
+                            } else {
+                                Ok(arrow_array::new_null_array(
+                                    &arrow_schema::DataType::Null,
+                                    n,
+                                ))
+                            }
+                        })
                         .collect::<Result<Vec<_>, _>>()
                         .map_err(|e| internal_row(&e.to_string()))?
                 };
