@@ -365,3 +365,75 @@ fn a_filter_without_nulls_keeps_its_true_rows() {
     assert_eq!(out.rows, want_rows);
     assert_eq!(out.batch, want);
 }
+
+/// Nexmark's DDL nests the bid in a ROW column (`bid ROW<auction BIGINT, price BIGINT>`):
+/// `SELECT bid.auction, bid.price * 100 FROM t WHERE bid.price > 1000`, where a NULL `bid`
+/// has NULL fields.
+#[test]
+fn nested_row_fields_read_through_field_access() {
+    let big = json!({"type": "BIGINT", "nullable": true});
+    let bid = json!({"type": "ROW", "nullable": true, "fields": [
+        {"name": "auction", "type": big}, {"name": "price", "type": big}]});
+    let input = json!({"type": "ROW", "nullable": false, "fields": [
+        {"name": "event_type", "type": {"type": "INT", "nullable": true}},
+        {"name": "bid", "type": bid}]});
+    let field = |i: usize| json!({"field": {"input": 1, "type": bid}, "index": i, "type": big});
+    let plan = json!({
+        "version": 1, "input": input,
+        "filter": {"call": "GREATER_THAN", "type": {"type": "BOOLEAN", "nullable": true},
+            "operands": [field(1), {"literal": 1000, "type": {"type": "INT", "nullable": false}}]},
+        "projections": [field(0),
+            {"call": "TIMES", "type": big, "operands": [field(1), {"literal": 100, "type": {"type": "INT", "nullable": false}}]}],
+        "output": {"type": "ROW", "nullable": false, "fields": [
+            {"name": "auction", "type": big}, {"name": "cents", "type": big}]},
+        "session": {"time_zone": "UTC"}
+    });
+    let calc = Calc::new(RunnablePlan::from_json(&plan.to_string()).unwrap()).unwrap();
+    let in_type = FlinkType::from_json(&input).unwrap();
+    let bid_fields = match &in_type.row_fields().unwrap()[1].ty.kind {
+        karrow_codecs::types::FlinkKind::Row(f) => row_arrow_fields(f),
+        _ => unreachable!(),
+    };
+    // Row 1's bid is NULL (its child values are garbage that must not be read), row 2's
+    // price is below the filter.
+    let auctions: ArrayRef = Arc::new(Int64Array::from(vec![Some(1), Some(99), Some(3), Some(4)]));
+    let prices: ArrayRef = Arc::new(Int64Array::from(vec![
+        Some(2000),
+        Some(5000),
+        Some(10),
+        Some(1001),
+    ]));
+    let bids = arrow_array::StructArray::new(
+        bid_fields,
+        vec![auctions, prices],
+        Some(arrow_buffer::NullBuffer::from(vec![
+            true, false, true, true,
+        ])),
+    );
+    let batch = RecordBatch::try_new(
+        Arc::new(Schema::new(row_arrow_fields(in_type.row_fields().unwrap()))),
+        vec![
+            Arc::new(arrow_array::Int32Array::from(vec![2, 2, 2, 2])),
+            Arc::new(bids),
+        ],
+    )
+    .unwrap();
+    let mut input_images = RowImages::default();
+    write_batch_rows(&batch, &in_type, &mut input_images).unwrap();
+    let mut out = RowImages::default();
+    let rows = calc_rows(&calc, spans(&input_images), &mut out).unwrap();
+    assert_eq!(rows, vec![0, 3]);
+    let result = calc.run(batch.columns(), batch.num_rows()).unwrap();
+    let col = |i: usize| {
+        result
+            .batch
+            .column(i)
+            .as_any()
+            .downcast_ref::<Int64Array>()
+            .unwrap()
+            .values()
+            .to_vec()
+    };
+    assert_eq!(col(0), vec![1, 4]);
+    assert_eq!(col(1), vec![200_000, 100_100]);
+}
