@@ -91,3 +91,37 @@ fn temporal_casts_truncate_and_shift_by_the_session_zone() {
         ],
     );
 }
+
+#[test]
+fn date_format_prints_java_pattern_letters() {
+    let df = |sql: &'static str, col: &str, p: &str| {
+        (
+            sql,
+            format!(
+                "(DATE_FORMAT:STRING ${col} '{p}':VARCHAR({}))",
+                p.chars().count()
+            ),
+        )
+    };
+    let cases = [
+        df(
+            "DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm:ss')",
+            "ts",
+            "yyyy-MM-dd HH:mm:ss",
+        ),
+        df("DATE_FORMAT(ts, 'yyyy-MM-dd')", "ts", "yyyy-MM-dd"),
+        df("DATE_FORMAT(ts, 'yyyyMMddHH')", "ts", "yyyyMMddHH"),
+        df("DATE_FORMAT(ts, 'HH:mm:ss.SSS')", "ts", "HH:mm:ss.SSS"),
+        df(
+            "DATE_FORMAT(t6, 'yyyy-MM-dd HH:mm:ss.SSSSSS')",
+            "t6",
+            "yyyy-MM-dd HH:mm:ss.SSSSSS",
+        ),
+        df("DATE_FORMAT(t6, 'ss.S')", "t6", "ss.S"),
+        df("DATE_FORMAT(ts, 'yy/M/d H:m:s')", "ts", "yy/M/d H:m:s"),
+        df("DATE_FORMAT(ts, 'yyyy''T''HH')", "ts", "yyyy''T''HH"),
+        df("DATE_FORMAT(ts, 'dd.MM.yyyy')", "ts", "dd.MM.yyyy"),
+    ];
+    let refs: Vec<(&str, &str)> = cases.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    support::check("date_format", &refs);
+}

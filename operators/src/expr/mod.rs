@@ -181,7 +181,7 @@ impl Expr {
             Node::Coalesce(es) => conditional::eval_coalesce(es, &self.ty, ctx),
             Node::Cast { input, safe } => cast::eval(input, &self.ty, *safe, ctx),
             Node::Str(f, args) => strings::eval(f, args, &self.ty, ctx),
-            Node::Time(f, args) => temporal::eval(*f, args, &self.ty, ctx),
+            Node::Time(f, args) => temporal::eval(f, args, &self.ty, ctx),
         }
     }
 }

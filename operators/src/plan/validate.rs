@@ -17,7 +17,7 @@ use crate::expr::arith::ArithOp;
 use crate::expr::compare::{domain, CmpOp};
 use crate::expr::logic::Test;
 use crate::expr::strings::{LikePattern, StrFunc, TrimSide};
-use crate::expr::temporal::{TimeFunc, Unit};
+use crate::expr::temporal::{compile_format, TimeFunc, Unit};
 use crate::expr::{cast, Expr, Node};
 use crate::session::Session;
 
@@ -512,6 +512,21 @@ impl Validator<'_> {
                 }
                 expect_kind(ty, &FlinkKind::BigInt)?;
                 Node::Time(TimeFunc::Extract(unit), vec![e])
+            }
+            "DATE_FORMAT" => {
+                arity(2)?;
+                let e = self.expr(&operands[0])?;
+                if !matches!(e.ty.kind, FlinkKind::Timestamp(_)) {
+                    return Err(Decline::new(format!(
+                        "DATE_FORMAT of {} is not supported",
+                        show(&e.ty)
+                    )));
+                }
+                let pattern = literal_text(&operands[1])
+                    .ok_or_else(|| Decline::new("only a literal pattern is supported"))?;
+                let items = compile_format(&pattern).map_err(Decline::new)?;
+                expect_text(ty)?;
+                Node::Time(TimeFunc::DateFormat(items), vec![e])
             }
             "TO_TIMESTAMP_LTZ" => {
                 arity(2)?;
