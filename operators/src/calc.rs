@@ -77,10 +77,7 @@ impl Calc {
                     None => BooleanArray::new(mask.values().clone(), None),
                     Some(valid) => BooleanArray::new(mask.values() & valid.inner(), None),
                 };
-                let selected: Vec<u32> = (0..rows)
-                    .filter(|&i| keep.value(i))
-                    .map(|i| i as u32)
-                    .collect();
+                let selected: Vec<u32> = keep.values().set_indices().map(|i| i as u32).collect();
                 let kept = if selected.len() == rows {
                     columns.to_vec()
                 } else {
