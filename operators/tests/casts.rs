@@ -79,3 +79,14 @@ fn string_casts_use_flinks_parsers_and_lengths() {
         ],
     );
 }
+
+#[test]
+fn string_to_date_follows_parse_date() {
+    support::check(
+        "dates",
+        &[
+            ("CAST(s AS DATE)", "(CAST:DATE $s)"),
+            ("TRY_CAST(s AS DATE)", "(TRY_CAST:DATE $s)"),
+        ],
+    );
+}

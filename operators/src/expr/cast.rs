@@ -69,7 +69,11 @@ pub(crate) fn supported(from: &FlinkType, to: &FlinkType) -> Result<(), String> 
         _ if is_numeric(f) && is_numeric(t) => true,
         (K::Boolean, _) if is_exact(t) => true,
         (_, K::Boolean) if is_exact(f) => true,
-        _ if is_text(f) && (is_integer(t) || matches!(t, K::Decimal { .. } | K::Boolean)) => true,
+        _ if is_text(f)
+            && (is_integer(t) || matches!(t, K::Decimal { .. } | K::Boolean | K::Date)) =>
+        {
+            true
+        }
         _ if is_text(t) && (is_exact(f) || matches!(f, K::Boolean | K::Date) || is_text(f)) => true,
         (K::Timestamp(_), K::Timestamp(_)) => true,
         (K::TimestampLtz(_), K::TimestampLtz(_)) => true,
@@ -715,9 +719,78 @@ fn big_decimal(text: &str, precision: u8, scale: i8) -> Result<Option<i128>, Eva
     Ok(num_traits::ToPrimitive::to_i128(&value))
 }
 
+/// Java's `String.trim()`: strips characters up to U+0020.
+fn java_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| c <= ' ')
+}
+
+/// `DateTimeUtils.parseDate` (what CAST from a string to DATE calls): the text up to its first
+/// space (when it does not start with one), split at the first two `-` into year, month and
+/// day (missing ones are 1), each trimmed and all ASCII digits; year 0..9999 and a real
+/// calendar day. Anything else fails as Flink's `DateTimeException`.
+fn text_to_date(text: &str) -> Result<i32, EvalError> {
+    let fail = || {
+        EvalError::Invalid(format!(
+            "java.time.DateTimeException: For input string: '{text}'."
+        ))
+    };
+    let mut s = text;
+    if let Some(space) = s.find(' ') {
+        if space > 0 {
+            s = &s[..space];
+        }
+    }
+    let number = |t: &str| -> Result<i64, EvalError> {
+        let t = java_trim(t);
+        if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(fail());
+        }
+        // Integer.parseInt: more than an int's digits throw (a failure all the same).
+        t.parse::<i32>().map(i64::from).map_err(|_| fail())
+    };
+    let (y, m, d) = match s.find('-') {
+        None => (number(s)?, 1, 1),
+        Some(h1) => {
+            let y = number(&s[..h1])?;
+            let rest = &s[h1 + 1..];
+            match rest.find('-') {
+                None => (y, number(rest)?, 1),
+                Some(h2) => (y, number(&rest[..h2])?, number(&rest[h2 + 1..])?),
+            }
+        }
+    };
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days_in_month = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => 0,
+    };
+    if !(0..=9999).contains(&y) || !(1..=days_in_month).contains(&d) {
+        return Err(fail());
+    }
+    i32::try_from(temporal::days_from_civil(y, m as u32, d as u32)).map_err(|_| fail())
+}
+
 fn from_text(s: &StringArray, to: &FlinkType, safe: bool) -> Result<(ArrayRef, Errors), EvalError> {
     let rows = s.len();
     match &to.kind {
+        FlinkKind::Date => {
+            let mut c = Collect::<i64>::new(rows, safe);
+            for i in 0..rows {
+                let r = if s.is_valid(i) {
+                    text_to_date(s.value(i)).map(|d| Some(i64::from(d)))
+                } else {
+                    Ok(None)
+                };
+                c.push(i, r);
+            }
+            Ok((
+                build_integer(&FlinkKind::Date, c.values, nulls_from(c.ok))?,
+                c.errors,
+            ))
+        }
         k if is_integer(k) => {
             let mut c = Collect::<i64>::new(rows, safe);
             for i in 0..rows {
