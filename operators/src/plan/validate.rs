@@ -23,6 +23,8 @@ use crate::session::Session;
 
 /// Validates a parsed plan.
 pub fn validate(spec: &PlanSpec) -> Result<RunnablePlan, Decline> {
+    check_type(&spec.input).map_err(|d| Decline::new(format!("input: {}", d.0)))?;
+    check_type(&spec.output).map_err(|d| Decline::new(format!("output: {}", d.0)))?;
     let input = spec
         .input
         .row_fields()
@@ -81,6 +83,26 @@ pub fn validate(spec: &PlanSpec) -> Result<RunnablePlan, Decline> {
         output: spec.output.clone(),
         session: spec.session.clone(),
     })
+}
+
+/// Longest CHAR(n) a CAST pads to: the padding is allocated per row.
+const MAX_CHAR_PAD: u32 = 1 << 16;
+
+/// Type parameters within Flink's ranges (the JSON form allows any integer): precisions of
+/// TIME/TIMESTAMP/TIMESTAMP_LTZ up to 9.
+fn check_type(ty: &FlinkType) -> Result<(), Decline> {
+    match &ty.kind {
+        FlinkKind::Time(p) | FlinkKind::Timestamp(p) | FlinkKind::TimestampLtz(p) if *p > 9 => Err(
+            Decline::new(format!("{} has a precision above 9", show(ty))),
+        ),
+        FlinkKind::Array(e) | FlinkKind::Multiset(e) => check_type(e),
+        FlinkKind::Map(k, v) => {
+            check_type(k)?;
+            check_type(v)
+        }
+        FlinkKind::Row(fields) => fields.iter().try_for_each(|f| check_type(&f.ty)),
+        _ => Ok(()),
+    }
 }
 
 /// Types the pipelines can carry through (a projection of such a column is a plain copy).
@@ -144,6 +166,14 @@ fn boolean() -> FlinkType {
 impl Validator<'_> {
     fn expr(&self, spec: &ExprSpec) -> Result<Expr, Decline> {
         match spec {
+            ExprSpec::Input { ty, .. }
+            | ExprSpec::Field { ty, .. }
+            | ExprSpec::Literal { ty, .. }
+            | ExprSpec::Call { ty, .. }
+                if check_type(ty).is_err() =>
+            {
+                Err(check_type(ty).err().unwrap_or_else(|| Decline::new("type")))
+            }
             ExprSpec::Input { index, ty } => {
                 let actual = self.input.get(*index).ok_or_else(|| {
                     Decline::new(format!(
@@ -386,6 +416,12 @@ impl Validator<'_> {
             "CAST" | "TRY_CAST" => {
                 arity(1)?;
                 let e = self.expr(&operands[0])?;
+                if matches!(ty.kind, FlinkKind::Char(n) if n > MAX_CHAR_PAD) {
+                    return Err(Decline::new(format!(
+                        "CAST to {} pads every row to that length",
+                        show(ty)
+                    )));
+                }
                 cast::supported(&e.ty, ty).map_err(Decline::new)?;
                 Node::Cast {
                     input: Box::new(e),
