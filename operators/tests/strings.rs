@@ -111,3 +111,67 @@ fn split_index_follows_commons_lang() {
         ],
     );
 }
+
+#[test]
+fn regexp_and_regexp_extract_share_javas_matches() {
+    let lit = |p: &str| format!("'{p}':VARCHAR({})", p.chars().count());
+    let re = |sql: &'static str, p: &str| (sql, format!("(REGEXP:BOOLEAN $s {})", lit(p)));
+    let ex = |sql: &'static str, p: &str, g: Option<i32>| {
+        let index = g.map(|g| format!(" {g}:INT")).unwrap_or_default();
+        (sql, format!("(REGEXP_EXTRACT:STRING $s {}{index})", lit(p)))
+    };
+    let cases = [
+        re("REGEXP(s, '[0-9]+')", "[0-9]+"),
+        re("REGEXP(s, '^abc')", "^abc"),
+        re("REGEXP(s, 'line1.line2')", "line1.line2"),
+        re("REGEXP(s, '')", ""),
+        re("REGEXP(s, 'a|b')", "a|b"),
+        ex(
+            "REGEXP_EXTRACT(s, '([a-z]+)([0-9]+)', 1)",
+            "([a-z]+)([0-9]+)",
+            Some(1),
+        ),
+        ex(
+            "REGEXP_EXTRACT(s, '([a-z]+)([0-9]+)', 2)",
+            "([a-z]+)([0-9]+)",
+            Some(2),
+        ),
+        ex(
+            "REGEXP_EXTRACT(s, '([a-z]+)([0-9]+)', 0)",
+            "([a-z]+)([0-9]+)",
+            Some(0),
+        ),
+        ex(
+            "REGEXP_EXTRACT(s, '([a-z]+)([0-9]+)', 3)",
+            "([a-z]+)([0-9]+)",
+            Some(3),
+        ),
+        ex(
+            "REGEXP_EXTRACT(s, '([a-z]+)@([a-z]+)\\.com', 2)",
+            "([a-z]+)@([a-z]+)\\.com",
+            Some(2),
+        ),
+        ex("REGEXP_EXTRACT(s, '\\d+')", "\\d+", None),
+        ex(
+            "REGEXP_EXTRACT(s, '\\w+\\s(\\w+)', 1)",
+            "\\w+\\s(\\w+)",
+            Some(1),
+        ),
+        ex("REGEXP_EXTRACT(s, '(a+?)(a*)', 1)", "(a+?)(a*)", Some(1)),
+        ex(
+            "REGEXP_EXTRACT(s, '(a|ab)(c|bcd)?', 0)",
+            "(a|ab)(c|bcd)?",
+            Some(0),
+        ),
+        ex("REGEXP_EXTRACT(s, '.', 0)", ".", Some(0)),
+        ex(
+            "REGEXP_EXTRACT(s, '[^a-c]{2,3}', 0)",
+            "[^a-c]{2,3}",
+            Some(0),
+        ),
+        ex("REGEXP_EXTRACT(s, '(x)?b', 1)", "(x)?b", Some(1)),
+        ex("REGEXP_EXTRACT(s, 'é (\\d)', 1)", "é (\\d)", Some(1)),
+    ];
+    let refs: Vec<(&str, &str)> = cases.iter().map(|(a, b)| (*a, b.as_str())).collect();
+    support::check("regex", &refs);
+}

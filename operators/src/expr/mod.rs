@@ -17,6 +17,7 @@ pub(crate) mod decimal;
 pub(crate) mod errors;
 pub(crate) mod kernels;
 pub(crate) mod logic;
+pub(crate) mod regex;
 pub(crate) mod strings;
 pub(crate) mod temporal;
 
@@ -95,6 +96,8 @@ pub(crate) enum Node {
     Str(strings::StrFunc, Vec<Expr>),
     /// A temporal function.
     Time(temporal::TimeFunc, Vec<Expr>),
+    /// `REGEXP` (`false`) or `REGEXP_EXTRACT` (`true`) with a literal pattern.
+    Regex(regex::JavaRegex, bool, Vec<Expr>),
 }
 
 /// What an expression evaluates against: the batch's columns and the session.
@@ -125,6 +128,7 @@ impl Expr {
             | Node::Or(es)
             | Node::Coalesce(es)
             | Node::Str(_, es)
+            | Node::Regex(_, _, es)
             | Node::Time(_, es) => es.iter().for_each(|e| e.collect_columns(out)),
             Node::Case(branches, otherwise) => {
                 for (c, v) in branches {
@@ -182,6 +186,7 @@ impl Expr {
             Node::Cast { input, safe } => cast::eval(input, &self.ty, *safe, ctx),
             Node::Str(f, args) => strings::eval(f, args, &self.ty, ctx),
             Node::Time(f, args) => temporal::eval(f, args, &self.ty, ctx),
+            Node::Regex(r, extract, args) => regex::eval(r, *extract, args, ctx),
         }
     }
 }

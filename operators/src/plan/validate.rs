@@ -16,6 +16,7 @@ use crate::error::Decline;
 use crate::expr::arith::ArithOp;
 use crate::expr::compare::{domain, CmpOp};
 use crate::expr::logic::Test;
+use crate::expr::regex::JavaRegex;
 use crate::expr::strings::{LikePattern, StrFunc, TrimSide};
 use crate::expr::temporal::{compile_format, TimeFunc, Unit};
 use crate::expr::{cast, Expr, Node};
@@ -516,6 +517,35 @@ impl Validator<'_> {
                     }
                 }
                 Node::Str(StrFunc::SplitIndex, es)
+            }
+            "REGEXP" | "REGEXP_EXTRACT" => {
+                let extract = op == "REGEXP_EXTRACT";
+                let allowed = if extract { 2..=3 } else { 2..=2 };
+                if !allowed.contains(&operands.len()) {
+                    return Err(Decline::new(format!(
+                        "unexpected {} operands",
+                        operands.len()
+                    )));
+                }
+                let s = self.expr(&operands[0])?;
+                expect_text(&s.ty)?;
+                let pattern = literal_text(&operands[1])
+                    .ok_or_else(|| Decline::new("only a literal pattern is supported"))?;
+                let regex = JavaRegex::compile(&pattern).map_err(Decline::new)?;
+                let mut args = vec![s];
+                if let Some(index) = operands.get(2) {
+                    let index = self.expr(index)?;
+                    if !is_integer(&index.ty.kind) {
+                        return Err(Decline::new(format!("index of {}", show(&index.ty))));
+                    }
+                    args.push(index);
+                }
+                if extract {
+                    expect_text(ty)?;
+                } else {
+                    expect_boolean(ty)?;
+                }
+                Node::Regex(regex, extract, args)
             }
             "EXTRACT" | "HOUR" | "MINUTE" | "SECOND" => {
                 let (unit, value) = match op {
