@@ -231,3 +231,79 @@ pub fn serve_bytes(handler: &dyn Handler, limits: &HttpLimits, input: &[u8]) -> 
     serve_connection(&mut stream, handler, limits, &Unbounded);
     stream.output
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::sync::Arc;
+
+    use super::*;
+
+    /// Answers 200 with the path, and panics on `/panic`.
+    struct Echo;
+
+    impl Handler for Echo {
+        fn handle(&self, request: &Request) -> Response {
+            if request.path() == "/panic" {
+                panic!("handler bug on purpose");
+            }
+            Response::json(200, request.path().as_bytes().to_vec())
+        }
+    }
+
+    fn get(addr: std::net::SocketAddr, path: &str) -> String {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn a_panicking_handler_answers_500_and_the_server_keeps_serving() {
+        let limits = HttpLimits {
+            workers: 2,
+            ..HttpLimits::default()
+        };
+        let mut server =
+            HttpServer::start("127.0.0.1:0".parse().unwrap(), Arc::new(Echo), limits).unwrap();
+        for _ in 0..20 {
+            let answer = get(server.addr(), "/panic");
+            assert!(answer.starts_with("HTTP/1.1 500"), "{answer}");
+            assert!(answer.contains(r#""error_code":500"#), "{answer}");
+            assert!(answer.contains("handler bug on purpose"), "{answer}");
+        }
+        let answer = get(server.addr(), "/fine");
+        assert!(
+            answer.starts_with("HTTP/1.1 200") && answer.ends_with("/fine"),
+            "{answer}"
+        );
+        server.stop();
+    }
+
+    #[test]
+    fn serve_bytes_runs_the_protocol_in_memory() {
+        let limits = HttpLimits::default();
+        let out = serve_bytes(
+            &Echo,
+            &limits,
+            b"GET /a HTTP/1.1\r\n\r\nPOST /b HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\nGET /panic HTTP/1.1\r\n\r\n",
+        );
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.matches("HTTP/1.1 200 OK").count(), 2, "{text}");
+        assert!(text.contains("HTTP/1.1 500"), "{text}");
+        for garbage in [
+            &b"\0\0\0\r\n\r\n"[..],
+            b"GET / HTTP/1.1\r\nContent-Length: x\r\n\r\n",
+        ] {
+            let out = String::from_utf8(serve_bytes(&Echo, &limits, garbage)).unwrap();
+            assert!(out.starts_with("HTTP/1.1 400"), "{out}");
+        }
+    }
+}
