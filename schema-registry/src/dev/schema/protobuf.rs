@@ -1,9 +1,16 @@
-//! PROTOBUF schemas on registration: compiled by codecs (protox) with the referenced schemas
-//! as its imports, so a schema that does not compile is refused with the compiler's message.
+//! PROTOBUF schemas on registration, in either form Confluent's registry takes: `.proto`
+//! text, or a base64 `FileDescriptorProto` (what Confluent's serializers send). Text is tried
+//! first, as Confluent does. Either is compiled by codecs (protox) with the referenced
+//! schemas as its imports, so a schema that does not compile is refused with the compiler's
+//! message. A descriptor is stored as the `.proto` text codecs' printer writes for it; the
+//! canonical form (what decides that two submissions are the same schema) is that printed
+//! text of the compiled file for both forms, so text and descriptor of one schema share an id.
 
 use std::collections::HashMap;
 
+use base64::Engine as _;
 use karrow_codecs::protobuf::confluent::CompiledSchema;
+use karrow_codecs::protobuf::printer::{print_file, print_serialized};
 
 use super::Referenced;
 use crate::model::SchemaType;
@@ -23,12 +30,8 @@ pub(crate) struct ProtoParsed {
     pub canonical: String,
 }
 
-/// Compiles `text` with `referenced` (by import name) as its imports.
-pub(crate) fn parse(text: &str, referenced: &[Referenced]) -> Result<ProtoParsed, String> {
-    if text.trim().is_empty() {
-        return Err("empty Protobuf schema".into());
-    }
-    check_nesting(text)?;
+/// Import name -> text of every referenced schema.
+fn imports(referenced: &[Referenced]) -> Result<HashMap<String, String>, String> {
     let mut imports = HashMap::new();
     for r in referenced {
         if r.schema_type != SchemaType::Protobuf {
@@ -39,25 +42,92 @@ pub(crate) fn parse(text: &str, referenced: &[Referenced]) -> Result<ProtoParsed
         }
         imports.insert(r.name.clone(), r.text.clone());
     }
+    Ok(imports)
+}
+
+fn root_name(imports: &HashMap<String, String>) -> String {
     let mut name = ROOT_FILE.to_string();
     while imports.contains_key(&name) {
         name.insert(0, '_');
     }
-    CompiledSchema::compile(&name, text, &imports)?;
+    name
+}
+
+/// The printed text of a compiled schema's own file, its imports given for short names.
+fn printed(compiled: &CompiledSchema) -> Result<String, String> {
+    let root = compiled.file();
+    let dependencies: Vec<_> = root
+        .parent_pool()
+        .files()
+        .filter(|f| f.name() != root.name())
+        .map(|f| f.file_descriptor_proto().clone())
+        .collect();
+    print_file(root.file_descriptor_proto(), &dependencies).map_err(|e| e.to_string())
+}
+
+/// The bytes of a base64 `FileDescriptorProto`, `None` when `schema` is not base64.
+fn descriptor_bytes(schema: &str) -> Option<Vec<u8>> {
+    let trimmed = schema.trim();
+    let engine = &base64::engine::general_purpose::STANDARD;
+    let bytes = engine
+        .decode(trimmed)
+        .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(trimmed))
+        .ok()?;
+    (!bytes.is_empty()).then_some(bytes)
+}
+
+/// Checks `schema` (text or base64 descriptor) with `referenced` (by import name) as its
+/// imports.
+pub(crate) fn parse(schema: &str, referenced: &[Referenced]) -> Result<ProtoParsed, String> {
+    if schema.trim().is_empty() {
+        return Err("empty Protobuf schema".into());
+    }
+    let imports = imports(referenced)?;
+    let name = root_name(&imports);
+    let as_text =
+        check_nesting(schema).and_then(|()| CompiledSchema::compile(&name, schema, &imports));
+    let text_error = match as_text {
+        Ok(compiled) => {
+            return Ok(ProtoParsed {
+                text: schema.to_string(),
+                canonical: printed(&compiled)?,
+            })
+        }
+        Err(e) => e,
+    };
+    let Some(bytes) = descriptor_bytes(schema) else {
+        return Err(text_error);
+    };
+    // The referenced files as descriptors, so the printed text can use short names.
+    let mut dependencies = Vec::new();
+    for r in referenced {
+        if let Ok(compiled) = CompiledSchema::compile(&r.name, &r.text, &imports) {
+            dependencies.extend(
+                compiled
+                    .file()
+                    .parent_pool()
+                    .files()
+                    .map(|f| f.file_descriptor_proto().clone()),
+            );
+        }
+    }
+    let text = print_serialized(&bytes, &dependencies).map_err(|e| {
+        format!("neither .proto text ({text_error}) nor a usable base64 FileDescriptorProto ({e})")
+    })?;
+    check_nesting(&text)?;
+    let compiled = CompiledSchema::compile(&name, &text, &imports)
+        .map_err(|e| format!("the FileDescriptorProto does not compile: {e}"))?;
+    let canonical = printed(&compiled)?;
     Ok(ProtoParsed {
-        text: text.to_string(),
-        canonical: text.to_string(),
+        text: canonical.clone(),
+        canonical,
     })
 }
 
 /// The base64 `FileDescriptorProto` of stored `.proto` text (`?format=serialized`).
 pub(crate) fn serialized(text: &str, referenced: &[Referenced]) -> Result<String, String> {
-    use base64::Engine as _;
-    let imports: HashMap<String, String> = referenced
-        .iter()
-        .map(|r| (r.name.clone(), r.text.clone()))
-        .collect();
-    let compiled = CompiledSchema::compile(ROOT_FILE, text, &imports)?;
+    let imports = imports(referenced)?;
+    let compiled = CompiledSchema::compile(&root_name(&imports), text, &imports)?;
     Ok(base64::engine::general_purpose::STANDARD.encode(compiled.file().encode_to_vec()))
 }
 
@@ -125,5 +195,24 @@ mod tests {
             "{".repeat(100)
         );
         assert!(!parse(&quoted, &[]).unwrap_err().contains("nests deeper"));
+    }
+
+    #[test]
+    fn descriptors_and_text_of_one_schema_share_a_canonical_form() {
+        let text = "syntax = \"proto3\";\n\npackage p;\n\nmessage M {\n  int32 a = 1;\n  optional string b = 2;\n  map<string, M> c = 3;\n}\n";
+        let from_text = parse(text, &[]).unwrap();
+        assert_eq!(from_text.text, text);
+        let serialized = serialized(text, &[]).unwrap();
+        let from_descriptor = parse(&serialized, &[]).unwrap();
+        assert_eq!(from_descriptor.canonical, from_text.canonical);
+        // Stored as text, which compiles back to the same descriptor.
+        assert_eq!(from_descriptor.text, text);
+        assert_eq!(
+            self::serialized(&from_descriptor.text, &[]).unwrap(),
+            serialized
+        );
+        // Garbage that is base64 but no descriptor names both failures.
+        let err = parse("AAAA", &[]).unwrap_err();
+        assert!(err.contains("neither .proto text"), "{err}");
     }
 }
