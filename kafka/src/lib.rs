@@ -14,8 +14,10 @@
 //! them when the job is planned).
 
 pub mod compression;
+pub mod connection;
 pub mod error;
 pub mod fetch;
+pub mod protocol;
 pub mod records;
 mod wire;
 
