@@ -17,6 +17,7 @@ pub mod compression;
 pub mod connection;
 pub mod error;
 pub mod fetch;
+pub mod produce;
 pub mod protocol;
 pub mod records;
 mod wire;

@@ -9,6 +9,7 @@ pub mod api_versions;
 pub mod end_txn;
 pub mod find_coordinator;
 pub mod init_producer_id;
+pub mod metadata;
 pub mod produce;
 pub mod txn_partitions;
 
