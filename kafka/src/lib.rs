@@ -16,6 +16,7 @@
 pub mod compression;
 pub mod connection;
 pub mod error;
+pub mod error_codes;
 pub mod fetch;
 pub mod produce;
 pub mod protocol;
