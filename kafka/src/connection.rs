@@ -222,6 +222,27 @@ impl Connection {
             .map_err(|source| self.io(source))
     }
 
+    /// Whether a response (at least its first byte) is waiting to be read, without blocking.
+    pub fn response_ready(&mut self) -> Result<bool, ConnectionError> {
+        self.stream
+            .set_nonblocking(true)
+            .map_err(|source| self.io(source))?;
+        let mut byte = [0u8; 1];
+        let peeked = self.stream.peek(&mut byte);
+        self.stream
+            .set_nonblocking(false)
+            .map_err(|source| self.io(source))?;
+        match peeked {
+            Ok(0) => Err(self.io(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "the broker closed the connection",
+            ))),
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(false),
+            Err(source) => Err(self.io(source)),
+        }
+    }
+
     /// A socket error on this connection.
     pub fn io(&self, source: std::io::Error) -> ConnectionError {
         ConnectionError::Io {

@@ -40,7 +40,7 @@ pub struct RecordRef<'a> {
 }
 
 /// Why a record or batch could not be written.
-#[derive(Debug, Error, PartialEq, Eq)]
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
 pub enum WriteError {
     /// A key, value or header section longer than a record can hold.
     #[error("a record of {0} bytes is larger than a Kafka record can be")]
