@@ -37,6 +37,9 @@ const DUPLICATE_SEQUENCE_NUMBER: i16 = 46;
 const UNKNOWN_PRODUCER_ID: i16 = 59;
 const MESSAGE_TOO_LARGE: i16 = 10;
 
+/// Appends between two reads of the clock for `linger.ms`.
+const CLOCK_EVERY: u32 = 16;
+
 /// The producer's settings, named as Kafka's producer configuration names them.
 #[derive(Debug, Clone)]
 pub struct ProducerConfig {
@@ -158,7 +161,15 @@ pub struct Producer {
     metadata_at: Option<Instant>,
     metadata_stale: bool,
     states: Vec<PartitionState>,
-    state_of: HashMap<(String, i32), usize>,
+    /// Topic -> partition -> index in `states` (looked up by `&str`, no allocation).
+    state_of: HashMap<String, HashMap<i32, usize>>,
+    /// When [`Self::pump`] last ran: an append pumps when it closed a batch or `linger.ms`
+    /// passed since, not per record.
+    last_pump: Instant,
+    /// Appends since the clock was last read (it is read every [`CLOCK_EVERY`] appends).
+    appends_unchecked: u32,
+    /// The state the last append went to (the sticky partitioner repeats it).
+    last_state: usize,
     producer_id: i64,
     epoch: i16,
     epoch_bump: bool,
@@ -192,6 +203,9 @@ impl Producer {
             metadata_stale: true,
             states: Vec::new(),
             state_of: HashMap::new(),
+            last_pump: Instant::now(),
+            appends_unchecked: 0,
+            last_state: usize::MAX,
             producer_id: -1,
             epoch: -1,
             epoch_bump: false,
@@ -257,10 +271,12 @@ impl Producer {
                 limit: self.config.max_request_size,
             });
         }
+        let mut closed = false;
         let state = &self.states[index];
         if !state.open.is_empty() && state.open.uncompressed_bytes() + size > self.config.batch_size
         {
             self.close_open(index)?;
+            closed = true;
         }
         let state = &mut self.states[index];
         state.open.append(record)?;
@@ -269,8 +285,22 @@ impl Producer {
         }
         if state.open.uncompressed_bytes() >= self.config.batch_size {
             self.close_open(index)?;
+            closed = true;
         }
-        self.pump(false)
+        // Sending and reading cost system calls: only when a batch is ready or a lingering
+        // one may be (the clock itself is read every CLOCK_EVERY appends; a caller with few
+        // records calls poll() on a timer, as the sink writer does).
+        self.appends_unchecked += 1;
+        if closed
+            || (self.appends_unchecked >= CLOCK_EVERY
+                && self.last_pump.elapsed() >= self.config.linger)
+        {
+            self.pump(false)?;
+        }
+        if self.appends_unchecked >= CLOCK_EVERY {
+            self.appends_unchecked = 0;
+        }
+        Ok(())
     }
 
     /// Sends lingered batches and reads the responses that arrived, without waiting.
@@ -308,7 +338,13 @@ impl Producer {
     }
 
     fn state_index(&mut self, topic: &str, partition: i32) -> Result<usize, ProduceError> {
-        if let Some(&i) = self.state_of.get(&(topic.to_string(), partition)) {
+        if let Some(s) = self.states.get(self.last_state) {
+            if s.partition == partition && s.topic == topic {
+                return Ok(self.last_state);
+            }
+        }
+        if let Some(&i) = self.state_of.get(topic).and_then(|m| m.get(&partition)) {
+            self.last_state = i;
             return Ok(i);
         }
         let known = self
@@ -330,7 +366,10 @@ impl Producer {
             next_sequence: 0,
             retrying: false,
         });
-        self.state_of.insert((topic.to_string(), partition), i);
+        self.state_of
+            .entry(topic.to_string())
+            .or_default()
+            .insert(partition, i);
         Ok(i)
     }
 
@@ -370,6 +409,7 @@ impl Producer {
     /// responses (all in flight when `wait`, else those that arrived).
     fn pump(&mut self, wait: bool) -> Result<(), ProduceError> {
         let now = Instant::now();
+        self.last_pump = now;
         self.expire(now)?;
         let lingered: Vec<usize> = (0..self.states.len())
             .filter(|&i| {

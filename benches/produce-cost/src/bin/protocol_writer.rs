@@ -9,7 +9,9 @@
 //!
 //! MODE: `acks-all` (no producer id), `idempotent` (InitProducerId, sequence numbers),
 //! `transactional` (a transactional id, a transaction committed every
-//! `checkpoint.records` records as Flink's checkpoints commit them). CODEC: none, gzip,
+//! `checkpoint.records` records as Flink's checkpoints commit them), `producer` (not the
+//! minimal writer: `karrow-kafka`'s idempotent `Producer` with its sticky partitioner,
+//! linger.ms 5, flushed every `checkpoint.records` records). CODEC: none, gzip,
 //! snappy, lz4, zstd. Settings: `batch.size` (262144, as `kafka-native` sets it),
 //! `max.request.size` (1048576), `max.in.flight` (5), `checkpoint.records` (100000).
 //!
@@ -35,6 +37,7 @@ enum Mode {
     AcksAll,
     Idempotent,
     Transactional,
+    Producer,
 }
 
 struct Settings {
@@ -59,6 +62,7 @@ fn main() -> Result<()> {
         "acks-all" => Mode::AcksAll,
         "idempotent" => Mode::Idempotent,
         "transactional" => Mode::Transactional,
+        "producer" => Mode::Producer,
         other => return Err(format!("unknown mode {other}").into()),
     };
     let codec = match args[5].as_str() {
@@ -88,8 +92,14 @@ fn main() -> Result<()> {
     let cpu_start = process_cpu();
     let (user_start, _) = process_cpu_split();
     let start = Instant::now();
-    let mut writer = Writer::open(bootstrap, topic, partitions, mode, codec, settings)?;
-    writer.write_all(&values)?;
+    let txn_version = if mode == Mode::Producer {
+        write_with_producer(bootstrap, topic, codec, &settings, &values)?;
+        -1
+    } else {
+        let mut writer = Writer::open(bootstrap, topic, partitions, mode, codec, settings)?;
+        writer.write_all(&values)?;
+        writer.txn_version
+    };
     let wall = start.elapsed();
     let cpu = process_cpu().saturating_sub(cpu_start);
     let user = process_cpu_split().0.saturating_sub(user_start);
@@ -103,8 +113,55 @@ fn main() -> Result<()> {
         cpu.as_secs_f64() * 1e6 / values.len().max(1) as f64,
         user.as_secs_f64() * 1e6 / values.len().max(1) as f64,
         values.checksum(),
-        writer.txn_version,
+        txn_version,
     );
+    Ok(())
+}
+
+/// The `producer` mode: the crate's idempotent producer, as the native sink will drive it.
+fn write_with_producer(
+    bootstrap: &str,
+    topic: &str,
+    codec: Codec,
+    settings: &Settings,
+    values: &Values,
+) -> Result<()> {
+    use karrow_kafka::produce::partitioner::Sticky;
+    use karrow_kafka::produce::{Producer, ProducerConfig};
+    let mut producer = Producer::open(ProducerConfig {
+        bootstrap: vec![bootstrap.to_string()],
+        codec,
+        batch_size: settings.batch_size,
+        max_request_size: settings.max_request_size,
+        max_in_flight: settings.max_in_flight,
+        ..ProducerConfig::default()
+    })?;
+    let available: Vec<i32> = producer
+        .partitions(topic)?
+        .iter()
+        .map(|p| p.partition)
+        .collect();
+    let mut sticky = Sticky::new(settings.batch_size, 0x5eed);
+    for i in 0..values.len() {
+        let value = values.get(i);
+        let partition = sticky.partition(&available).ok_or("no partition")?;
+        producer.append(
+            topic,
+            partition,
+            &RecordRef {
+                key: None,
+                value: Some(value),
+                timestamp: 1_700_000_000_000 + i as i64,
+                header_count: 0,
+                headers: &[],
+            },
+        )?;
+        sticky.appended(value.len() + 8);
+        if (i + 1) % settings.checkpoint_records == 0 {
+            producer.flush()?;
+        }
+    }
+    producer.flush()?;
     Ok(())
 }
 

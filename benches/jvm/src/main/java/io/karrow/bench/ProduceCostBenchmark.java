@@ -37,7 +37,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>{@code ProduceCostBenchmark BOOTSTRAP PARTITIONS VALUES_FILE ROUNDS NATIVE_WRITER CONFIG...}, each
  * CONFIG {@code mode:codec} with mode {@code acks-all} (acks=all, idempotence off), {@code idempotent}
- * (Kafka's default: acks=all, idempotence on) or {@code transactional} (Flink's exactly-once: a
+ * (Kafka's default: acks=all, idempotence on; {@code producer} is the same for Java, while the native side runs
+ * {@code karrow-kafka}'s idempotent {@code Producer} instead of the minimal writer) or {@code transactional} (Flink's exactly-once: a
  * transactional id, a transaction committed every {@code karrow.checkpoint.records} records), and codec
  * {@code none}, {@code gzip}, {@code snappy}, {@code lz4} or {@code zstd}. Every round runs every config with
  * both writers, each on a fresh topic that is read back with a {@code read_committed} consumer (count and
@@ -127,6 +128,7 @@ public final class ProduceCostBenchmark {
                 props.setProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
                 break;
             case "idempotent":
+            case "producer": // the native side runs karrow-kafka's Producer: compare with Kafka's default
                 break;
             case "transactional":
                 props.setProperty(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "karrow-produce-bench-" + UUID.randomUUID());
