@@ -265,8 +265,8 @@ fn a_full_connection_table_evicts_idle_connections_then_answers_503() {
     assert!(idle[0].closed_by_server());
     drop(idle);
     drop(fresh);
+    wait_for_connections(&reg, 0);
     // Busy connections (each inside a request) are not evicted.
-    std::thread::sleep(Duration::from_millis(100));
     let mut busy: Vec<Conn> = (0..4)
         .map(|_| {
             let mut c = Conn::open(reg.addr());
@@ -274,7 +274,9 @@ fn a_full_connection_table_evicts_idle_connections_then_answers_503() {
             c
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(100));
+    wait_for_connections(&reg, 4);
+    // (A connection counts as busy from its first byte on: give the threads a moment.)
+    std::thread::sleep(Duration::from_millis(200));
     let mut turned_away = Conn::open(reg.addr());
     let answer = turned_away.read_answer().unwrap();
     assert_eq!((answer.status, answer.error_code()), (503, 503));
@@ -282,6 +284,19 @@ fn a_full_connection_table_evicts_idle_connections_then_answers_503() {
     for c in &mut busy {
         c.send(b"\r\n");
         assert_eq!(c.read_answer().unwrap().status, 200);
+    }
+}
+
+/// Waits (bounded) until the server holds `n` connections.
+fn wait_for_connections(reg: &karrow_registry::DevRegistryHandle, n: usize) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while reg.connection_count() != n {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} connections, expected {n}",
+            reg.connection_count()
+        );
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
