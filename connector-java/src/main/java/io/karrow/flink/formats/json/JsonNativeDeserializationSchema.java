@@ -1,12 +1,10 @@
 package io.karrow.flink.formats.json;
 
 import io.karrow.flink.formats.NativeDeserializationSchema;
-import io.karrow.flink.formats.RowListBatchDecoder;
-import io.karrow.flink.formats.ValueBatchDecoder;
-import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.nativebridge.NativeHandle;
 import io.karrow.flink.nativebridge.RowListLayout;
+import io.karrow.flink.nativebridge.SessionKind;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.table.data.RowData;
@@ -62,7 +60,7 @@ public class JsonNativeDeserializationSchema extends NativeDeserializationSchema
 
     @Override
     protected NativeHandle openNativeDecoder() throws IOException {
-        return NativeHandle.openJsonDecoder(config.configJson(rowType));
+        return NativeHandle.open(SessionKind.JSON_DECODER, config.configJson(rowType), null);
     }
 
     /**
@@ -110,7 +108,7 @@ public class JsonNativeDeserializationSchema extends NativeDeserializationSchema
         }
         byte[] layout;
         try {
-            layout = decodeOne(message, KarrowNative::jsonDecodeOneDirect);
+            layout = decodeOne(message);
         } catch (KarrowNativeException e) {
             throw new IOException(failureMessage(message), e);
         }
@@ -137,15 +135,5 @@ public class JsonNativeDeserializationSchema extends NativeDeserializationSchema
             return String.format("Failed to deserialize JSON '%s' (Confluent schema id %d).", json, schemaId);
         }
         return String.format("Failed to deserialize JSON '%s'.", new String(message, StandardCharsets.UTF_8));
-    }
-
-    /**
-     * Opens a separate native decoder for batches (used by the {@code kafka-native} source); its rows
-     * are always {@link BinaryRowData}. The caller owns and closes it.
-     */
-    @Override
-    public ValueBatchDecoder createBatchDecoder() throws IOException {
-        return new RowListBatchDecoder(
-                NativeHandle.openJsonDecoder(config.configJson(rowType)), rowType, KarrowNative::jsonDecodeBatch);
     }
 }

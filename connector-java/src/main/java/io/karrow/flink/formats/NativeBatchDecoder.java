@@ -1,7 +1,7 @@
 package io.karrow.flink.formats;
 
 import io.karrow.flink.nativebridge.DirectValueBuffer;
-import io.karrow.flink.nativebridge.KarrowNativeException;
+import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.NativeHandle;
 import io.karrow.flink.nativebridge.RowListLayout;
 
@@ -13,37 +13,26 @@ import java.io.IOException;
 import java.util.Objects;
 
 /**
- * Decodes a batch of values with one native call of a format whose values decode into the row-list
- * layout (JSON: 0..n rows per value; Protobuf: 0..1); each row is a {@link BinaryRowData} view over
- * the one array the call returns.
+ * Decodes a batch of values with one native {@link KarrowNative#decodeBatch} call, for every format:
+ * the call returns the rows of all values in the row-list layout (a value gives 0..n rows: Avro 0..1,
+ * JSON any number, Protobuf 0..1), and each row is a {@link BinaryRowData} view over that one array.
  *
  * <p>Owns one native decoder handle. Not thread-safe.
  */
-public final class RowListBatchDecoder implements ValueBatchDecoder {
-
-    /** A format's native batch decode entry point, e.g. {@code KarrowNative::jsonDecodeBatch}. */
-    @FunctionalInterface
-    public interface BatchCall {
-        /** Decodes {@code count} values into the row-list layout, filling {@code valueRowEnds}. */
-        byte[] decode(long handle, long dataAddress, long lengthsAddress, int count, int[] valueRowEnds)
-                throws KarrowNativeException;
-    }
+public final class NativeBatchDecoder implements ValueBatchDecoder {
 
     private final NativeHandle decoder;
     private final int arity;
-    private final BatchCall call;
 
     /**
      * Creates a batch decoder that takes ownership of {@code decoder}.
      *
      * @param decoder an open native decoder for {@code rowType}
      * @param rowType the physical row type of the value
-     * @param call the format's batch decode entry point
      */
-    public RowListBatchDecoder(NativeHandle decoder, RowType rowType, BatchCall call) {
+    public NativeBatchDecoder(NativeHandle decoder, RowType rowType) {
         this.decoder = Objects.requireNonNull(decoder, "decoder");
         this.arity = rowType.getFieldCount();
-        this.call = Objects.requireNonNull(call, "call");
     }
 
     @Override
@@ -55,7 +44,7 @@ public final class RowListBatchDecoder implements ValueBatchDecoder {
             return DecodedValues.empty();
         }
         int[] valueRowEnds = new int[count];
-        byte[] layout = call.decode(
+        byte[] layout = KarrowNative.decodeBatch(
                 decoder.get(), values.dataAddress(), values.lengthsAddress(), count, valueRowEnds);
         RowData[] rows = new RowData[RowListLayout.rowCount(layout)];
         RowListLayout.views(layout, arity, rows, 0);
