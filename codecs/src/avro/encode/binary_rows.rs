@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use super::encoders::{java_hash_map_order, minimal_be, write_long};
+use super::arrow::{java_hash_map_order, minimal_be, write_long};
 use crate::error::{CodecError, ErrorContext};
 use crate::flink_binary::layout::element_size;
 use crate::flink_binary::slots::{read_i32, Slots};
@@ -119,7 +119,7 @@ fn encode_value(
                 i64::from_le_bytes(slots.fixed::<8>(i, size)) as i128
             } else {
                 let bytes = slots.var(i, size)?;
-                super::decoders::unscaled_from_be(bytes)
+                crate::avro::decode::arrow::unscaled_from_be(bytes)
                     .map_err(|e| failure(format!("field '{path}': {}", e.message())))?
                     .ok_or_else(|| {
                         failure(format!("field '{path}': decimal wider than 128 bits"))

@@ -6,8 +6,8 @@ use arrow_array::{ArrayRef, NullArray};
 use serde_json::Value;
 
 use super::{unexpected, Decoder};
-use crate::avro::cursor::{Cursor, ReadError, ReadResult};
-use crate::avro::resolve::Read;
+use crate::avro::decode::cursor::{Cursor, ReadError, ReadResult};
+use crate::avro::decode::resolve::Read;
 
 /// A column that is always NULL.
 #[derive(Default)]

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::cursor::{Cursor, ReadError, ReadResult};
-use super::model::{AvroNode, EnumSchema, RecordSchema};
+use crate::avro::model::{AvroNode, EnumSchema, RecordSchema};
 use super::skip::Skip;
 
 /// What to read for one value of the writer schema, and how the reader sees it.

@@ -1,18 +1,24 @@
 //! The Confluent Avro decoder: header, writer schema by id, resolution plan cached per
 //! id, and decoding into the Arrow builders of the Flink row type.
 
+pub(crate) mod arrow;
+mod binary_rows;
+pub mod cursor;
+pub mod resolve;
+pub mod skip;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{Schema, SchemaRef};
 
-use super::binary_rows::{supports_binary, write_record};
-use super::cursor::{Cursor, ReadError, ReadResult};
-use super::decoders::StructDecoder;
+use self::binary_rows::{supports_binary, write_record};
+use self::cursor::{Cursor, ReadError, ReadResult};
+use self::arrow::StructDecoder;
 use super::derive::derive_reader_schema;
 use super::model::AvroNode;
-use super::resolve::{resolve, Read, RecordRead, ValueRead};
+use self::resolve::{resolve, Read, RecordRead, ValueRead};
 use crate::error::{CodecError, ErrorContext};
 use crate::flink_binary::{write_batch_rows, RowImages};
 use crate::framing::split_confluent;

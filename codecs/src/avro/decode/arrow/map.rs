@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use super::list::check_block_count;
 use super::{bad_default, decode_value, decoder_for, unexpected, Decoder};
-use crate::avro::cursor::{Cursor, ReadError, ReadResult};
-use crate::avro::resolve::Read;
+use crate::avro::decode::cursor::{Cursor, ReadError, ReadResult};
+use crate::avro::decode::resolve::Read;
 use crate::types::FlinkType;
 
 /// A map column; keys are Avro strings.

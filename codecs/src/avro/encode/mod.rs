@@ -1,11 +1,14 @@
 //! The Confluent Avro encoder: Arrow rows -> `0x00` + schema id + Avro binary, byte for
 //! byte what Flink's registry-aware Avro serialization writes.
 
+pub mod arrow;
+mod binary_rows;
+
 use arrow_array::RecordBatch;
 
-use super::binary_row_encoder::encode_row;
+use self::binary_rows::encode_row;
 use super::derive::derive_schema_json;
-use super::encoders::encoder_for;
+use self::arrow::encoder_for;
 use crate::error::CodecError;
 use crate::types::FlinkType;
 

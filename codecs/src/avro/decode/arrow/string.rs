@@ -7,8 +7,8 @@ use arrow_array::ArrayRef;
 use serde_json::Value;
 
 use super::{bad_default, unexpected, Decoder};
-use crate::avro::cursor::{Cursor, ReadError, ReadResult};
-use crate::avro::resolve::Read;
+use crate::avro::decode::cursor::{Cursor, ReadError, ReadResult};
+use crate::avro::decode::resolve::Read;
 
 /// A string column. Invalid UTF-8 becomes U+FFFD, as Java's `new String(bytes, UTF_8)`
 /// does when Flink converts Avro's `Utf8` to text.

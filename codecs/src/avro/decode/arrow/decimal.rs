@@ -9,8 +9,8 @@ use arrow_array::ArrayRef;
 use serde_json::Value;
 
 use super::{bad_default, unexpected, Decoder};
-use crate::avro::cursor::{Cursor, ReadError, ReadResult};
-use crate::avro::resolve::Read;
+use crate::avro::decode::cursor::{Cursor, ReadError, ReadResult};
+use crate::avro::decode::resolve::Read;
 
 /// A decimal column.
 pub(crate) struct DecimalDecoder {

@@ -10,8 +10,8 @@ use arrow_schema::Fields;
 use serde_json::Value;
 
 use super::{bad_default, decode_value, decoder_for, unexpected, Decoder};
-use crate::avro::cursor::{Cursor, ReadError, ReadResult};
-use crate::avro::resolve::{Read, RecordRead, Step};
+use crate::avro::decode::cursor::{Cursor, ReadError, ReadResult};
+use crate::avro::decode::resolve::{Read, RecordRead, Step};
 use crate::types::{row_arrow_fields, FlinkField};
 
 /// A struct column (or the top-level row).

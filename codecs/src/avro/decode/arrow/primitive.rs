@@ -7,8 +7,8 @@ use serde_json::Value;
 use std::sync::Arc;
 
 use super::{bad_default, unexpected, Decoder};
-use crate::avro::cursor::{Cursor, ReadError, ReadResult};
-use crate::avro::resolve::Read;
+use crate::avro::decode::cursor::{Cursor, ReadError, ReadResult};
+use crate::avro::decode::resolve::Read;
 
 /// Ways of reading a writer value as a reader number, with Flink's conversions.
 pub(crate) struct Reads;

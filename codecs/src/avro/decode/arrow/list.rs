@@ -8,8 +8,8 @@ use arrow_schema::FieldRef;
 use serde_json::Value;
 
 use super::{bad_default, decode_value, decoder_for, unexpected, Decoder};
-use crate::avro::cursor::{Cursor, ReadError, ReadResult};
-use crate::avro::resolve::{Read, ValueRead};
+use crate::avro::decode::cursor::{Cursor, ReadError, ReadResult};
+use crate::avro::decode::resolve::{Read, ValueRead};
 use crate::types::FlinkType;
 
 /// The largest block of zero-width items (arrays of `null`) accepted before the count is

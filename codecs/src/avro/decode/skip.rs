@@ -1,7 +1,7 @@
 //! Skipping writer-only values (fields the reader does not have) without decoding them.
 
 use super::cursor::{Cursor, ReadError, ReadResult};
-use super::model::AvroNode;
+use crate::avro::model::AvroNode;
 
 /// How to step over one value of a writer schema.
 #[derive(Debug, Clone)]
