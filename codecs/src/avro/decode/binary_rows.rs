@@ -14,8 +14,8 @@ use crate::flink_binary::layout::{
 };
 use crate::types::{FlinkField, FlinkKind, FlinkType};
 
-use super::cursor::{Cursor, ReadError, ReadResult};
 use super::arrow::{check_block_count, unscaled_from_be};
+use super::cursor::{Cursor, ReadError, ReadResult};
 use super::resolve::{Read, RecordRead, Step, ValueRead};
 
 /// Whether a plan can be decoded straight into binary rows (no non-null defaults).

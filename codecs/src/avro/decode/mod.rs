@@ -13,12 +13,12 @@ use std::sync::Arc;
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{Schema, SchemaRef};
 
+use self::arrow::StructDecoder;
 use self::binary_rows::{supports_binary, write_record};
 use self::cursor::{Cursor, ReadError, ReadResult};
-use self::arrow::StructDecoder;
+use self::resolve::{resolve, Read, RecordRead, ValueRead};
 use super::derive::derive_reader_schema;
 use super::model::AvroNode;
-use self::resolve::{resolve, Read, RecordRead, ValueRead};
 use crate::error::{CodecError, ErrorContext};
 use crate::flink_binary::{write_batch_rows, RowImages};
 use crate::framing::split_confluent;

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::cursor::{Cursor, ReadError, ReadResult};
-use crate::avro::model::{AvroNode, EnumSchema, RecordSchema};
 use super::skip::Skip;
+use crate::avro::model::{AvroNode, EnumSchema, RecordSchema};
 
 /// What to read for one value of the writer schema, and how the reader sees it.
 #[derive(Debug, Clone)]

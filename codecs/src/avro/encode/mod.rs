@@ -6,9 +6,9 @@ mod binary_rows;
 
 use arrow_array::RecordBatch;
 
+use self::arrow::encoder_for;
 use self::binary_rows::encode_row;
 use super::derive::derive_schema_json;
-use self::arrow::encoder_for;
 use crate::error::CodecError;
 use crate::types::FlinkType;
 

@@ -14,10 +14,10 @@ use crate::java::base64::decode_base64_parser_at;
 use crate::java::numbers::{
     java_trim, parse_decimal, parse_java_double, parse_java_float, parse_java_integer,
 };
-use crate::json::options::TimestampStandard;
 use crate::java::temporal::{
     parse_date, parse_time, parse_timestamp, parse_timestamp_ltz, plain_sql_timestamp,
 };
+use crate::json::options::TimestampStandard;
 use crate::json::tokens::{Token, Tokens};
 
 use super::plan::{Conv, RowPlan, Value};

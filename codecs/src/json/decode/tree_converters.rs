@@ -14,8 +14,8 @@ use crate::java::base64::decode_base64_tree;
 use crate::java::numbers::{
     java_trim, parse_decimal, parse_java_double, parse_java_float, parse_java_integer,
 };
-use crate::json::options::TimestampStandard;
 use crate::java::temporal::{parse_date, parse_time, parse_timestamp, parse_timestamp_ltz};
+use crate::json::options::TimestampStandard;
 
 use super::parser::Fail;
 use super::plan::{Conv, RowPlan, Value};

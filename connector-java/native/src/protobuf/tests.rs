@@ -2,7 +2,7 @@
 //! framing, decoding by the writer schema of each id (with references), and the errors that
 //! are never skipped.
 
-use karrow_codecs::protobuf::confluent::write_message_indexes;
+use karrow_codecs::framing::write_message_indexes;
 use karrow_codecs::protobuf::proto_text::derive_proto_schema;
 use karrow_codecs::FlinkType;
 use karrow_registry::{

@@ -40,7 +40,10 @@ public class JsonNativeDeserializationSchema extends NativeDeserializationSchema
 
     private static final long serialVersionUID = 1L;
 
-    /** Length of Confluent's header: the magic byte {@code 0x00} and the 4-byte schema id. */
+    /**
+     * Length of Confluent's header (the magic byte {@code 0x00} and the 4-byte schema id), which
+     * native code reads ({@code codecs/src/framing.rs}); the JSON of a framed value starts after it.
+     */
     private static final int CONFLUENT_HEADER_LENGTH = 5;
 
     private transient RowData[] scratch;
@@ -110,7 +113,7 @@ public class JsonNativeDeserializationSchema extends NativeDeserializationSchema
         try {
             layout = decodeOne(message);
         } catch (KarrowNativeException e) {
-            throw new IOException(failureMessage(message), e);
+            throw new IOException(failureMessage(message, e), e);
         }
         if (layout == null) {
             return 0;
@@ -123,13 +126,14 @@ public class JsonNativeDeserializationSchema extends NativeDeserializationSchema
     }
 
     /**
-     * "Failed to deserialize JSON '&lt;value&gt;'." as Flink's {@code json} format says it; for
-     * Confluent-framed values the text shown is the JSON after the header, with the schema id.
+     * "Failed to deserialize JSON '&lt;value&gt;'." as Flink's {@code json} format says it; for a
+     * Confluent-framed value whose header native code read (the exception carries its schema id),
+     * the text shown is the JSON after the header, with the schema id.
      */
-    private String failureMessage(byte[] message) {
-        if (config.confluent() != null && message.length >= CONFLUENT_HEADER_LENGTH && message[0] == 0) {
-            int schemaId = ((message[1] & 0xff) << 24) | ((message[2] & 0xff) << 16)
-                    | ((message[3] & 0xff) << 8) | (message[4] & 0xff);
+    private String failureMessage(byte[] message, KarrowNativeException cause) {
+        int schemaId = cause.getSchemaId();
+        if (config.confluent() != null && schemaId != KarrowNativeException.UNKNOWN
+                && message.length >= CONFLUENT_HEADER_LENGTH) {
             String json = new String(message, CONFLUENT_HEADER_LENGTH, message.length - CONFLUENT_HEADER_LENGTH,
                     StandardCharsets.UTF_8);
             return String.format("Failed to deserialize JSON '%s' (Confluent schema id %d).", json, schemaId);
