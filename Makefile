@@ -7,7 +7,7 @@
 CARGO ?= cargo
 MVN ?= mvn -B -ntp
 
-.PHONY: native jar test test-rust lint test-java demo bench bench-source bench-fetch clean
+.PHONY: native jar test test-rust lint test-java demo bench bench-source bench-fetch bench-produce clean
 
 native:
 	$(CARGO) build --release -p karrow-native -p karrow
@@ -40,6 +40,10 @@ bench-source:
 # Phase-two question: librdkafka's consumer CPU per record vs Kafka's Java consumer (no decoding).
 bench-fetch:
 	bash benches/run-fetch-bench.sh
+
+# Issue #20's first question: Kafka's Java producer CPU per record vs record batches written natively.
+bench-produce:
+	bash benches/run-produce-bench.sh
 
 clean:
 	$(CARGO) clean

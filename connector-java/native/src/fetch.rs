@@ -1,4 +1,4 @@
-//! The native fetch of the `kafka-native` source: a [`karrow_fetch::FetchSession`] plus the
+//! The native fetch of the `kafka-native` source: a [`karrow_kafka::FetchSession`] plus the
 //! buffers one poll's records are laid out in for Java (`docs/jni-contract.md`, "Native
 //! fetch").
 //!
@@ -8,8 +8,8 @@
 //! format decodes them with one call. Assignment changes arrive as `control` requests
 //! ([`FetchControl`]).
 
-use karrow_fetch::request::FetchLimits;
-use karrow_fetch::{FetchError, FetchSession, Isolation, Record, TimestampType};
+use karrow_kafka::fetch::FetchLimits;
+use karrow_kafka::{FetchError, FetchSession, Isolation, Record, TimestampType};
 use serde::Deserialize;
 
 use crate::error::NativeError;
