@@ -5,3 +5,4 @@
 pub(crate) mod base64;
 pub(crate) mod numbers;
 pub(crate) mod temporal;
+pub(crate) mod hash_map;
