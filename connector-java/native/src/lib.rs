@@ -18,6 +18,7 @@ pub mod fetch;
 pub mod handles;
 pub mod jni;
 pub mod json;
+pub mod operators;
 pub mod protobuf;
 pub mod registry_source;
 pub mod row_list;

@@ -35,11 +35,13 @@ pub enum SessionKind {
     ProtobufEncoder = 6,
     /// The native fetch of the `kafka-native` source.
     Fetch = 7,
+    /// An operator pipeline (#19): row images in, the Calc's kept and projected rows out.
+    OperatorRows = 8,
 }
 
 impl SessionKind {
     /// Every kind, in code order.
-    pub const ALL: [SessionKind; 7] = [
+    pub const ALL: [SessionKind; 8] = [
         SessionKind::AvroDecoder,
         SessionKind::AvroEncoder,
         SessionKind::JsonDecoder,
@@ -47,10 +49,11 @@ impl SessionKind {
         SessionKind::ProtobufDecoder,
         SessionKind::ProtobufEncoder,
         SessionKind::Fetch,
+        SessionKind::OperatorRows,
     ];
 
     /// One more than the largest code: the length of per-kind tables (code 0 is unused).
-    pub const CODES: usize = 8;
+    pub const CODES: usize = 9;
 
     /// The kind with code `code`.
     pub fn from_code(code: i32) -> Result<Self, NativeError> {
@@ -75,6 +78,7 @@ impl SessionKind {
             SessionKind::ProtobufDecoder => "Protobuf decoder",
             SessionKind::ProtobufEncoder => "Protobuf encoder",
             SessionKind::Fetch => "fetch session",
+            SessionKind::OperatorRows => "operator pipeline",
         }
     }
 
@@ -118,6 +122,10 @@ impl SessionKind {
             SessionKind::Fetch => {
                 no_bytes()?;
                 Box::new(NativeFetch::open(config_json)?)
+            }
+            SessionKind::OperatorRows => {
+                no_bytes()?;
+                Box::new(crate::operators::OperatorRowsSession::open(config_json)?)
             }
         })
     }

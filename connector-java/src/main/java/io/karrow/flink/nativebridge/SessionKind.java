@@ -19,10 +19,16 @@ public enum SessionKind {
     /** {@code protobuf-native} / {@code protobuf-confluent-native} encoder (bytes: a descriptor set). */
     PROTOBUF_ENCODER(6, "Protobuf encoder"),
     /** The native fetch of the {@code kafka-native} source. */
-    FETCH(7, "fetch session");
+    FETCH(7, "fetch session"),
+    /**
+     * An operator pipeline (configJson: the plan of {@code docs/operator-plan.md}): row images in,
+     * the Calc's kept and projected rows out ({@link KarrowNative#decodeBatch}); {@link
+     * KarrowNative#control} answers {@code {"op":"decline_reason","plan":...}}.
+     */
+    OPERATOR_ROWS(8, "operator pipeline");
 
     /** One more than the largest code: the number of per-kind entries {@link KarrowNative#stats} reports. */
-    static final int CODES = 8;
+    static final int CODES = 9;
 
     private final int code;
     private final String description;
