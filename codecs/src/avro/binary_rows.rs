@@ -272,12 +272,13 @@ fn read_blocks(
     item_read: &ValueRead,
     mut item: impl FnMut(&mut Cursor<'_>) -> ReadResult<()>,
 ) -> ReadResult<()> {
+    let mut total = 0;
     loop {
         let count = cur.read_block_count()?;
         if count == 0 {
             return Ok(());
         }
-        check_block_count(count, item_read, cur)?;
+        total = check_block_count(count, total, item_read, cur)?;
         for _ in 0..count {
             item(cur)?;
         }

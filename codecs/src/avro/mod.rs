@@ -17,6 +17,7 @@ pub mod cursor;
 mod decoders;
 pub mod derive;
 pub mod encoders;
+pub mod limits;
 pub mod model;
 pub mod resolve;
 pub mod skip;
