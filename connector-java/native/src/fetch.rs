@@ -1,4 +1,4 @@
-//! The native fetch of the `kafka-native` source: a [`karrow_fetch::FetchSession`] plus the
+//! The native fetch of the `kafka-native` source: a [`karrow_kafka::FetchSession`] plus the
 //! buffers one poll's records are laid out in for Java (`docs/jni-contract.md`, "Native
 //! fetch").
 //!
@@ -7,8 +7,8 @@
 //! batch decoders take them (data back to back, int32 lengths, -1 for null), so any value
 //! format decodes them with one call.
 
-use karrow_fetch::request::FetchLimits;
-use karrow_fetch::{FetchError, FetchSession, Isolation, Record, TimestampType};
+use karrow_kafka::fetch::FetchLimits;
+use karrow_kafka::{FetchError, FetchSession, Isolation, Record, TimestampType};
 use serde::Deserialize;
 
 use crate::error::NativeError;

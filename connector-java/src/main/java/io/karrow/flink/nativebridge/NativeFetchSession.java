@@ -10,7 +10,7 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import java.nio.charset.StandardCharsets;
 
 /**
- * One native fetch session (Kafka's Fetch protocol spoken by {@code karrow-fetch}) and the direct
+ * One native fetch session (Kafka's Fetch protocol spoken by {@code karrow-kafka}) and the direct
  * buffers each poll's records are copied into: per record 40 bytes of metadata, the values in a
  * {@link DirectValueBuffer} (so a value format's batch decoder reads them as they are), the keys and
  * the headers. Owns its native handle; not thread-safe (one per split reader).

@@ -6,7 +6,7 @@
 
 use crate::compression::decompress;
 use crate::error::FetchError;
-use crate::response::AbortedTransaction;
+use crate::fetch::response::AbortedTransaction;
 use crate::wire::{Reader, Short};
 
 /// Byte offset of the CRC-covered part of a batch, counted after `base_offset` and
@@ -170,11 +170,13 @@ impl<'a> RecordBatches<'a> {
             if record.offset < self.from_offset {
                 continue;
             }
+            // `read_record` checked that the offset has a successor.
             self.next_offset = self.next_offset.max(record.offset + 1);
             if let Err(e) = each(&record) {
                 return Ok(Walked::Failed(e));
             }
         }
+        // `batch_of` checked that the last offset has a successor.
         self.next_offset = self.next_offset.max(header.last_offset + 1);
         Ok(Walked::Done)
     }
@@ -258,9 +260,19 @@ impl<'a> RecordBatches<'a> {
         r.i16().map_err(header)?; // producer_epoch
         r.i32().map_err(header)?; // base_sequence
         let count = r.i32().map_err(header)?;
-        let last_offset = base_offset + i64::from(last_offset_delta);
+        // Offsets come from the broker: past i64::MAX they are corrupt, not wrapped.
+        let after_last = base_offset
+            .checked_add(i64::from(last_offset_delta))
+            .and_then(|last| last.checked_add(1))
+            .ok_or_else(|| {
+                self.corrupt(
+                    base_offset,
+                    format!("last offset delta {last_offset_delta} overflows the offset"),
+                )
+            })?;
+        let last_offset = after_last - 1;
         let skip = |this: &mut Self| {
-            this.next_offset = this.next_offset.max(last_offset + 1);
+            this.next_offset = this.next_offset.max(after_last);
             Ok(None)
         };
         if last_offset < self.from_offset {
@@ -349,12 +361,21 @@ fn read_record<'r>(
         (header.max_timestamp, TimestampType::LogAppendTime)
     } else {
         (
-            header.base_timestamp + timestamp_delta,
+            header
+                .base_timestamp
+                .checked_add(timestamp_delta)
+                .ok_or("timestamp delta overflows the timestamp")?,
             TimestampType::CreateTime,
         )
     };
+    // An offset must have a successor (the next offset to fetch).
+    let offset = header
+        .base_offset
+        .checked_add(offset_delta)
+        .filter(|&o| o < i64::MAX)
+        .ok_or("offset delta overflows the offset")?;
     Ok(Record {
-        offset: header.base_offset + offset_delta,
+        offset,
         timestamp,
         timestamp_type,
         leader_epoch: header.leader_epoch,
@@ -379,7 +400,7 @@ fn bytes<'a>(r: &mut Reader<'a>) -> Result<Option<&'a [u8]>, Short> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_batches::{control_batch, BatchSpec};
+    use crate::records::test_batches::{control_batch, BatchSpec};
 
     /// A record with its bytes copied out of the walk.
     #[derive(Debug, PartialEq, Eq)]
@@ -541,6 +562,58 @@ mod tests {
             e.contains("t-7") && e.contains("40") && e.contains("CRC"),
             "{e}"
         );
+    }
+
+    /// Offsets and timestamps are the broker's: arithmetic on them that leaves i64 is a
+    /// corrupt batch naming the partition, never a wrapped value (release) or a panic (debug).
+    #[test]
+    fn offsets_and_timestamps_past_i64_are_corrupt_batches_not_wrapped() {
+        let corrupt = |bytes: &[u8], from: i64| {
+            let mut b = RecordBatches::new("t", 4, bytes, from, i64::MAX, false, vec![]);
+            owned(&mut b).unwrap_err().to_string()
+        };
+        // The last offset delta carries the batch past i64::MAX.
+        let bytes = BatchSpec::new(i64::MAX - 1)
+            .values(&[b"a", b"b", b"c"])
+            .encode();
+        let e = corrupt(&bytes, 0);
+        assert!(
+            e.contains("t-4") && e.contains("overflows the offset"),
+            "{e}"
+        );
+        // The batch's last offset is i64::MAX: no next offset exists.
+        let bytes = BatchSpec::new(i64::MAX - 1).values(&[b"a", b"b"]).encode();
+        assert!(corrupt(&bytes, 0).contains("last offset delta 1 overflows"));
+        // A record's offset delta past i64::MAX (the header's last offset delta is small).
+        let bytes = BatchSpec::new(i64::MAX - 1)
+            .last_offset_delta(0)
+            .values(&[b"a", b"b"])
+            .encode();
+        let e = corrupt(&bytes, i64::MAX - 1);
+        assert!(e.contains("offset delta overflows"), "{e}");
+        // A timestamp delta past i64::MAX, and below i64::MIN.
+        let bytes = BatchSpec::new(0)
+            .base_timestamp(i64::MAX - 5)
+            .record(None, Some(b"v"), 6, &[])
+            .encode();
+        assert!(corrupt(&bytes, 0).contains("timestamp delta overflows"));
+        let bytes = BatchSpec::new(0)
+            .base_timestamp(i64::MIN + 1)
+            .record(None, Some(b"v"), -2, &[])
+            .encode();
+        assert!(corrupt(&bytes, 0).contains("timestamp delta overflows"));
+        // Right at the edge both still read.
+        let bytes = BatchSpec::new(i64::MAX - 2)
+            .base_timestamp(i64::MAX - 5)
+            .record(None, Some(b"v"), 5, &[])
+            .encode();
+        let mut b = RecordBatches::new("t", 4, &bytes, 0, i64::MAX, false, vec![]);
+        let records = owned(&mut b).unwrap();
+        assert_eq!(
+            (records[0].offset, records[0].timestamp),
+            (i64::MAX - 2, i64::MAX)
+        );
+        assert_eq!(b.next_offset(), i64::MAX - 1);
     }
 
     #[test]

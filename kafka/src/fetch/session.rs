@@ -6,10 +6,10 @@ use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
-use crate::batches::{Record, RecordBatches};
 use crate::error::{error_name, is_leader_change, FetchError};
-use crate::request::{write_fetch_request, FetchLimits, PartitionFetch};
-use crate::response::parse_fetch_response;
+use crate::fetch::request::{write_fetch_request, FetchLimits, PartitionFetch};
+use crate::fetch::response::parse_fetch_response;
+use crate::records::{Record, RecordBatches};
 
 /// Polls in a row a broker's connection may fail before the poll fails (a broker restart or
 /// a moved leader is usually over well before; each failure is followed by a leader lookup
@@ -157,7 +157,9 @@ impl FetchSession {
     /// Records not fetched yet in all assigned partitions, as of the last responses (what
     /// Flink reports as `pendingRecords`).
     pub fn pending_records(&self) -> i64 {
-        self.assigned.iter().map(|a| a.lag).sum()
+        self.assigned
+            .iter()
+            .fold(0i64, |sum, a| sum.saturating_add(a.lag))
     }
 
     /// Whether any assigned partition is still to be fetched.
@@ -254,7 +256,11 @@ impl FetchSession {
                 } else {
                     part.high_watermark
                 };
-                assigned.lag = (end.min(assigned.stop_offset) - assigned.next_offset).max(0);
+                // The end comes from the broker: any value, so no overflow either way.
+                assigned.lag = end
+                    .min(assigned.stop_offset)
+                    .saturating_sub(assigned.next_offset)
+                    .max(0);
                 if assigned.next_offset >= assigned.stop_offset {
                     polled.finished.push(assigned.slot);
                 }
@@ -437,7 +443,7 @@ mod tests {
 
     #[test]
     fn a_poll_hands_out_records_and_reports_lag_finished_leader_moves_and_out_of_range() {
-        use crate::test_batches::{fake_broker, fetch_response, BatchSpec, TestPartition};
+        use crate::records::test_batches::{fake_broker, fetch_response, BatchSpec, TestPartition};
         let batch = BatchSpec::new(0).values(&[b"a", b"b", b"c"]).encode();
         let broker = fake_broker(vec![
             Box::new(move |c| fetch_response(c, &TestPartition::new("t", 0, 0, 10), &batch)),
@@ -479,9 +485,34 @@ mod tests {
         assert_eq!(out.out_of_range, vec![4]);
     }
 
+    /// The watermarks are the broker's: the lag of a partition and the sum over partitions
+    /// saturate instead of overflowing (a panic in debug, a wrapped count in release).
+    #[test]
+    fn lag_from_extreme_watermarks_saturates() {
+        use crate::records::test_batches::{fake_broker, fetch_response, BatchSpec, TestPartition};
+        let batch = BatchSpec::new(0).values(&[b"a"]).encode();
+        let broker = fake_broker(vec![
+            Box::new(move |c| fetch_response(c, &TestPartition::new("t", 0, 0, i64::MAX), &batch)),
+            Box::new(|c| fetch_response(c, &TestPartition::new("t", 1, 0, i64::MAX), &[])),
+        ]);
+        let mut session =
+            FetchSession::new("t", Isolation::ReadUncommitted, FetchLimits::default());
+        // Two partitions on one leader: one request, one response each poll; the first
+        // response answers partition 0, the second partition 1.
+        session.assign(0, "t", 0, &broker, 0, i64::MAX);
+        session.assign(1, "t", 1, &broker, i64::MIN + 1, i64::MAX);
+        for _ in 0..2 {
+            session
+                .poll(|_, _| -> Result<(), ()> { Ok(()) })
+                .unwrap()
+                .unwrap();
+        }
+        assert_eq!(session.pending_records(), i64::MAX);
+    }
+
     #[test]
     fn a_bounded_partition_finishes_at_its_stop_offset() {
-        use crate::test_batches::{fake_broker, fetch_response, BatchSpec, TestPartition};
+        use crate::records::test_batches::{fake_broker, fetch_response, BatchSpec, TestPartition};
         let batch = BatchSpec::new(0).values(&[b"a", b"b", b"c"]).encode();
         let broker = fake_broker(vec![Box::new(move |c| {
             fetch_response(c, &TestPartition::new("t", 0, 0, 3), &batch)

@@ -15,7 +15,10 @@ pub(crate) struct BatchSpec {
     base_offset: i64,
     attributes: i16,
     producer_id: i64,
+    base_timestamp: i64,
     max_timestamp: Option<i64>,
+    /// Overrides the last offset delta (else the record count minus one).
+    last_offset_delta: Option<i32>,
     codec: i16,
     records: Vec<TestRecord>,
 }
@@ -26,7 +29,9 @@ impl BatchSpec {
             base_offset,
             attributes: 0,
             producer_id: -1,
+            base_timestamp: 1_000,
             max_timestamp: None,
+            last_offset_delta: None,
             codec: 0,
             records: Vec::new(),
         }
@@ -43,6 +48,16 @@ impl BatchSpec {
     pub(crate) fn compressed(mut self, codec: i16) -> Self {
         self.codec = codec;
         self.attributes(codec)
+    }
+    /// The batch's base timestamp (1,000 unless set).
+    pub(crate) fn base_timestamp(mut self, timestamp: i64) -> Self {
+        self.base_timestamp = timestamp;
+        self
+    }
+    /// A last offset delta other than the record count minus one (a corrupt batch).
+    pub(crate) fn last_offset_delta(mut self, delta: i32) -> Self {
+        self.last_offset_delta = Some(delta);
+        self
     }
     pub(crate) fn transactional(self) -> Self {
         self.attributes(0x10)
@@ -93,12 +108,19 @@ impl BatchSpec {
             put_varint(&mut records, rec.len() as i64);
             records.extend(rec);
         }
-        let last_delta = self.records.len().saturating_sub(1) as i32;
+        let last_delta = self
+            .last_offset_delta
+            .unwrap_or(self.records.len().saturating_sub(1) as i32);
         let mut covered = Vec::new();
         covered.extend_from_slice(&self.attributes.to_be_bytes());
         covered.extend_from_slice(&last_delta.to_be_bytes());
-        covered.extend_from_slice(&1_000i64.to_be_bytes());
-        covered.extend_from_slice(&self.max_timestamp.unwrap_or(1_000).to_be_bytes());
+        covered.extend_from_slice(&self.base_timestamp.to_be_bytes());
+        covered.extend_from_slice(
+            &self
+                .max_timestamp
+                .unwrap_or(self.base_timestamp)
+                .to_be_bytes(),
+        );
         covered.extend_from_slice(&self.producer_id.to_be_bytes());
         covered.extend_from_slice(&0i16.to_be_bytes());
         covered.extend_from_slice(&0i32.to_be_bytes());

@@ -120,7 +120,7 @@ fn parse(buf: &[u8], correlation_id: i32) -> Result<Vec<PartitionResponse>, Pars
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_batches::{fetch_response, TestPartition};
+    use crate::records::test_batches::{fetch_response, TestPartition};
 
     /// A response with one partition of `t`, one aborted transaction and `records`.
     fn response(correlation: i32, records: &[u8]) -> Vec<u8> {
