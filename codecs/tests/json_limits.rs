@@ -147,3 +147,34 @@ fn many_distinct_keys_cost_linear_time() {
     rx.recv_timeout(std::time::Duration::from_secs(300))
         .expect("decoding did not finish: repeated keys are searched pairwise");
 }
+
+mod support;
+
+/// Prints the native stack the deepest values take (`cargo test --release -p karrow-codecs
+/// --test json_limits -- --ignored --nocapture`).
+#[test]
+#[ignore = "a measurement, not a check"]
+fn measure_stack_at_the_limit() {
+    let fields: &'static str = Box::leak(format!("{STRING_S},{INT_A}").into_boxed_str());
+    for json_parser in [true, false] {
+        for (name, inner) in [("arrays", nested(999)), ("objects", nested_objects(999))] {
+            let message = format!(r#"{{"s":{inner},"a":1}}"#);
+            let (rows, used) = support::peak_stack(move || {
+                let options = JsonDecodeOptions {
+                    json_parser,
+                    ..JsonDecodeOptions::default()
+                };
+                let mut decoder = JsonRowDecoder::new(&row(fields), options).unwrap();
+                let (mut out, mut ends) = (Vec::new(), Vec::new());
+                decoder
+                    .decode_message(message.as_bytes(), &mut out, &mut ends)
+                    .map(|()| ends.len())
+            });
+            assert_eq!(rows.unwrap(), 1);
+            println!(
+                "json (parser {json_parser}), STRING from {name} 1000 levels deep: {} KiB of stack",
+                used / 1024
+            );
+        }
+    }
+}
