@@ -1,0 +1,48 @@
+//! Inputs the fuzz targets (`fuzz/`) found, kept as regression tests: the two Avro decode
+//! paths (binary rows written while reading, and the Arrow decoders whose batches
+//! `flink_binary::write_batch_rows` writes as rows) must write the same row image.
+
+use std::sync::Arc;
+
+use karrow_codecs::avro::{AvroConfluentDecoder, WriterSchemaSource};
+use karrow_codecs::flink_binary::{write_batch_rows, RowImages};
+use karrow_codecs::FlinkType;
+
+struct OneSchema(&'static str);
+
+impl WriterSchemaSource for OneSchema {
+    fn writer_schema(&self, _id: i32) -> Result<Arc<str>, String> {
+        Ok(Arc::from(self.0))
+    }
+}
+
+fn both_images(row: &str, writer: &'static str, message: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let row = FlinkType::from_json_str(row).unwrap();
+    let mut decoder = AvroConfluentDecoder::new(&row, None, Arc::new(OneSchema(writer))).unwrap();
+    let mut binary = Vec::new();
+    decoder.decode_one_binary(message, &mut binary).unwrap();
+    let batch = decoder.decode_one(message).unwrap();
+    let mut images = RowImages::default();
+    write_batch_rows(&batch, &row, &mut images).unwrap();
+    (binary, images.bytes)
+}
+
+/// `m MAP<STRING, ROW<x INT, y MAP<STRING, STRING>>>` = {a: {x: 1, y: NULL}}.
+#[test]
+fn a_map_of_rows() {
+    let row = r#"{"type":"ROW","nullable":false,"fields":[
+      {"name":"m","type":{"type":"MAP","nullable":true,
+        "key":{"type":"VARCHAR","nullable":true,"length":2147483647},
+        "value":{"type":"ROW","nullable":true,"fields":[
+          {"name":"x","type":{"type":"INT","nullable":true}},
+          {"name":"y","type":{"type":"MAP","nullable":true,
+            "key":{"type":"VARCHAR","nullable":true,"length":2147483647},
+            "value":{"type":"VARCHAR","nullable":true,"length":2147483647}}}]}}}]}"#;
+    let writer = r#"{"type":"record","name":"R","fields":[
+      {"name":"m","type":{"type":"map","values":{"type":"record","name":"Val","fields":[
+        {"name":"x","type":"int"},
+        {"name":"y","type":["null",{"type":"map","values":"string"}]}]}}}]}"#;
+    let message = [0, 0, 0, 0, 1, 0x02, 0x02, b'a', 0x02, 0x00, 0x00];
+    let (binary, arrow) = both_images(row, writer, &message);
+    assert_eq!(binary, arrow);
+}
