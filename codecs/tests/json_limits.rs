@@ -178,3 +178,57 @@ fn measure_stack_at_the_limit() {
         }
     }
 }
+
+/// Jackson's string and name limits (`StreamReadConstraints`, 2.18 defaults, which Flink's
+/// mapper keeps): a string's text may have 20,000,000 UTF-16 units and is checked when it is
+/// read (a string in a field the row skips is not), a field name 50,000 and is always read.
+#[test]
+fn long_strings_and_names_fail_where_jackson_fails() {
+    let fields: &'static str = Box::leak(format!("{STRING_S},{INT_A}").into_boxed_str());
+    let decode = |json_parser: bool, message: String| {
+        let options = JsonDecodeOptions {
+            json_parser,
+            ..JsonDecodeOptions::default()
+        };
+        let mut decoder = JsonRowDecoder::new(&row(fields), options).unwrap();
+        let (mut out, mut ends) = (Vec::new(), Vec::new());
+        decoder
+            .decode_message(message.as_bytes(), &mut out, &mut ends)
+            .map(|()| ends.len())
+            .map_err(|e| e.to_string())
+    };
+    let at_limit = "x".repeat(20_000_000);
+    // Two-byte characters: 10,000,001 units in 20,000,002 bytes are within the limit.
+    let wide = "\u{e9}".repeat(10_000_001);
+    let over = "x".repeat(19_999_999) + "\u{1F600}";
+    for json_parser in [true, false] {
+        assert_eq!(
+            decode(json_parser, format!(r#"{{"s":"{at_limit}"}}"#)),
+            Ok(1)
+        );
+        assert_eq!(decode(json_parser, format!(r#"{{"s":"{wide}"}}"#)), Ok(1));
+        let error = decode(json_parser, format!(r#"{{"s":"{over}"}}"#)).unwrap_err();
+        assert!(
+            error.contains("String value length (20000001) exceeds the maximum allowed (20000000"),
+            "{error}"
+        );
+        let name = "n".repeat(50_001);
+        let error = decode(json_parser, format!(r#"{{"{name}":1,"a":1}}"#)).unwrap_err();
+        assert!(
+            error.contains("Name length (50001) exceeds the maximum allowed (50000"),
+            "{error}"
+        );
+        let name = "n".repeat(50_000);
+        assert_eq!(
+            decode(json_parser, format!(r#"{{"{name}":1,"a":1}}"#)),
+            Ok(1)
+        );
+    }
+    // The streaming decoder skips a field the row lacks without reading its text.
+    assert_eq!(
+        decode(true, format!(r#"{{"skipped":"{over}","a":1}}"#)),
+        Ok(1)
+    );
+    // The tree decoder reads every string into its tree.
+    assert!(decode(false, format!(r#"{{"skipped":"{over}","a":1}}"#)).is_err());
+}

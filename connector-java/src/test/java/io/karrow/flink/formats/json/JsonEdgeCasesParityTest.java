@@ -438,6 +438,16 @@ class JsonEdgeCasesParityTest {
         both("number of 1000 digits", "ROW<s STRING>", PARSER, "{\"s\":" + "1".repeat(1000) + "}", row("1".repeat(1000)),
                 row("1".repeat(1000)));
         both("number of 1001 digits", "ROW<s STRING>", PARSER, "{\"s\":" + "1".repeat(1001) + "}", error());
+        // Strings of 20,000,000 UTF-16 units, checked when the text is read (not when the streaming
+        // parser skips the value); names of 50,000, always checked
+        String longest = "x".repeat(20_000_000);
+        String tooLong = "x".repeat(19_999_999) + "\uD83D\uDE00";
+        both("string of 20000000 units", "ROW<s STRING>", PARSER, "{\"s\":\"" + longest + "\"}", row(longest));
+        both("string of 20000001 units", "ROW<s STRING>", PARSER, "{\"s\":\"" + tooLong + "\"}", error());
+        both("string of 20000001 units in an extra key", AB, PARSER, "{\"x\":\"" + tooLong + "\",\"a\":1}",
+                row(1, null), error());
+        both("name of 50000 units", AB, PARSER, "{\"" + "n".repeat(50_000) + "\":1,\"a\":1}", row(1, null));
+        both("name of 50001 units", AB, PARSER, "{\"" + "n".repeat(50_001) + "\":1,\"a\":1}", error());
         assertNoProblems();
     }
 
