@@ -47,6 +47,38 @@ fn a_map_of_rows() {
     assert_eq!(binary, arrow);
 }
 
+/// `m` = {a: {x: 0, y: NULL}, b: {x: 1, y: {a: "\u{1}\u{fffd}\u{fffd}"}}}: the second row
+/// holds a map, and sits in the value array at 4 mod 8. Flink pads the map's variable part
+/// from the row's start, so the row is 64 bytes; the Arrow path padded from the buffer's
+/// start and gave 60.
+#[test]
+fn a_map_of_rows_holding_maps() {
+    let row = r#"{"type":"ROW","nullable":false,"fields":[
+      {"name":"m","type":{"type":"MAP","nullable":true,
+        "key":{"type":"VARCHAR","nullable":true,"length":2147483647},
+        "value":{"type":"ROW","nullable":true,"fields":[
+          {"name":"x","type":{"type":"INT","nullable":true}},
+          {"name":"y","type":{"type":"MAP","nullable":true,
+            "key":{"type":"VARCHAR","nullable":true,"length":2147483647},
+            "value":{"type":"VARCHAR","nullable":true,"length":2147483647}}}]}}}]}"#;
+    let writer = r#"{"type":"record","name":"R","fields":[
+      {"name":"m","type":{"type":"map","values":{"type":"record","name":"Val","fields":[
+        {"name":"x","type":"int"},
+        {"name":"y","type":["null",{"type":"map","values":"string"}]}]}}}]}"#;
+    let message = [
+        0, 0, 0, 0, 1, 0x04, 0x02, b'a', 0x00, 0x00, 0x02, b'b', 0x02, 0x02, 0x01, 0x0c, 0x02,
+        b'a', 0x06, 0x01, 0x86, 0xa0, 0x00, 0x00,
+    ];
+    let (binary, arrow) = both_images(row, writer, &message);
+    assert_eq!(binary, arrow);
+    // The second row's slot in the value array: size 64 at offset 48.
+    let value_slot = 20 + 24 + 8 + 8;
+    assert_eq!(
+        &binary[value_slot..value_slot + 8],
+        &[64, 0, 0, 0, 48, 0, 0, 0]
+    );
+}
+
 /// Case 3 of the fuzz harness's tables, decoded with Flink's derived schema, encoded, decoded
 /// and encoded again: the second encoding equals the first. (The first decode need not equal
 /// the second: the encoder writes map entries in Java `HashMap` order, as Flink's

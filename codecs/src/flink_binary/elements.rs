@@ -2,7 +2,9 @@
 //! out: decoders learn the element count only at the end of the input array. Each element
 //! is an 8-byte slot in a scratch buffer plus its variable part (images are relocatable).
 
-use super::layout::{array_header_bytes, element_size, is_fixed_length, put, round8, set_bit};
+use super::layout::{
+    array_header_bytes, element_size, is_fixed_length, pad_from, put, round8, set_bit,
+};
 use crate::error::CodecError;
 use crate::types::{FlinkKind, FlinkType};
 
@@ -110,7 +112,7 @@ impl ElementImages {
             // Padded within the array (Flink's writer aligns an array's parts to its own
             // start): an array placed at an unaligned offset, the value array of a map after
             // its 4-byte key size, otherwise got up to 4 bytes more than Flink's.
-            out.resize(base + round8(out.len() - base), 0);
+            pad_from(out, base);
             let moved = (((start - base) as u64) << 32) | low as u64;
             put(out, dst, &moved.to_le_bytes());
         }
