@@ -8,7 +8,7 @@
 CARGO ?= cargo
 MVN ?= mvn -B -ntp
 
-.PHONY: native jar test test-rust lint test-java demo bench bench-source bench-fetch fuzz-short fuzz-long clean
+.PHONY: native jar test test-rust lint test-java demo bench bench-source bench-fetch bench-produce fuzz-short fuzz-long clean
 
 native:
 	$(CARGO) build --release -p karrow-native -p karrow
@@ -41,6 +41,10 @@ bench-source:
 # Phase-two question: librdkafka's consumer CPU per record vs Kafka's Java consumer (no decoding).
 bench-fetch:
 	bash benches/run-fetch-bench.sh
+
+# Issue #20's first question: Kafka's Java producer CPU per record vs record batches written natively.
+bench-produce:
+	bash benches/run-produce-bench.sh
 
 # Fuzzing (fuzz/, outside the workspace): FUZZ_SECONDS per target for CI (13 targets), or
 # FUZZ_RUNS executions per target; both start from seeds each target writes.

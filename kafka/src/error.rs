@@ -68,21 +68,7 @@ pub enum FetchError {
 
 /// Kafka's name of an error code, for messages.
 pub fn error_name(code: i16) -> &'static str {
-    match code {
-        1 => "OFFSET_OUT_OF_RANGE",
-        2 => "CORRUPT_MESSAGE",
-        3 => "UNKNOWN_TOPIC_OR_PARTITION",
-        5 => "LEADER_NOT_AVAILABLE",
-        6 => "NOT_LEADER_OR_FOLLOWER",
-        7 => "REQUEST_TIMED_OUT",
-        29 => "TOPIC_AUTHORIZATION_FAILED",
-        56 => "KAFKA_STORAGE_ERROR",
-        74 => "FENCED_LEADER_EPOCH",
-        75 => "UNKNOWN_LEADER_EPOCH",
-        78 => "OFFSET_NOT_AVAILABLE",
-        100 => "UNKNOWN_TOPIC_ID",
-        _ => "see Kafka's protocol error codes",
-    }
+    crate::error_codes::lookup(code).map_or("an error code Kafka does not define", |e| e.name)
 }
 
 /// Whether `code` means the partition's leader moved (or is moving): fetch again after

@@ -14,8 +14,12 @@
 //! them when the job is planned).
 
 pub mod compression;
+pub mod connection;
 pub mod error;
+pub mod error_codes;
 pub mod fetch;
+pub mod produce;
+pub mod protocol;
 pub mod records;
 mod wire;
 

@@ -115,8 +115,56 @@ pub(crate) fn put_uvarint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+/// Kafka's zig-zag mapping of a signed varint.
+#[inline]
+pub(crate) fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+/// The bytes of an unsigned varint.
+#[inline]
+pub(crate) fn uvarint_len(v: u64) -> usize {
+    // 1 + (bits above the lowest 7) / 7, with at least one byte for 0.
+    let bits = 64 - (v | 1).leading_zeros() as usize;
+    bits.div_ceil(7)
+}
+
+/// The bytes of a zig-zag varint.
+#[inline]
+pub(crate) fn varint_len(v: i64) -> usize {
+    uvarint_len(zigzag(v))
+}
+
 /// Appends a zig-zag varint.
 #[cfg(test)]
 pub(crate) fn put_varint(out: &mut Vec<u8>, v: i64) {
-    put_uvarint(out, ((v << 1) ^ (v >> 63)) as u64);
+    put_uvarint(out, zigzag(v));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varint_lengths_match_what_is_written() {
+        for v in [
+            0i64,
+            1,
+            -1,
+            63,
+            -64,
+            64,
+            -65,
+            8191,
+            8192,
+            i64::MAX,
+            i64::MIN,
+            1 << 35,
+        ] {
+            let mut out = Vec::new();
+            put_varint(&mut out, v);
+            assert_eq!(out.len(), varint_len(v), "{v}");
+            assert_eq!(Reader::new(&out).varint().unwrap(), v);
+        }
+    }
 }
