@@ -17,6 +17,7 @@
 pub(crate) mod checks;
 pub mod confluent;
 pub mod decode;
+pub(crate) mod descriptor_checks;
 pub mod descriptors;
 pub(crate) mod editions;
 pub mod encode;

@@ -147,6 +147,10 @@ impl<D: MessageRows> RowListSession<D> {
                     .decode_null(&mut self.images, &mut self.row_ends),
             }
             .map_err(|e| NativeError::at_record(e, index))?;
+            // The batch goes to Java as one array: stop at its limit after the value that
+            // crosses it, not after the whole batch (a batch's images may grow far faster
+            // than its values: an empty JSON object is a whole row of NULLs).
+            to_i32(self.images.len(), "decoded batch size")?;
             self.value_row_ends
                 .push(to_i32(self.row_ends.len(), "row count")?);
         }

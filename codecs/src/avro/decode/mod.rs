@@ -4,6 +4,7 @@
 pub(crate) mod arrow;
 mod binary_rows;
 pub mod cursor;
+pub mod limits;
 pub mod resolve;
 pub mod skip;
 
