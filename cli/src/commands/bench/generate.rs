@@ -4,6 +4,7 @@
 //! on every platform (SplitMix64, no floating-point in the choices).
 
 use karrow_codecs::avro::model::AvroNode;
+use karrow_codecs::java::big_integer::to_byte_array;
 use karrow_codecs::types::{FlinkKind, FlinkType};
 
 use super::error::BenchError;
@@ -115,21 +116,6 @@ fn mismatch(node: &AvroNode, ty: &FlinkType) -> BenchError {
         node.type_name(),
         ty.kind
     ))
-}
-
-/// Minimal big-endian two's-complement bytes of `v` (Java's `BigInteger.toByteArray`).
-fn twos_complement(v: i128) -> Vec<u8> {
-    let bytes = v.to_be_bytes();
-    let mut start = 0;
-    while start < 15 {
-        let (b, next) = (bytes[start], bytes[start + 1]);
-        if (b == 0 && next & 0x80 == 0) || (b == 0xFF && next & 0x80 != 0) {
-            start += 1;
-        } else {
-            break;
-        }
-    }
-    bytes[start..].to_vec()
 }
 
 impl Generator {
@@ -245,7 +231,7 @@ impl Generator {
                 Ok(())
             }
             (AvroNode::Bytes, FlinkKind::Decimal { precision, .. }) => {
-                let bytes = twos_complement(self.decimal_unscaled(*precision, None));
+                let bytes = to_byte_array(self.decimal_unscaled(*precision, None));
                 write_long(out, bytes.len() as i64);
                 out.extend_from_slice(&bytes);
                 Ok(())
@@ -352,14 +338,6 @@ impl Generator {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn twos_complement_is_minimal() {
-        assert_eq!(twos_complement(0), vec![0]);
-        assert_eq!(twos_complement(-1), vec![0xFF]);
-        assert_eq!(twos_complement(128), vec![0, 0x80]);
-        assert_eq!(twos_complement(-129), vec![0xFF, 0x7F]);
-    }
 
     #[test]
     fn zigzag() {
