@@ -136,6 +136,14 @@ pub fn run_stock(
     Ok(stock)
 }
 
+/// The checks of a run, and the native operations whose figures are withheld.
+pub struct Verdicts {
+    /// What was compared, and whether it matched.
+    pub checks: Vec<Check>,
+    /// The operations whose figures are not shown, with why.
+    pub withheld: Vec<(Op, String)>,
+}
+
 /// The checks of the native sample against stock Flink (or, without it, of the native
 /// paths against each other), and the operations whose figures are withheld, with why.
 pub fn verdicts(
@@ -143,7 +151,7 @@ pub fn verdicts(
     sample: &NativeSample,
     format: &dyn Format,
     encoded_reader: &dyn Format,
-) -> Result<(Vec<Check>, Vec<(Op, String)>), BenchError> {
+) -> Result<Verdicts, BenchError> {
     let mut checks = Vec::new();
     let mut withheld: Vec<(Op, String)> = Vec::new();
     match (&stock.rows, &stock.failure) {
@@ -241,7 +249,7 @@ pub fn verdicts(
             checks.push(c);
         }
     }
-    Ok((checks, withheld))
+    Ok(Verdicts { checks, withheld })
 }
 
 fn has_map(ty: &FlinkType) -> bool {

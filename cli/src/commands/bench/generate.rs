@@ -153,7 +153,7 @@ struct Generator {
 
 /// `4 GiB`, or bytes when not a whole number of GiB.
 fn size_text(bytes: usize) -> String {
-    if bytes % (1 << 30) == 0 {
+    if bytes.is_multiple_of(1 << 30) {
         format!("{} GiB", bytes >> 30)
     } else {
         format!("{bytes} bytes")

@@ -257,8 +257,7 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
         sample_len: sample.len,
     };
     let stock = compare::run_stock(&args, &stock_inputs, &corpus.messages, &tmp, &progress)?;
-    let (checks, withheld) =
-        compare::verdicts(&stock, &sample, format.as_ref(), encoded_reader.as_ref())?;
+    let verdicts = compare::verdicts(&stock, &sample, format.as_ref(), encoded_reader.as_ref())?;
 
     // Native measurement.
     let plan = Plan {
@@ -269,7 +268,7 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
     };
     let mut lines = Vec::new();
     for op in Op::ALL {
-        let figures = match withheld.iter().find(|(o, _)| *o == op) {
+        let figures = match verdicts.withheld.iter().find(|(o, _)| *o == op) {
             Some((_, why)) => Err(why.clone()),
             None => Ok(measure::measure(
                 format.as_ref(),
@@ -300,7 +299,7 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
         build,
         lines,
         stock_note: stock.note,
-        checks,
+        checks: verdicts.checks,
         notes,
     };
     emit(&args, &results)?;
