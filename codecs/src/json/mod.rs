@@ -16,7 +16,7 @@ pub mod json_schema;
 pub mod options;
 pub(crate) mod tokens;
 
-pub use confluent::{JsonConfluentDecoder, JsonConfluentEncoder, JsonSchemaSource};
+pub use confluent::{JsonConfluentDecoder, JsonConfluentEncoder};
 pub use decode::JsonRowDecoder;
 pub use encode::JsonRowEncoder;
 pub use options::{JsonDecodeOptions, JsonEncodeOptions, MapNullKeyMode, TimestampStandard};
