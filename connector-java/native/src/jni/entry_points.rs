@@ -192,16 +192,24 @@ struct Batch {
     count: jint,
 }
 
-/// The body of the per-record calls: `call` turns the input into parts written back to
-/// back to the output buffer (`None`: no result, `-1`).
+/// The body of the per-record calls: `call` turns the input (`None` when `inLength` is
+/// -1: a null value) into parts written back to back to the output buffer (`None`: no
+/// result, `-1`).
 #[inline]
 fn one_direct<F>(handle: jlong, direct: Direct, call: F) -> Result<jint, NativeError>
 where
-    F: for<'s> FnOnce(&'s mut dyn Session, &[u8]) -> Result<Option<OneValueRows<'s>>, NativeError>,
+    F: for<'s> FnOnce(
+        &'s mut dyn Session,
+        Option<&[u8]>,
+    ) -> Result<Option<OneValueRows<'s>>, NativeError>,
 {
-    // SAFETY: Java passes a direct buffer holding the input, alive and unmodified for the
-    // duration of this call.
-    let input = unsafe { direct_slice(direct.in_address, direct.in_length)? };
+    let input = if direct.in_length == -1 {
+        None
+    } else {
+        // SAFETY: Java passes a direct buffer holding the input, alive and unmodified for
+        // the duration of this call.
+        Some(unsafe { direct_slice(direct.in_address, direct.in_length)? })
+    };
     with_session(handle, |session| {
         let Some(parts) = call(session, input)? else {
             return Ok(-1);
@@ -243,15 +251,16 @@ type BatchOutput<'s> = ([&'s [u8]; 2], &'s [i32]);
 
 fn decode_one<'s>(
     session: &'s mut dyn Session,
-    value: &[u8],
+    value: Option<&[u8]>,
 ) -> Result<Option<OneValueRows<'s>>, NativeError> {
     session.decode_one(value)
 }
 
 fn encode_one<'s>(
     session: &'s mut dyn Session,
-    image: &[u8],
+    image: Option<&[u8]>,
 ) -> Result<Option<OneValueRows<'s>>, NativeError> {
+    let image = image.ok_or_else(|| NativeError::InvalidCall("a row image is null".into()))?;
     Ok(Some([session.encode_one(image)?, &[]]))
 }
 
