@@ -22,6 +22,7 @@ pub mod descriptors;
 pub(crate) mod editions;
 pub mod encode;
 pub(crate) mod features;
+pub(crate) mod flat_plan;
 pub(crate) mod plan;
 pub mod printer;
 pub mod proto_text;

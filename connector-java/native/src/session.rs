@@ -146,8 +146,12 @@ pub trait Session: Send {
     /// `stats`; called after every call, so it only adds up a few capacities.
     fn retained_bytes(&self) -> usize;
 
-    /// Decodes one Kafka value into its rows; `None` when it gives no row.
-    fn decode_one(&mut self, _value: &[u8]) -> Result<Option<OneValueRows<'_>>, NativeError> {
+    /// Decodes one Kafka value (`None`: a null value, a tombstone) into its rows; `None`
+    /// when it gives no row.
+    fn decode_one(
+        &mut self,
+        _value: Option<&[u8]>,
+    ) -> Result<Option<OneValueRows<'_>>, NativeError> {
         Err(unsupported(self.kind(), "decode"))
     }
 

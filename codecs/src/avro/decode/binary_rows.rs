@@ -14,9 +14,10 @@ use crate::flink_binary::layout::{
 };
 use crate::types::{FlinkField, FlinkKind, FlinkType};
 
-use super::arrow::{check_block_count, unscaled_from_be};
+use super::arrow::check_block_count;
 use super::cursor::{Cursor, ReadError, ReadResult};
 use super::resolve::{Read, RecordRead, Step, ValueRead};
+use crate::java::big_integer::from_byte_array;
 
 /// Whether a plan can be decoded straight into binary rows (no non-null defaults).
 pub(crate) fn supports_binary(read: &ValueRead) -> bool {
@@ -207,7 +208,7 @@ fn write_value(
                 other => return Err(unexpected(other, ty)),
             };
             let bound = 10i128.pow(*precision as u32);
-            match unscaled_from_be(bytes)? {
+            match from_byte_array(bytes).map_err(ReadError::new)? {
                 Some(v) if v.unsigned_abs() < bound.unsigned_abs() => {
                     if *precision <= 18 {
                         put(out, slot, &(v as i64).to_le_bytes());
