@@ -2,12 +2,13 @@
 #   make demo   the main job on the embedded default: broker + dev registry + Flink SQL, stock vs native
 #   make test   every test: Rust unit/integration, lint, Java unit + parity, Kafka/Flink ITCases
 #   make bench  JMH decode benchmark, stock vs native in one run
+#   make nexmark  the Nexmark suite over Kafka, stock Flink vs karrow, outputs compared
 #   make jar    the connector jar with the native library inside
 
 CARGO ?= cargo
 MVN ?= mvn -B -ntp
 
-.PHONY: native jar test test-rust lint test-java demo bench bench-source bench-fetch bench-produce clean
+.PHONY: native jar test test-rust lint test-java demo bench bench-source bench-fetch bench-produce nexmark nexmark-short clean
 
 native:
 	$(CARGO) build --release -p karrow-native -p karrow
@@ -44,6 +45,14 @@ bench-fetch:
 # Issue #20's first question: Kafka's Java producer CPU per record vs record batches written natively.
 bench-produce:
 	bash benches/run-produce-bench.sh
+
+# Issue #22: the Nexmark suite over Kafka, stock Flink against karrow, outputs compared (benches/nexmark/README.md).
+nexmark:
+	bash benches/nexmark/run.sh
+
+# Its CI variant: a handful of queries, small event count, one round, correctness only.
+nexmark-short:
+	bash benches/nexmark/run.sh --short
 
 clean:
 	$(CARGO) clean

@@ -36,11 +36,7 @@ public final class MetricsCollector implements MetricReporter {
     }
 
     @Override
-    public void open(MetricConfig config) {
-        if (System.getenv("NEXMARK_DEBUG_METRICS") != null) {
-            System.out.println("metrics collector open");
-        }
-    }
+    public void open(MetricConfig config) {}
 
     @Override
     public void close() {}
@@ -52,9 +48,6 @@ public final class MetricsCollector implements MetricReporter {
         }
         Map<String, String> variables = group.getAllVariables();
         String job = variables.get("<job_id>");
-        if (System.getenv("NEXMARK_DEBUG_METRICS") != null && metricName.equals("numRecordsIn")) {
-            System.out.println("metric " + metricName + " " + variables);
-        }
         if (job == null) {
             return;
         }

@@ -208,9 +208,6 @@ public final class NexmarkSuite {
             }
             long cpu = processCpuNanos() - cpuBefore - planning;
             Map<String, Long> metrics = MetricsCollector.take(job.getJobID().toString());
-            if (System.getenv("NEXMARK_DEBUG_METRICS") != null) {
-                System.out.println("metrics of " + jobName + ": " + metrics);
-            }
             OutputTopic.Digest digest = OutputTopic.digest(o.bootstrap, outTopic, q.updating());
             engaged.putAll(Engagement.evaluate(o, q, plan, metrics, results.written(family).events()));
             return new JobRun(family, q, side, round, outTopic, done.getNetRuntime(TimeUnit.MILLISECONDS) / 1000.0,

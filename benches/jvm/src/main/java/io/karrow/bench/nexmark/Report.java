@@ -121,7 +121,7 @@ final class Report {
             if (!o.checkOnly) {
                 b.append("<th>stock ev/s</th><th>karrow ev/s</th><th>ratio</th><th>stock µs/ev</th><th>karrow µs/ev</th>");
             }
-            b.append("<th class=\"l\">outputs</th><th class=\"l\">compared</th><th class=\"l\">karrow paths</th></tr>");
+            b.append("<th class=\"l\">compared</th><th class=\"l\">output</th><th class=\"l\">karrow paths</th></tr>");
             for (Results.Row row : rows) {
                 b.append("<tr><td class=\"l\">").append(row.query().name()).append("</td><td class=\"l\">")
                         .append(row.query().updating() ? "upsert" : "append").append("</td>");

@@ -214,11 +214,11 @@ final class Results {
                     (double) w.bytes() / w.events(), options.checkOnly ? "outputs compared"
                             : String.format(Locale.ROOT, "median of %d rounds after %d warm-up", options.rounds, options.warmup)));
             if (options.checkOnly) {
-                b.append(String.format(Locale.ROOT, "%-5s %-6s %-13s %-40s %s%n", "query", "sink", "outputs", "compared",
+                b.append(String.format(Locale.ROOT, "%-5s %-6s %-13s %-40s %s%n", "query", "sink", "compared", "output",
                         "karrow paths"));
             } else {
                 b.append(String.format(Locale.ROOT, "%-5s %-6s %12s %12s %7s %9s %9s %7s  %-13s %-40s %s%n", "query", "sink",
-                        "stock ev/s", "karrow ev/s", "ratio", "stock µs", "karrow µs", "cpu", "outputs", "compared",
+                        "stock ev/s", "karrow ev/s", "ratio", "stock µs", "karrow µs", "cpu", "compared", "output",
                         "karrow paths"));
             }
             for (Row r : rows) {
@@ -309,6 +309,12 @@ final class Results {
                     run.put("stock_cpu_seconds", e.stock().cpuSeconds());
                     run.put("karrow_cpu_seconds", e.karrow().cpuSeconds());
                     run.put("compared", verdict(e.comparison()));
+                    ObjectNode karrowMetrics = run.putObject("karrow_metrics");
+                    e.karrow().metrics().forEach((k, v) -> {
+                        if (k.startsWith("karrow|") || k.startsWith("KafkaNativeBatchEncode|")) {
+                            karrowMetrics.put(k, v);
+                        }
+                    });
                     ArrayNode diffs = run.putArray("differences");
                     e.comparison().differences().forEach(diffs::add);
                 }

@@ -105,12 +105,14 @@ public final class SideInputTableFactory implements DynamicTableSourceFactory {
         }
     }
 
-    private static final class Lookup extends LookupFunction {
+    /** The lookup function (public: Flink's code generation instantiates it). */
+    public static final class Lookup extends LookupFunction {
         private static final long serialVersionUID = 1L;
         private final String path;
         private transient Map<Long, List<RowData>> rows;
 
-        Lookup(String path) {
+        /** A lookup over the file at {@code path}. */
+        public Lookup(String path) {
             this.path = path;
         }
 
