@@ -11,7 +11,9 @@ record Comparison(Verdict verdict, String detail, List<String> differences) {
         /** Different: fails the run. */
         DIFFERENT,
         /** Not compared: a side failed. */
-        NOT_COMPARED
+        NOT_COMPARED,
+        /** The query's output is not determined by its input ({@code -- compare: none: why}); not a failure. */
+        NOT_COMPARABLE
     }
 
     static Comparison equal(String detail) {
@@ -20,6 +22,10 @@ record Comparison(Verdict verdict, String detail, List<String> differences) {
 
     static Comparison different(String detail, List<String> differences) {
         return new Comparison(Verdict.DIFFERENT, detail, differences);
+    }
+
+    static Comparison notComparable(String detail) {
+        return new Comparison(Verdict.NOT_COMPARABLE, detail, List.of());
     }
 
     static Comparison notCompared(String detail) {

@@ -1,11 +1,14 @@
 package io.karrow.bench.nexmark;
 
+import org.apache.flink.table.types.logical.RowType;
+
 import java.util.List;
 import java.util.Map;
 
 /**
  * One job of the suite: a query on one side in one round, and what it did.
  *
+ * @param sinkType the physical row type of the query's sink table (null if the job failed before)
  * @param seconds the job's net runtime (Flink's, from scheduling to FINISHED, the final checkpoint
  *     that commits the exactly-once transactions included)
  * @param cpuSeconds process CPU time while the job ran, minus the planning done by the submitting
@@ -13,7 +16,7 @@ import java.util.Map;
  * @param engaged the karrow paths that ran, each read from the job's metrics or plan
  * @param error why the job failed, or null
  */
-record JobRun(Family family, QuerySpec query, Side side, int round, String outputTopic, double seconds,
+record JobRun(Family family, QuerySpec query, Side side, int round, String outputTopic, RowType sinkType, double seconds,
         double cpuSeconds, OutputTopic.Digest digest, Map<String, Boolean> engaged, Map<String, Long> metrics,
         String error) {
 

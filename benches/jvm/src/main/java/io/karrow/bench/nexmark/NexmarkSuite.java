@@ -11,6 +11,7 @@ import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.util.TestStreamEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.types.logical.RowType;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -176,6 +177,7 @@ public final class NexmarkSuite {
     private JobRun runJob(Family family, Side side, QuerySpec q, int round, String eventTopic) {
         String outTopic = topic("nexmark-" + family.label() + "-" + q.name() + "-" + side.label() + "-r" + round);
         Map<String, Boolean> engaged = new LinkedHashMap<>();
+        RowType sinkType = null;
         try {
             EventTopic.create(o.bootstrap, outTopic, o.partitions);
             StreamTableEnvironment tEnv = tableEnvironment(side);
@@ -192,6 +194,7 @@ public final class NexmarkSuite {
                 String with = s.startsWith("CREATE TABLE " + q.sinkTable() + " ") ? Sides.sink(o, family, side, q, outTopic) : "";
                 tEnv.executeSql(substitute(s, with));
             }
+            sinkType = (RowType) tEnv.from(q.sinkTable()).getResolvedSchema().toPhysicalRowDataType().getLogicalType();
             String insert = statements.get(statements.size() - 1);
             String plan = tEnv.explainSql(insert);
             long cpuBefore = processCpuNanos();
@@ -210,10 +213,10 @@ public final class NexmarkSuite {
             Map<String, Long> metrics = MetricsCollector.take(job.getJobID().toString());
             OutputTopic.Digest digest = OutputTopic.digest(o.bootstrap, outTopic, q.updating());
             engaged.putAll(Engagement.evaluate(o, q, plan, metrics, results.written(family).events()));
-            return new JobRun(family, q, side, round, outTopic, done.getNetRuntime(TimeUnit.MILLISECONDS) / 1000.0,
+            return new JobRun(family, q, side, round, outTopic, sinkType, done.getNetRuntime(TimeUnit.MILLISECONDS) / 1000.0,
                     cpu / 1e9, digest, engaged, metrics, null);
         } catch (Exception e) {
-            return new JobRun(family, q, side, round, outTopic, Double.NaN, Double.NaN, null, engaged, Map.of(),
+            return new JobRun(family, q, side, round, outTopic, sinkType, Double.NaN, Double.NaN, null, engaged, Map.of(),
                     rootMessage(e));
         }
     }

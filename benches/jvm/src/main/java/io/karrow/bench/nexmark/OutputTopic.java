@@ -33,6 +33,32 @@ final class OutputTopic {
 
     private OutputTopic() {}
 
+    /** Bytes compared by content (a key of an updating output). */
+    record Bytes(byte[] bytes) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Bytes b && java.util.Arrays.equals(bytes, b.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Arrays.hashCode(bytes);
+        }
+    }
+
+    /** The live values of an updating output by key (the changelog collapsed per key, as bytes). */
+    static Map<Bytes, byte[]> live(String bootstrap, String topic) {
+        Map<Bytes, byte[]> live = new HashMap<>();
+        read(bootstrap, topic, (key, value) -> {
+            if (value == null) {
+                live.remove(new Bytes(key));
+            } else {
+                live.put(new Bytes(key), value);
+            }
+        });
+        return live;
+    }
+
     /** A 128-bit hash. */
     record Hash(long a, long b) {}
 

@@ -129,7 +129,7 @@ final class Report {
                     b.append(String.format(Locale.ROOT, "<td>%,.0f</td><td>%,.0f</td><td>%.2fx</td><td>%.2f</td><td>%.2f</td>",
                             row.stockRate(), row.karrowRate(), row.ratio(), row.stockCpuPerEvent(), row.karrowCpuPerEvent()));
                 }
-                boolean bad = !row.verdict().equals("equal");
+                boolean bad = row.verdict().equals("DIFFERENT") || row.verdict().equals("not compared");
                 b.append("<td class=\"l").append(bad ? " bad" : "").append("\">").append(esc(row.verdict()))
                         .append("</td><td class=\"l\">").append(esc(row.output())).append("</td><td class=\"l")
                         .append(row.karrowPaths().isEmpty() ? " bad" : "").append("\">")

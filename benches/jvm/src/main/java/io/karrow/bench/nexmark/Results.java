@@ -81,7 +81,8 @@ final class Results {
     /** Any difference, any job that failed, or a karrow path seen on the stock side. */
     boolean failed() {
         for (Entry e : entries) {
-            if (e.comparison().verdict() != Comparison.Verdict.EQUAL || !e.stock().ok() || !e.karrow().ok()
+            Comparison.Verdict v = e.comparison().verdict();
+            if ((v != Comparison.Verdict.EQUAL && v != Comparison.Verdict.NOT_COMPARABLE) || !e.stock().ok() || !e.karrow().ok()
                     || !e.stock().engagedPaths().isEmpty()) {
                 return true;
             }
@@ -126,6 +127,7 @@ final class Results {
             case EQUAL -> "equal";
             case DIFFERENT -> "DIFFERENT";
             case NOT_COMPARED -> "not compared";
+            case NOT_COMPARABLE -> "not comparable";
         };
     }
 
@@ -162,6 +164,8 @@ final class Results {
                     verdict = "DIFFERENT";
                 } else if (e.comparison().verdict() == Comparison.Verdict.NOT_COMPARED && !verdict.equals("DIFFERENT")) {
                     verdict = "not compared";
+                } else if (e.comparison().verdict() == Comparison.Verdict.NOT_COMPARABLE && verdict.equals("equal")) {
+                    verdict = "not comparable";
                 }
                 output = e.comparison().detail();
                 if (error == null && !e.stock().ok()) {
@@ -311,7 +315,7 @@ final class Results {
                     run.put("compared", verdict(e.comparison()));
                     ObjectNode karrowMetrics = run.putObject("karrow_metrics");
                     e.karrow().metrics().forEach((k, v) -> {
-                        if (k.startsWith("karrow|") || k.startsWith("KafkaNativeBatchEncode|")) {
+                        if (k.startsWith("karrow|") || k.startsWith("KafkaNativeBatchEncode|") || k.contains("Encoded")) {
                             karrowMetrics.put(k, v);
                         }
                     });
