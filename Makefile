@@ -2,13 +2,14 @@
 #   make demo   the main job on the embedded default: broker + dev registry + Flink SQL, stock vs native
 #   make test   every test: Rust unit/integration, lint, Java unit + parity, Kafka/Flink ITCases, Confluent client
 #   make bench  JMH decode benchmark, stock vs native in one run
+#   make nexmark  the Nexmark suite over Kafka, stock Flink vs karrow, outputs compared
 #   make jar    the connector jar with the native library inside
 #   make fuzz-short / fuzz-long   coverage-guided fuzzing of every parser (fuzz/README.md)
 
 CARGO ?= cargo
 MVN ?= mvn -B -ntp
 
-.PHONY: native jar test test-rust lint test-java test-python demo bench bench-source bench-fetch bench-produce fuzz-short fuzz-long clean
+.PHONY: native jar test test-rust lint test-java test-python demo bench bench-source bench-fetch bench-produce fuzz-short fuzz-long nexmark nexmark-short clean
 
 native:
 	$(CARGO) build --release -p karrow-native -p karrow
@@ -57,6 +58,14 @@ fuzz-short:
 
 fuzz-long:
 	FUZZ_RUNS=$${FUZZ_RUNS:-10000000} bash fuzz/run.sh long
+
+# Issue #22: the Nexmark suite over Kafka, stock Flink against karrow, outputs compared (benches/nexmark/README.md).
+nexmark:
+	bash benches/nexmark/run.sh
+
+# Its CI variant: a handful of queries, small event count, one round, correctness only.
+nexmark-short:
+	bash benches/nexmark/run.sh --short
 
 clean:
 	$(CARGO) clean
