@@ -1,9 +1,11 @@
 package io.karrow.flink.planner;
 
+import static org.apache.flink.table.api.Expressions.$;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.planner.loader.PlannerModule;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -12,20 +14,31 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Prototype: karrow's program is installed from the kafka-native factory and fuses a Calc. */
+/**
+ * Planning of karrow's operator core through Flink's default planner loader: the hook installed by
+ * the kafka-native factory, the rewrite as {@code EXPLAIN} shows it, the plan the native side is
+ * asked about, every decline and its one reason, the options, and compiled plans.
+ *
+ * <p>The native plan check is not in karrow-native yet ({@link NativePlanCheck}); these tests stand
+ * in for it (accepting every plan, and recording it) except where they test the real answer.
+ */
 class OperatorCorePlanningTest {
 
-    private final List<String> decisions = new ArrayList<>();
-    private final List<String> plans = new ArrayList<>();
+    private static final String DEMO = "INSERT INTO bids_out SELECT auction, bidder, price * 100 AS price_cents,"
+            + " date_time FROM bids WHERE price > 1000";
+
+    private final List<String> fused = new ArrayList<>();
+    private final List<String> declined = new ArrayList<>();
+    private final List<String> checkedPlans = new ArrayList<>();
     private final FusionDecisions.Listener listener = new FusionDecisions.Listener() {
         @Override
         public void fused(String segment, String detail) {
-            decisions.add("fused: " + segment + ": " + detail);
+            fused.add(segment + ": " + detail);
         }
 
         @Override
         public void declined(String segment, String reason) {
-            decisions.add("declined: " + segment + ": " + reason);
+            declined.add(segment + ": " + reason);
         }
     };
 
@@ -33,7 +46,7 @@ class OperatorCorePlanningTest {
     void listen() {
         FusionDecisions.addListener(listener);
         NativePlanCheck.overrideForTests(json -> {
-            plans.add(json);
+            checkedPlans.add(json);
             return null;
         });
     }
@@ -44,26 +57,135 @@ class OperatorCorePlanningTest {
         NativePlanCheck.overrideForTests(null);
     }
 
-    private static TableEnvironment tableEnv() {
+    static TableEnvironment tableEnv() {
         TableEnvironment tEnv = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
-        tEnv.executeSql("CREATE TABLE bids (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,"
-                + " date_time TIMESTAMP(3), extra STRING) WITH ('connector' = 'kafka-native', 'topic' = 'bids',"
-                + " 'properties.bootstrap.servers' = '127.0.0.1:1', 'scan.startup.mode' = 'earliest-offset',"
-                + " 'value.format' = 'json-native')");
+        tEnv.executeSql(bidsTable("bids", "'value.format' = 'json-native'", ""));
         tEnv.executeSql("CREATE TABLE bids_out (auction BIGINT, bidder BIGINT, price_cents BIGINT,"
                 + " date_time TIMESTAMP(3)) WITH ('connector' = 'kafka-native', 'topic' = 'bids_out',"
                 + " 'properties.bootstrap.servers' = '127.0.0.1:1', 'value.format' = 'json-native')");
         return tEnv;
     }
 
+    static String bidsTable(String name, String formatOptions, String extraColumns) {
+        return "CREATE TABLE " + name + " (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,"
+                + " date_time TIMESTAMP(3), extra STRING" + extraColumns + ") WITH ('connector' = 'kafka-native',"
+                + " 'topic' = 'bids', 'properties.bootstrap.servers' = '127.0.0.1:1',"
+                + " 'scan.startup.mode' = 'earliest-offset', " + formatOptions + ")";
+    }
+
     @Test
-    void fusesTheDemoQuery() {
+    void theDemoQueryIsFusedAndExplainShowsIt() {
+        String plan = tableEnv().explainSql(DEMO);
+
+        assertThat(plan).contains("== Optimized Physical Plan ==\n"
+                + "Sink(table=[default_catalog.default_database.bids_out], fields=[auction, bidder, price_cents, date_time])\n"
+                + "+- KarrowFusedCalc(select=[auction, bidder, price_cents, date_time], computedBy=[KarrowFusedScan])\n"
+                + "   +- KarrowFusedScan(table=[[default_catalog, default_database, bids]], fields=[auction, bidder,"
+                + " price_cents, date_time], fusedCalc=[select=[auction, bidder, *(price, 100) AS price_cents,"
+                + " date_time], where=[>(price, 1000)]])\n");
+        assertThat(fused).containsExactly("Calc over the kafka-native scan of default_catalog.default_database.bids:"
+                + " select=[auction, bidder, *(price, 100) AS price_cents, date_time], where=[>(price, 1000)]");
+        assertThat(declined).isEmpty();
+    }
+
+    @Test
+    void theNativeSideIsAskedAboutThePlanOfTheContract() {
+        tableEnv().explainSql(DEMO);
+
+        String bigint = "{\"type\":\"BIGINT\",\"nullable\":true}";
+        String string = "{\"type\":\"VARCHAR\",\"nullable\":true,\"length\":2147483647}";
+        String timestamp = "{\"type\":\"TIMESTAMP\",\"nullable\":true,\"precision\":3}";
+        String intLiteral = "{\"type\":\"INT\",\"nullable\":false}";
+        assertThat(checkedPlans).containsExactly("{\"version\":1,"
+                + "\"input\":{\"type\":\"ROW\",\"nullable\":true,\"fields\":["
+                + "{\"name\":\"auction\",\"type\":" + bigint + "},{\"name\":\"bidder\",\"type\":" + bigint + "},"
+                + "{\"name\":\"price\",\"type\":" + bigint + "},{\"name\":\"channel\",\"type\":" + string + "},"
+                + "{\"name\":\"url\",\"type\":" + string + "},{\"name\":\"date_time\",\"type\":" + timestamp + "},"
+                + "{\"name\":\"extra\",\"type\":" + string + "}]},"
+                + "\"filter\":{\"call\":\"GREATER_THAN\",\"operands\":[{\"input\":2,\"type\":" + bigint + "},"
+                + "{\"literal\":1000,\"type\":" + intLiteral + "}],\"type\":{\"type\":\"BOOLEAN\",\"nullable\":true}},"
+                + "\"projections\":[{\"input\":0,\"type\":" + bigint + "},{\"input\":1,\"type\":" + bigint + "},"
+                + "{\"call\":\"TIMES\",\"operands\":[{\"input\":2,\"type\":" + bigint + "},"
+                + "{\"literal\":100,\"type\":" + intLiteral + "}],\"type\":" + bigint + "},"
+                + "{\"input\":5,\"type\":" + timestamp + "}],"
+                + "\"output\":{\"type\":\"ROW\",\"nullable\":true,\"fields\":["
+                + "{\"name\":\"auction\",\"type\":" + bigint + "},{\"name\":\"bidder\",\"type\":" + bigint + "},"
+                + "{\"name\":\"price_cents\",\"type\":" + bigint + "},{\"name\":\"date_time\",\"type\":" + timestamp + "}]},"
+                + "\"session\":{\"time_zone\":\"" + java.time.ZoneId.systemDefault().getId() + "\"}}");
+    }
+
+    @Test
+    void withoutTheNativeCheckEverySegmentIsDeclinedWithItsReason() {
+        NativePlanCheck.overrideForTests(null);
+
+        String plan = tableEnv().explainSql(DEMO);
+
+        assertThat(plan).doesNotContain("Karrow").contains("Calc(select=[auction, bidder, *(price, 100) AS price_cents,"
+                + " date_time], where=[>(price, 1000)])");
+        assertThat(fused).isEmpty();
+        assertThat(declined).containsExactly("Calc over the kafka-native scan of default_catalog.default_database.bids: "
+                + NativePlanCheck.NO_NATIVE_OPERATOR_CORE);
+    }
+
+    @Test
+    void theNativeCheckHasTheLastWord() {
+        NativePlanCheck.overrideForTests(json -> "TIMES on BIGINT is not implemented");
+
+        assertThat(tableEnv().explainSql(DEMO)).doesNotContain("Karrow");
+        assertThat(declined).containsExactly("Calc over the kafka-native scan of default_catalog.default_database.bids:"
+                + " TIMES on BIGINT is not implemented");
+    }
+
+    @Test
+    void oneOptionTurnsTheOperatorCoreOffAndOneTheCalcFusion() {
+        for (String option : List.of("karrow.operator-core.enabled", "karrow.operator-core.calc-fusion.enabled")) {
+            TableEnvironment tEnv = tableEnv();
+            tEnv.getConfig().set(option, "false");
+            assertThat(tEnv.explainSql(DEMO)).as(option).doesNotContain("Karrow");
+            tEnv.getConfig().set(option, "true");
+            assertThat(tEnv.explainSql(DEMO)).as(option).contains("KarrowFusedScan");
+        }
+        assertThat(declined).isEmpty();
+    }
+
+    @Test
+    void aTableApiProgramIsFusedToo() {
         TableEnvironment tEnv = tableEnv();
-        String plan = tEnv.explainSql("INSERT INTO bids_out SELECT auction, bidder, price * 100 AS price_cents,"
-                + " date_time FROM bids WHERE price > 1000");
-        System.out.println(plan);
-        System.out.println(decisions);
-        System.out.println(plans);
-        assertThat(plan).contains("KarrowFusedScan").contains("KarrowFusedCalc");
+        String plan = tEnv.from("bids")
+                .filter($("price").isGreater(1000))
+                .select($("auction"), $("bidder"), $("price").times(100).as("price_cents"), $("date_time"))
+                .explain();
+
+        assertThat(plan).contains("KarrowFusedScan(table=[[default_catalog, default_database, bids]]");
+        assertThat(fused).hasSize(1);
+    }
+
+    @Test
+    void aCompiledPlanIsTheStockPlan() {
+        TableEnvironment tEnv = tableEnv();
+        String compiled = tEnv.compilePlanSql(DEMO).asJsonString();
+        assertThat(fused).hasSize(1); // the statement was optimized with the fusion ...
+        tEnv.getConfig().set(OperatorCoreOptions.ENABLED, false);
+        String stock = tEnv.compilePlanSql(DEMO).asJsonString();
+
+        // ... and compiled to exactly the stock exec nodes (ids aside: they come from a global counter).
+        assertThat(withoutIds(compiled)).isEqualTo(withoutIds(stock)).doesNotContain("arrow").contains("stream-exec-calc");
+    }
+
+    private static String withoutIds(String json) {
+        return json.replaceAll("\"id\" : \\d+", "\"id\" : _")
+                .replaceAll("\"(source|target)\" : \\d+", "\"$1\" : _")
+                .replaceAll("\"uid\" : \"[^\"]*\"", "\"uid\" : _");
+    }
+
+    @Test
+    void theHookLinksAgainstThePlannerOfTheDefaultLoader() throws Exception {
+        TableEnvironment tEnv = tableEnv();
+        tEnv.explainSql(DEMO);
+
+        ClassLoader plannerLoader = PlannerModule.getInstance().getSubmoduleClassLoader();
+        assertThat(tEnv.getConfig().getPlannerConfig().getClass().getName()).isEqualTo(PlannerHook.CALCITE_CONFIG_CLASS);
+        assertThat(tEnv.getConfig().getPlannerConfig().getClass().getClassLoader().getParent()).isNull();
+        assertThat(PlannerHook.plannerVersion(plannerLoader)).isIn(PlannerHook.SUPPORTED_PLANNER_VERSIONS);
     }
 }
