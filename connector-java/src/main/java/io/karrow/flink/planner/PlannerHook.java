@@ -11,10 +11,12 @@ import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.WeakHashMap;
 
 /**
  * Installs karrow's optimizer program into the session that is converting a {@code kafka-native}
@@ -57,6 +59,9 @@ public final class PlannerHook {
     /** Per planner class loader: its installer, or why there is none (logged once). */
     private static final Map<ClassLoader, Object> INSTALLERS = new HashMap<>();
 
+    /** Per session: how often each kafka-native table was read by the statements being planned. */
+    private static final Map<TableConfig, TableReads> READS = Collections.synchronizedMap(new WeakHashMap<>());
+
     private PlannerHook() {}
 
     /**
@@ -64,14 +69,31 @@ public final class PlannerHook {
      * session with the operator core enabled. Never throws.
      */
     public static void install(DynamicTableFactory.Context context) {
+        install(context, false);
+    }
+
+    /**
+     * As {@link #install(DynamicTableFactory.Context)}, from a source factory: also counts the read
+     * of the table for {@link #tableReadsOfThisOptimization}.
+     */
+    public static void installForSource(DynamicTableFactory.Context context) {
+        install(context, true);
+    }
+
+    private static void install(DynamicTableFactory.Context context, boolean source) {
         ReadableConfig configuration = context.getConfiguration();
         if (!(configuration instanceof TableConfig)) {
             return; // not called by a planner converting a statement
         }
         TableConfig config = (TableConfig) configuration;
         if (!config.get(OperatorCoreOptions.ENABLED)
-                || config.get(ExecutionOptions.RUNTIME_MODE) == RuntimeExecutionMode.BATCH
-                || config.getPlannerConfig().getClass().getName().equals(CALCITE_CONFIG_CLASS)) {
+                || config.get(ExecutionOptions.RUNTIME_MODE) == RuntimeExecutionMode.BATCH) {
+            return;
+        }
+        if (source) {
+            READS.computeIfAbsent(config, c -> new TableReads()).converted(context.getObjectIdentifier().asSummaryString());
+        }
+        if (config.getPlannerConfig().getClass().getName().equals(CALCITE_CONFIG_CLASS)) {
             return;
         }
         try {
@@ -86,6 +108,40 @@ public final class PlannerHook {
             }
         } catch (RuntimeException | LinkageError e) {
             LOG.warn("karrow operator core not installed in this session, Flink plans alone: {}", e.toString(), e);
+        }
+    }
+
+    /**
+     * The scope of the optimization the session's planner is running: how often the statements being
+     * optimized read each {@code kafka-native} table (the tables converted since the previous
+     * optimization started). Called once per optimized block; the blocks of one optimization get the
+     * same scope. Flink's source reuse serves every read of a table from one source, so the Calc
+     * fusion leaves tables read more than once to Flink (their fused scans would each be a source).
+     *
+     * <p>A statement converted but never optimized (it failed after its tables were converted) leaves
+     * its reads to the next optimization of the session, which then over-counts: the safe direction
+     * (a Calc stays Flink's).
+     */
+    public static OptimizationScope optimizationScope(TableConfig config) {
+        TableReads reads = READS.get(config);
+        return reads == null ? new OptimizationScope(Map.of()) : reads.optimizationStarts();
+    }
+
+    /** The reads of one session: those of the statements converted, and the scope being optimized. */
+    private static final class TableReads {
+        private Map<String, Integer> converted = new HashMap<>();
+        private OptimizationScope optimized = new OptimizationScope(Map.of());
+
+        synchronized void converted(String table) {
+            converted.merge(table, 1, Integer::sum);
+        }
+
+        synchronized OptimizationScope optimizationStarts() {
+            if (!converted.isEmpty()) {
+                optimized = new OptimizationScope(converted);
+                converted = new HashMap<>();
+            }
+            return optimized;
         }
     }
 

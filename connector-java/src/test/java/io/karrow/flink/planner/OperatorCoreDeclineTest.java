@@ -23,7 +23,7 @@ import java.util.stream.Stream;
  */
 class OperatorCoreDeclineTest {
 
-    private static final String SEGMENT = "Calc over the kafka-native scan of default_catalog.default_database.";
+    private static final String SEGMENT = ") over the kafka-native scan of default_catalog.default_database.";
 
     private final List<String> fused = new ArrayList<>();
     private final List<String> declined = new ArrayList<>();
@@ -97,10 +97,10 @@ class OperatorCoreDeclineTest {
                         "SELECT auction, pt FROM t",
                         "t: operator PROCTIME_MATERIALIZE (in PROCTIME_MATERIALIZE(PROCTIME())) is not in the"
                                 + " operator plan"),
-                Arguments.of("a scan Flink serves to two readers from one source",
+                Arguments.of("a table Flink serves to two readers from one source",
                         OperatorCorePlanningTest.bidsTable("t", plain, ""),
                         "SELECT auction FROM t WHERE price > 1 UNION ALL SELECT bidder FROM t WHERE price < 0",
-                        "t: the scan has 2 readers in this plan, which Flink serves from one source"));
+                        "t: the statement reads the table 2 times, which Flink serves from one source"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -114,6 +114,6 @@ class OperatorCoreDeclineTest {
 
         assertThat(plan).doesNotContain("Karrow");
         assertThat(fused).isEmpty();
-        assertThat(declined).isNotEmpty().allSatisfy(line -> assertThat(line).isEqualTo(SEGMENT + reason));
+        assertThat(declined).isNotEmpty().allSatisfy(line -> assertThat(line).startsWith("Calc(").endsWith(SEGMENT + reason));
     }
 }

@@ -4,7 +4,9 @@ import static org.apache.flink.table.api.Expressions.$;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.config.OptimizerConfigOptions;
 import org.apache.flink.table.planner.loader.PlannerModule;
 
 import org.junit.jupiter.api.AfterEach;
@@ -26,6 +28,10 @@ class OperatorCorePlanningTest {
 
     private static final String DEMO = "INSERT INTO bids_out SELECT auction, bidder, price * 100 AS price_cents,"
             + " date_time FROM bids WHERE price > 1000";
+
+    /** How the decision lines name the demo query's Calc. */
+    private static final String DEMO_SEGMENT = "Calc(select=[auction, bidder, *(price, 100) AS price_cents, date_time],"
+            + " where=[>(price, 1000)]) over the kafka-native scan of default_catalog.default_database.bids";
 
     private final List<String> fused = new ArrayList<>();
     private final List<String> declined = new ArrayList<>();
@@ -77,14 +83,14 @@ class OperatorCorePlanningTest {
     void theDemoQueryIsFusedAndExplainShowsIt() {
         String plan = tableEnv().explainSql(DEMO);
 
-        assertThat(plan).contains("== Optimized Physical Plan ==\n"
+        assertThat(plan.replaceAll("KARROW_FUSED_PLAN options:\\[[0-9a-f]{16}]", "KARROW_FUSED_PLAN options:[id]"))
+                .contains("== Optimized Physical Plan ==\n"
                 + "Sink(table=[default_catalog.default_database.bids_out], fields=[auction, bidder, price_cents, date_time])\n"
                 + "+- KarrowFusedCalc(select=[auction, bidder, price_cents, date_time], computedBy=[KarrowFusedScan])\n"
                 + "   +- KarrowFusedScan(table=[[default_catalog, default_database, bids]], fields=[auction, bidder,"
-                + " price_cents, date_time], fusedCalc=[select=[auction, bidder, *(price, 100) AS price_cents,"
-                + " date_time], where=[>(price, 1000)]])\n");
-        assertThat(fused).containsExactly("Calc over the kafka-native scan of default_catalog.default_database.bids:"
-                + " select=[auction, bidder, *(price, 100) AS price_cents, date_time], where=[>(price, 1000)]");
+                + " price_cents, date_time], hints=[[[KARROW_FUSED_PLAN options:[id]]]], fusedCalc=[select=[auction,"
+                + " bidder, *(price, 100) AS price_cents, date_time], where=[>(price, 1000)]])\n");
+        assertThat(fused).singleElement().asString().matches("\\Q" + DEMO_SEGMENT + ": plan \\E[0-9a-f]{16}");
         assertThat(declined).isEmpty();
     }
 
@@ -123,8 +129,7 @@ class OperatorCorePlanningTest {
         assertThat(plan).doesNotContain("Karrow").contains("Calc(select=[auction, bidder, *(price, 100) AS price_cents,"
                 + " date_time], where=[>(price, 1000)])");
         assertThat(fused).isEmpty();
-        assertThat(declined).containsExactly("Calc over the kafka-native scan of default_catalog.default_database.bids: "
-                + NativePlanCheck.NO_NATIVE_OPERATOR_CORE);
+        assertThat(declined).containsExactly(DEMO_SEGMENT + ": " + NativePlanCheck.NO_NATIVE_OPERATOR_CORE);
     }
 
     @Test
@@ -132,8 +137,7 @@ class OperatorCorePlanningTest {
         NativePlanCheck.overrideForTests(json -> "TIMES on BIGINT is not implemented");
 
         assertThat(tableEnv().explainSql(DEMO)).doesNotContain("Karrow");
-        assertThat(declined).containsExactly("Calc over the kafka-native scan of default_catalog.default_database.bids:"
-                + " TIMES on BIGINT is not implemented");
+        assertThat(declined).containsExactly(DEMO_SEGMENT + ": TIMES on BIGINT is not implemented");
     }
 
     @Test
@@ -176,6 +180,43 @@ class OperatorCorePlanningTest {
         return json.replaceAll("\"id\" : \\d+", "\"id\" : _")
                 .replaceAll("\"(source|target)\" : \\d+", "\"$1\" : _")
                 .replaceAll("\"uid\" : \"[^\"]*\"", "\"uid\" : _");
+    }
+
+    private static StatementSet twoInsertsFromBids(TableEnvironment tEnv) {
+        StatementSet set = tEnv.createStatementSet();
+        set.addInsertSql(DEMO);
+        set.addInsertSql("INSERT INTO bids_out SELECT auction, bidder, price * 10, date_time FROM bids WHERE price < 10");
+        return set;
+    }
+
+    @Test
+    void aTableReadByTwoInsertsOfAStatementSetKeepsFlinksOneSource() {
+        String plan = twoInsertsFromBids(tableEnv()).explain();
+
+        // Each INSERT is its own optimized block; Flink's scan reuse then serves both from one source,
+        // which two fused scans could not be: both Calcs stay Flink's.
+        assertThat(plan).doesNotContain("Karrow");
+        assertThat(fused).isEmpty();
+        assertThat(declined).hasSize(2).allSatisfy(line -> assertThat(line).endsWith(
+                "bids: the statement reads the table 2 times, which Flink serves from one source"));
+    }
+
+    @Test
+    void withoutSourceReuseEachReadIsFusedWithItsOwnPlan() {
+        TableEnvironment tEnv = tableEnv();
+        tEnv.getConfig().set(OptimizerConfigOptions.TABLE_OPTIMIZER_REUSE_SOURCE_ENABLED, false);
+
+        String plan = twoInsertsFromBids(tEnv).explain();
+
+        // Flink's scan reuse is off, so each read is its own source in the stock plan too. Each fused
+        // scan names its plan in a hint, so nothing could ever merge two different fused scans.
+        assertThat(fused).hasSize(2);
+        assertThat(plan).containsPattern("fusedCalc=\\[select=\\[auction, bidder, \\*\\(price, 100\\) AS [\\w$]+, date_time],"
+                        + " where=\\[>\\(price, 1000\\)]]")
+                .containsPattern("fusedCalc=\\[select=\\[auction, bidder, \\*\\(price, 10\\) AS [\\w$]+, date_time],"
+                        + " where=\\[<\\(price, 10\\)]]");
+        assertThat(plan.split("KARROW_FUSED_PLAN options:\\[", -1)).hasSize(2 * 2 + 1); // physical + execution plan
+        assertThat(checkedPlans).hasSize(2).doesNotHaveDuplicates();
     }
 
     @Test

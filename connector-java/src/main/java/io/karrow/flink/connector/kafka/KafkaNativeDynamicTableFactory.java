@@ -74,7 +74,7 @@ public class KafkaNativeDynamicTableFactory extends KafkaDynamicTableFactory {
             ((KafkaNativeDynamicSource) source).setNativeFetch(nativeFetch);
             ((KafkaNativeDynamicSource) source).setValueFormat(valueFormatIdentifier(options));
         }
-        PlannerHook.install(context);
+        PlannerHook.installForSource(context);
         return source;
     }
 

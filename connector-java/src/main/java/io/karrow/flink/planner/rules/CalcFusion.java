@@ -2,8 +2,7 @@ package io.karrow.flink.planner.rules;
 
 import io.karrow.flink.planner.FusableScan;
 import io.karrow.flink.planner.FusedCalcPlan;
-import io.karrow.flink.planner.FusionDecisions;
-import io.karrow.flink.planner.NativePlanCheck;
+import io.karrow.flink.planner.OptimizationScope;
 import io.karrow.flink.planner.plan.OperatorPlan;
 import io.karrow.flink.planner.plan.PlanExpr;
 import io.karrow.flink.planner.plan.PlanSerializationException;
@@ -23,6 +22,7 @@ import org.apache.flink.table.planner.plan.utils.ChangelogPlanUtils;
 import org.apache.flink.table.types.logical.RowType;
 
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.hint.RelHint;
 import org.apache.calcite.rex.RexLocalRef;
 import org.apache.calcite.rex.RexProgram;
 
@@ -31,8 +31,11 @@ import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 
@@ -41,7 +44,7 @@ import java.util.Map;
  * {@code kafka-native} scan becomes {@link KarrowFusedCalc} over {@link KarrowFusedScan}, whose
  * source runs the Calc's projections and condition natively on each fetched batch. All or nothing:
  * anything it cannot run exactly — a node, an expression, a type, a source option — leaves the Calc
- * and the scan to Flink, with one log line naming the reason ({@link FusionDecisions}).
+ * and the scan to Flink, with one log line naming the reason ({@code FusionDecisions}).
  */
 final class CalcFusion {
 
@@ -49,26 +52,17 @@ final class CalcFusion {
 
     private final TableConfig config;
 
-    /** How many scans of each digest this tree has (Flink's sub-plan reuse merges equal ones). */
-    private final Map<String, Integer> scanDigests = new HashMap<>();
+    /** The optimization this runs in: table reads, decisions already reported. */
+    private final OptimizationScope scope;
 
-    CalcFusion(TableConfig config) {
+    CalcFusion(TableConfig config, OptimizationScope scope) {
         this.config = config;
+        this.scope = scope;
     }
 
     /** {@code root} with every fusable Calc-over-scan fused. */
     RelNode rewrite(RelNode root) {
-        countScans(root);
         return visit(root);
-    }
-
-    private void countScans(RelNode node) {
-        if (node instanceof StreamPhysicalTableSourceScan) {
-            scanDigests.merge(node.getDigest(), 1, Integer::sum);
-        }
-        for (RelNode input : node.getInputs()) {
-            countScans(input);
-        }
     }
 
     private RelNode visit(RelNode node) {
@@ -95,38 +89,63 @@ final class CalcFusion {
 
     private RelNode tryFuse(StreamPhysicalCalc calc, StreamPhysicalTableSourceScan scan) {
         TableSourceTable table = scan.tableSourceTable();
-        String segment = "Calc over the kafka-native scan of "
+        String digest = TermsWriter.termsOf(calc);
+        String segment = "Calc(" + digest + ") over the kafka-native scan of "
                 + table.contextResolvedTable().getIdentifier().asSummaryString();
         try {
             String reason = whyNotFusable(calc, scan);
             if (reason != null) {
-                FusionDecisions.declined(segment, reason);
+                scope.declined(segment, reason);
                 return calc;
             }
             RowType input = FlinkTypeFactory.toLogicalRowType(scan.getRowType());
             RowType output = FlinkTypeFactory.toLogicalRowType(calc.getRowType());
             OperatorPlan plan = planOf(calc, input, output);
             String json = plan.toJson();
-            String notRunnable = NativePlanCheck.whyNotRunnable(json);
+            String notRunnable = scope.whyNotRunnable(json); // NativePlanCheck: the native side decides
             if (notRunnable != null) {
-                FusionDecisions.declined(segment, notRunnable);
+                scope.declined(segment, notRunnable);
                 return calc;
             }
-            String digest = TermsWriter.termsOf(calc);
             DynamicTableSource fused = ((FusableScan) scan.tableSource())
                     .withFusedPlan(new FusedCalcPlan(json, output, digest));
             TableSourceTable fusedTable = table.replace(fused, calc.getRowType(), table.abilitySpecs());
             KarrowFusedScan fusedScan = new KarrowFusedScan(
-                    scan.getCluster(), scan.getTraitSet(), scan.getHints(), fusedTable, scan, digest);
-            FusionDecisions.fused(segment, digest);
+                    scan.getCluster(), scan.getTraitSet(), withPlanHint(scan.getHints(), json), fusedTable, scan, digest);
+            scope.fused(segment, "plan " + planId(json));
             return KarrowFusedCalc.over(fusedScan, calc);
         } catch (PlanSerializationException e) {
-            FusionDecisions.declined(segment, e.getMessage());
+            scope.declined(segment, e.getMessage());
             return calc;
         } catch (RuntimeException | LinkageError | AssertionError e) {
             LOG.warn("karrow operator core: planning the fusion of {} failed", segment, e);
-            FusionDecisions.declined(segment, "internal error: " + e);
+            scope.declined(segment, "internal error: " + e);
             return calc;
+        }
+    }
+
+    /**
+     * {@code hints} plus one naming the fused plan. Flink's scan reuse merges scans of one table by
+     * table, push-downs and hints, not by row type: without the hint it would merge fused scans of
+     * different plans (or a fused and a plain scan) into one source and feed every reader the
+     * first's rows.
+     */
+    static List<RelHint> withPlanHint(List<RelHint> hints, String planJson) {
+        List<RelHint> withPlan = new ArrayList<>(hints);
+        withPlan.add(RelHint.builder(PLAN_HINT).hintOption(planId(planJson)).build());
+        return withPlan;
+    }
+
+    /** The name of the hint a fused scan carries. */
+    static final String PLAN_HINT = "KARROW_FUSED_PLAN";
+
+    /** A short identity of a plan: the first 16 hex digits of the SHA-256 of its JSON. */
+    static String planId(String planJson) {
+        try {
+            byte[] sha = MessageDigest.getInstance("SHA-256").digest(planJson.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(sha, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is a required JVM algorithm", e);
         }
     }
 
@@ -135,10 +154,12 @@ final class CalcFusion {
         if (!ChangelogPlanUtils.isInsertOnly(calc)) {
             return "the Calc's input is not insert-only";
         }
-        int readers = scanDigests.getOrDefault(scan.getDigest(), 1);
-        if (readers > 1 && config.get(OptimizerConfigOptions.TABLE_OPTIMIZER_REUSE_SUB_PLAN_ENABLED)
+        String table = scan.tableSourceTable().contextResolvedTable().getIdentifier().asSummaryString();
+        int reads = scope.reads(table);
+        if (reads > 1 && config.get(OptimizerConfigOptions.TABLE_OPTIMIZER_REUSE_SUB_PLAN_ENABLED)
                 && config.get(OptimizerConfigOptions.TABLE_OPTIMIZER_REUSE_SOURCE_ENABLED)) {
-            return "the scan has " + readers + " readers in this plan, which Flink serves from one source";
+            // Flink's scan reuse gives all of them one source; fused scans would be one source each.
+            return "the statement reads the table " + reads + " times, which Flink serves from one source";
         }
         for (SourceAbilitySpec spec : scan.tableSourceTable().abilitySpecs()) {
             if (spec instanceof WatermarkPushDownSpec || spec instanceof SourceWatermarkSpec) {

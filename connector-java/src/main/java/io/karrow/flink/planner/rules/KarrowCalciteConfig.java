@@ -1,5 +1,7 @@
 package io.karrow.flink.planner.rules;
 
+import io.karrow.flink.planner.PlannerHook;
+
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.planner.calcite.CalciteConfig;
 import org.apache.flink.table.planner.plan.optimize.program.BatchOptimizeContext;
@@ -20,7 +22,8 @@ import scala.Option;
  * {@link #getStreamProgram()} differs: each call (the optimizer makes one per optimized block)
  * builds Flink's program for the session's current options — or takes the session's own program —
  * and appends {@link OperatorCoreProgram}. Nothing is cached, so later {@code SET}s of optimizer
- * options apply as they do without karrow.
+ * options apply as they do without karrow. The first call of an optimization also takes the
+ * table reads of the statements being optimized ({@link PlannerHook#optimizationScope}).
  */
 final class KarrowCalciteConfig implements CalciteConfig {
 
@@ -42,7 +45,8 @@ final class KarrowCalciteConfig implements CalciteConfig {
         } else {
             program = FlinkStreamProgram.buildProgram(tableConfig);
         }
-        program.addLast(OperatorCoreProgram.NAME, new OperatorCoreProgram());
+        program.addLast(OperatorCoreProgram.NAME,
+                new OperatorCoreProgram(PlannerHook.optimizationScope(tableConfig)));
         return Option.apply(program);
     }
 

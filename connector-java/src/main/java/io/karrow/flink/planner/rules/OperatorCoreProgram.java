@@ -1,6 +1,7 @@
 package io.karrow.flink.planner.rules;
 
 import io.karrow.flink.planner.OperatorCoreOptions;
+import io.karrow.flink.planner.OptimizationScope;
 
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.planner.plan.optimize.program.FlinkOptimizeProgram;
@@ -20,12 +21,19 @@ final class OperatorCoreProgram implements FlinkOptimizeProgram<StreamOptimizeCo
     /** The program's name in the optimizer's chain. */
     static final String NAME = "karrow_operator_core";
 
+    private final OptimizationScope scope;
+
+    /** A program for one block of the optimization {@code scope} describes. */
+    OperatorCoreProgram(OptimizationScope scope) {
+        this.scope = scope;
+    }
+
     @Override
     public RelNode optimize(RelNode root, StreamOptimizeContext context) {
         TableConfig config = ShortcutUtils.unwrapTableConfig(root);
         if (!config.get(OperatorCoreOptions.ENABLED) || !config.get(OperatorCoreOptions.CALC_FUSION_ENABLED)) {
             return root;
         }
-        return new CalcFusion(config).rewrite(root);
+        return new CalcFusion(config, scope).rewrite(root);
     }
 }
