@@ -4,6 +4,7 @@ import static org.apache.flink.table.api.Expressions.$;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.PlanReference;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.config.OptimizerConfigOptions;
@@ -174,6 +175,12 @@ class OperatorCorePlanningTest {
 
         // ... and compiled to exactly the stock exec nodes (ids aside: they come from a global counter).
         assertThat(withoutIds(compiled)).isEqualTo(withoutIds(stock)).doesNotContain("arrow").contains("stream-exec-calc");
+
+        // EXECUTE PLAN does not optimize: the loaded plan runs as compiled, unfused.
+        tEnv.getConfig().set(OperatorCoreOptions.ENABLED, true);
+        assertThat(tEnv.loadPlan(PlanReference.fromJsonString(compiled)).explain()).doesNotContain("Karrow")
+                .contains("Calc(select=[auction, bidder, (price * 100) AS price_cents, date_time], where=[(price > 1000)])");
+        assertThat(fused).hasSize(1);
     }
 
     private static String withoutIds(String json) {

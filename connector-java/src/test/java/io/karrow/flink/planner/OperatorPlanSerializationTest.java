@@ -132,6 +132,20 @@ class OperatorPlanSerializationTest {
     }
 
     @Test
+    void aComputedColumnIsAnExpressionOfThePlan() throws Exception {
+        JsonNode plan = planOf("CREATE TABLE kafka (event_type INT, person ROW<`dateTime` TIMESTAMP(3)>,"
+                        + " bid ROW<price BIGINT, `dateTime` TIMESTAMP(3)>,"
+                        + " `dateTime` AS CASE WHEN event_type = 0 THEN person.`dateTime` ELSE bid.`dateTime` END)"
+                        + " WITH ('connector' = 'kafka-native', 'topic' = 'nexmark',"
+                        + " 'properties.bootstrap.servers' = '127.0.0.1:1', 'scan.startup.mode' = 'earliest-offset',"
+                        + " 'format' = 'json-native')",
+                "SELECT bid.price, `dateTime` FROM kafka WHERE bid.price > 1");
+
+        assertThat(projections(plan)).containsExactly("$2.0", "CASE(EQUALS($0, 0), $1.0, $2.1)");
+        assertThat(render(plan.get("filter"))).isEqualTo("GREATER_THAN($2.0, 1)");
+    }
+
+    @Test
     void literalsOfEveryTypeAsTheContractWritesThem() throws Exception {
         JsonNode plan = planOf(OperatorCorePlanningTest.bidsTable("bids", "'value.format' = 'json-native'", ""),
                 "SELECT price = CAST(1 AS TINYINT), TRUE AND price > 1, 0.908 * price, CAST(1.1 AS FLOAT) * price,"

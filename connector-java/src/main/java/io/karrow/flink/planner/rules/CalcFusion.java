@@ -154,6 +154,9 @@ final class CalcFusion {
         if (!ChangelogPlanUtils.isInsertOnly(calc)) {
             return "the Calc's input is not insert-only";
         }
+        if (scan.eventTimeSnapshotRequired()) {
+            return "the scan is the versioned side of an event-time temporal join";
+        }
         String table = scan.tableSourceTable().contextResolvedTable().getIdentifier().asSummaryString();
         int reads = scope.reads(table);
         if (reads > 1 && config.get(OptimizerConfigOptions.TABLE_OPTIMIZER_REUSE_SUB_PLAN_ENABLED)
