@@ -3,7 +3,8 @@
 # integration tests (Failsafe) against a real Kafka broker started here and stopped on
 # exit; the same Maven run builds the JVM benchmarks (benches/jvm: the stock Flink harness
 # and TopicDump of `karrow bench`). Then, in the same broker window, the CLI's topic-input
-# test (cli/tests/bench_topic.rs) with KARROW_TEST_KAFKA_BOOTSTRAP set. The native library
+# test (cli/tests/bench_topic.rs) and the native producer's (kafka/tests/producer_broker.rs)
+# with KARROW_TEST_KAFKA_BOOTSTRAP set. The native library
 # must be built (make native).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,3 +29,5 @@ fi
 
 KARROW_TEST_KAFKA_BOOTSTRAP="127.0.0.1:${KAFKA_PORT}" \
   cargo test --release -p karrow --test bench_topic
+KARROW_TEST_KAFKA_BOOTSTRAP="127.0.0.1:${KAFKA_PORT}" \
+  cargo test --release -p karrow-kafka --test producer_broker

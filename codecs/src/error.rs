@@ -132,18 +132,31 @@ impl CodecError {
 
     /// Returns this error with the record index and schema id filled in where unknown.
     pub fn at(mut self, record_index: usize, schema_id: Option<i32>) -> Self {
-        if let CodecError::BadMagic { context }
-        | CodecError::ShortHeader { context, .. }
-        | CodecError::WriterSchema { context, .. }
-        | CodecError::Malformed { context, .. }
-        | CodecError::Json { context, .. }
-        | CodecError::Protobuf { context, .. } = &mut self
-        {
+        if let Some(context) = self.context_mut() {
             context.record_index.get_or_insert(record_index);
+        }
+        self.with_schema_id(schema_id)
+    }
+
+    /// Returns this error with the schema id filled in where unknown.
+    pub fn with_schema_id(mut self, schema_id: Option<i32>) -> Self {
+        if let Some(context) = self.context_mut() {
             if context.schema_id.is_none() {
                 context.schema_id = schema_id;
             }
         }
         self
+    }
+
+    fn context_mut(&mut self) -> Option<&mut ErrorContext> {
+        match self {
+            CodecError::BadMagic { context }
+            | CodecError::ShortHeader { context, .. }
+            | CodecError::WriterSchema { context, .. }
+            | CodecError::Malformed { context, .. }
+            | CodecError::Json { context, .. }
+            | CodecError::Protobuf { context, .. } => Some(context),
+            _ => None,
+        }
     }
 }

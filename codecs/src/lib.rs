@@ -10,6 +10,7 @@ pub mod avro;
 pub mod error;
 pub mod flink_binary;
 pub mod framing;
+pub(crate) mod java;
 pub mod json;
 pub mod protobuf;
 pub mod types;

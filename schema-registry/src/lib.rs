@@ -1,13 +1,14 @@
 //! Confluent Schema Registry support for karrow.
 //!
 //! [`RegistryClient`] is the blocking, cached, thread-safe client the decoders use to turn a
-//! Confluent schema id into a schema (and writers use to register schemas). [`DevRegistry`]
-//! is a small in-process server speaking the same REST API, for the embedded default, the
-//! `karrow registry serve` command and tests.
+//! Confluent schema id into a schema (and writers use to register schemas). Behind the `dev`
+//! feature, `DevRegistry` is a small in-process server speaking the same REST API, for the
+//! `karrow registry serve` command and tests (the native library links only the client).
 
 #![deny(missing_docs)]
 
 pub mod client;
+#[cfg(feature = "dev")]
 pub mod dev;
 pub mod error;
 pub mod model;
@@ -16,7 +17,8 @@ pub mod subject;
 mod wire;
 
 pub use client::{RegistryClient, RegistryConfig};
-pub use dev::{DevRegistry, DevRegistryHandle};
+#[cfg(feature = "dev")]
+pub use dev::{DevRegistry, DevRegistryHandle, DevRegistryOptions};
 pub use error::{HttpFailure, RegistryError};
 pub use model::{
     CompatibilityLevel, RegisteredSchema, SchemaDefinition, SchemaReference, SchemaType,

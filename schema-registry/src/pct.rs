@@ -14,7 +14,8 @@ pub(crate) fn encode_segment(s: &str) -> String {
 }
 
 /// Decodes `%XX` escapes in one path segment; `None` if the result is not UTF-8 or an escape
-/// is malformed.
+/// is malformed (the dev registry's side of [`encode_segment`]).
+#[cfg_attr(not(feature = "dev"), allow(dead_code))]
 pub(crate) fn decode_segment(s: &str) -> Option<String> {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());

@@ -1,4 +1,4 @@
-//! JSON bodies of the Confluent Schema Registry REST API, shared by client and dev server.
+//! JSON bodies of the Confluent Schema Registry REST API as the client reads and writes them.
 
 use serde::{Deserialize, Serialize};
 
@@ -58,18 +58,6 @@ pub(crate) struct SubjectVersionPayload {
 }
 
 impl SubjectVersionPayload {
-    /// The payload for one subject version.
-    pub fn from_version(v: &SubjectVersion) -> Self {
-        SubjectVersionPayload {
-            subject: v.subject.clone(),
-            version: v.version,
-            id: v.id,
-            schema: v.definition.schema.clone(),
-            schema_type: wire_type(v.definition.schema_type),
-            references: v.definition.references.clone(),
-        }
-    }
-
     /// The subject version this payload describes.
     pub fn into_version(self) -> Result<SubjectVersion, UnknownSchemaType> {
         Ok(SubjectVersion {
@@ -89,13 +77,6 @@ impl SubjectVersionPayload {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct IdPayload {
     pub id: i32,
-}
-
-/// `{"subject","version"}`, one entry of `GET /schemas/ids/{id}/versions`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct SubjectVersionRef {
-    pub subject: String,
-    pub version: i32,
 }
 
 /// Confluent's error body `{"error_code": 40401, "message": "..."}`.

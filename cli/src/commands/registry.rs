@@ -31,7 +31,8 @@ struct ServeArgs {
     /// Port to listen on (0 picks a free one).
     #[arg(long, default_value_t = 8081)]
     port: u16,
-    /// JSON file to load the registry from and save it to after each change.
+    /// Journal file to load the registry from and append each change to (JSON lines,
+    /// compacted on start; a whole-state JSON file of older versions is read and converted).
     #[arg(long, value_name = "FILE")]
     persist: Option<PathBuf>,
 }

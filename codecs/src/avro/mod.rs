@@ -9,17 +9,10 @@
 //! message, per-record error attribution). The plan here is driven by the Flink row
 //! type instead; see `docs/architecture.md`.
 
-mod binary_row_encoder;
-mod binary_rows;
-mod confluent;
-mod confluent_encoder;
-pub mod cursor;
-mod decoders;
+pub mod decode;
 pub mod derive;
-pub mod encoders;
+pub mod encode;
 pub mod model;
-pub mod resolve;
-pub mod skip;
 
-pub use confluent::{AvroConfluentDecoder, DecodedBatch, WriterSchemaSource};
-pub use confluent_encoder::{AvroConfluentEncoder, EncodedBatch};
+pub use decode::{AvroConfluentDecoder, DecodedBatch, WriterSchemaSource};
+pub use encode::{AvroConfluentEncoder, EncodedBatch};

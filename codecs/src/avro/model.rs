@@ -99,9 +99,22 @@ pub struct FixedSchema {
 impl AvroNode {
     /// Parses Avro schema JSON text.
     pub fn parse(text: &str) -> Result<AvroNode, CodecError> {
+        Self::parse_with_references(text, &[])
+    }
+
+    /// Parses Avro schema JSON text whose named types may be defined in `references`: the
+    /// texts of the schemas it refers to, dependencies first, parsed before it by the same
+    /// parser (as Confluent's clients resolve schema references).
+    pub fn parse_with_references(text: &str, references: &[&str]) -> Result<AvroNode, CodecError> {
+        let mut parser = Parser::default();
+        for reference in references {
+            let json: Value = serde_json::from_str(reference).map_err(|e| {
+                CodecError::InvalidSchema(format!("a referenced schema is not JSON: {e}"))
+            })?;
+            parser.node(&json, "")?;
+        }
         let json: Value = serde_json::from_str(text)
             .map_err(|e| CodecError::InvalidSchema(format!("not JSON: {e}")))?;
-        let mut parser = Parser::default();
         parser.node(&json, "")
     }
 

@@ -114,7 +114,7 @@ pub(crate) fn write_big_decimal(
 ) -> Result<(), CodecError> {
     let start = out.len();
     out.resize(start + 16, 0);
-    let bytes = crate::avro::encoders::minimal_be(unscaled);
+    let bytes = crate::avro::encode::arrow::minimal_be(unscaled);
     put(out, start, &bytes);
     set_offset_and_size(out, base, slot, start, bytes.len())
 }

@@ -559,7 +559,7 @@ mod tests {
         let mut messages = Vec::new();
         for k in 0..3i64 {
             let mut b = vec![0, 0, 0, 0, 1];
-            let w = crate::avro::encoders::write_long;
+            let w = crate::avro::encode::arrow::write_long;
             let value = |b: &mut Vec<u8>| b.push(2);
             let null = |b: &mut Vec<u8>| b.push(0);
             if k == 1 {

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::error::{CodecError, ErrorContext};
-use crate::framing::{confluent_header, CONFLUENT_HEADER_LEN};
+use crate::framing::{confluent_header, split_header, CONFLUENT_HEADER_LEN};
 use crate::json::decode::JsonRowDecoder;
 use crate::json::encode::JsonRowEncoder;
 use crate::json::options::JsonDecodeOptions;
@@ -90,7 +90,7 @@ impl JsonConfluentDecoder {
         }
         self.decoder
             .decode_message(payload, out, row_ends)
-            .map_err(|e| with_schema_id(e, id))
+            .map_err(|e| e.with_schema_id(Some(id)))
     }
 }
 
@@ -110,23 +110,6 @@ impl IdCheck {
             })?;
         self.confirmed.insert(id);
         Ok(())
-    }
-}
-
-/// Splits a value into its schema id and JSON payload; a wrong first byte is
-/// [`CodecError::BadMagic`], a value shorter than the header [`CodecError::ShortHeader`].
-pub fn split_header(message: &[u8]) -> Result<(i32, &[u8]), CodecError> {
-    if message.first().is_some_and(|&magic| magic != 0) {
-        return Err(CodecError::BadMagic {
-            context: ErrorContext::default(),
-        });
-    }
-    match message {
-        [_, a, b, c, d, payload @ ..] => Ok((i32::from_be_bytes([*a, *b, *c, *d]), payload)),
-        _ => Err(CodecError::ShortHeader {
-            length: message.len(),
-            context: ErrorContext::default(),
-        }),
     }
 }
 
@@ -165,14 +148,6 @@ impl JsonConfluentEncoder {
         }
         result
     }
-}
-
-/// `error` with the schema id filled in where its context has none.
-fn with_schema_id(mut error: CodecError, id: i32) -> CodecError {
-    if let CodecError::Json { context, .. } = &mut error {
-        context.schema_id.get_or_insert(id);
-    }
-    error
 }
 
 #[cfg(test)]

@@ -9,14 +9,11 @@
 //! `confluent.rs` adds Confluent's JSON Schema framing (`json-confluent-native`) and
 //! `json_schema.rs` the JSON Schema derived from a row type for the registry.
 
-pub(crate) mod base64;
 pub mod confluent;
 pub mod decode;
 pub mod encode;
 pub mod json_schema;
-pub(crate) mod numbers;
 pub mod options;
-pub(crate) mod temporal;
 pub(crate) mod tokens;
 
 pub use confluent::{JsonConfluentDecoder, JsonConfluentEncoder, JsonSchemaSource};

@@ -11,6 +11,8 @@
 //! - [`encode`]: binary row images -> wire bytes ([`ProtobufRowEncoder`]).
 //! - [`confluent`]: Confluent's framing and registry schemas (`protobuf-confluent-native`).
 //! - [`proto_text`]: the `.proto` schema derived from a row type.
+//! - [`printer`]: `.proto` text of a `FileDescriptorProto` (registry schemas in descriptor
+//!   form, and the derived schema).
 
 pub(crate) mod checks;
 pub mod confluent;
@@ -20,6 +22,7 @@ pub(crate) mod editions;
 pub mod encode;
 pub(crate) mod features;
 pub(crate) mod plan;
+pub mod printer;
 pub mod proto_text;
 pub(crate) mod wire;
 

@@ -10,8 +10,14 @@
 //! rejected with a message naming the column.
 
 use std::collections::HashSet;
-use std::fmt::Write as _;
 
+use prost_reflect::prost_types::field_descriptor_proto::{Label, Type};
+use prost_reflect::prost_types::{
+    DescriptorProto, FieldDescriptorProto, FileDescriptorProto, MessageOptions,
+    OneofDescriptorProto,
+};
+
+use super::printer::print_file;
 use crate::error::CodecError;
 use crate::types::{FlinkField, FlinkKind, FlinkType};
 
@@ -20,10 +26,19 @@ pub const DERIVED_MESSAGE_NAME: &str = "Row";
 
 /// The proto3 schema text derived from `row_type` (a ROW type).
 pub fn derive_proto_schema(row_type: &FlinkType) -> Result<String, CodecError> {
+    print_file(&derive_proto_file(row_type)?, &[])
+}
+
+/// The proto3 file derived from `row_type` (a ROW type), as a descriptor.
+pub fn derive_proto_file(row_type: &FlinkType) -> Result<FileDescriptorProto, CodecError> {
     let fields = row_type.row_fields()?;
-    let mut out = String::from("syntax = \"proto3\";\n\n");
-    write_message(&mut out, DERIVED_MESSAGE_NAME, fields, 0, "")?;
-    Ok(out)
+    let message = build_message(DERIVED_MESSAGE_NAME, fields, "", "")?;
+    Ok(FileDescriptorProto {
+        name: Some("derived.proto".into()),
+        syntax: Some("proto3".into()),
+        message_type: vec![message],
+        ..FileDescriptorProto::default()
+    })
 }
 
 /// Whether `name` can be a Protobuf field name: `[A-Za-z_][A-Za-z0-9_]*`.
@@ -35,43 +50,79 @@ pub fn is_proto_identifier(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// Writes `message <name> { ... }` at `depth` levels of indentation; `path` is the column
-/// path of this message, for errors.
-fn write_message<'a>(
-    out: &mut String,
+/// A field's type: a scalar, or a message by full name.
+enum FieldType {
+    Scalar(Type),
+    Message(String),
+}
+
+fn field(name: &str, number: usize, label: Label, ty: &FieldType) -> FieldDescriptorProto {
+    let (r#type, type_name) = match ty {
+        FieldType::Scalar(t) => (*t, None),
+        FieldType::Message(full) => (Type::Message, Some(full.clone())),
+    };
+    FieldDescriptorProto {
+        name: Some(name.to_string()),
+        number: Some(i32::try_from(number).unwrap_or(i32::MAX)),
+        label: Some(label as i32),
+        r#type: Some(r#type as i32),
+        type_name,
+        ..FieldDescriptorProto::default()
+    }
+}
+
+/// The message `name` for `fields`; `scope` is its parent's full name with a leading dot
+/// (empty at the top), `path` the column path of this message, for errors. Columns are fields
+/// 1..n in order; nested ROWs become nested messages declared after the fields (map entry
+/// types, which the text does not declare, sit where their map field is).
+fn build_message(
     name: &str,
-    fields: &'a [FlinkField],
-    depth: usize,
+    fields: &[FlinkField],
+    scope: &str,
     path: &str,
-) -> Result<(), CodecError> {
-    let indent = "  ".repeat(depth);
-    let _ = writeln!(out, "{indent}message {name} {{");
+) -> Result<DescriptorProto, CodecError> {
+    let full = format!("{scope}.{name}");
+    let mut message = DescriptorProto {
+        name: Some(name.to_string()),
+        ..DescriptorProto::default()
+    };
     // Nested message names must not clash with the field names of this scope.
     let mut taken: HashSet<String> = fields.iter().map(|f| f.name.clone()).collect();
-    let mut nested: Vec<(String, &'a [FlinkField], String)> = Vec::new();
-    for (i, field) in fields.iter().enumerate() {
+    let mut nested: Vec<DescriptorProto> = Vec::new();
+    for (i, f) in fields.iter().enumerate() {
+        let number = i + 1;
         let column = if path.is_empty() {
-            field.name.clone()
+            f.name.clone()
         } else {
-            format!("{path}.{}", field.name)
+            format!("{path}.{}", f.name)
         };
-        if !is_proto_identifier(&field.name) {
+        if !is_proto_identifier(&f.name) {
             return Err(invalid(
                 &column,
                 "the name is not a Protobuf field name ([A-Za-z_][A-Za-z0-9_]*)",
             ));
         }
-        let mut nested_name = |row: &'a FlinkType| -> Result<String, CodecError> {
-            let message = unique_name(&pascal_case(&field.name), &mut taken);
-            nested.push((message.clone(), row.row_fields()?, column.clone()));
-            Ok(message)
+        let mut nested_row = |row: &FlinkType| -> Result<FieldType, CodecError> {
+            let message_name = unique_name(&pascal_case(&f.name), &mut taken);
+            nested.push(build_message(
+                &message_name,
+                row.row_fields()?,
+                &full,
+                &column,
+            )?);
+            Ok(FieldType::Message(format!("{full}.{message_name}")))
         };
-        let declaration = match &field.ty.kind {
-            FlinkKind::Row(_) => nested_name(&field.ty)?,
+        match &f.ty.kind {
+            FlinkKind::Row(_) => {
+                let ty = nested_row(&f.ty)?;
+                message
+                    .field
+                    .push(field(&f.name, number, Label::Optional, &ty));
+            }
             FlinkKind::Array(element) => {
-                let element = match &element.kind {
-                    FlinkKind::Row(_) => nested_name(element)?,
-                    _ => scalar(element).ok_or_else(|| {
+                let ty = match &element.kind {
+                    FlinkKind::Row(_) => nested_row(element)?,
+                    _ => FieldType::Scalar(scalar(element).ok_or_else(|| {
                         invalid(
                             &column,
                             &format!(
@@ -79,16 +130,18 @@ fn write_message<'a>(
                                 kind_name(element)
                             ),
                         )
-                    })?,
+                    })?),
                 };
-                format!("repeated {element}")
+                message
+                    .field
+                    .push(field(&f.name, number, Label::Repeated, &ty));
             }
             FlinkKind::Map(key, value) => {
                 let key = match key.kind {
-                    FlinkKind::Char(_) | FlinkKind::VarChar(_) => "string",
-                    FlinkKind::Int => "int32",
-                    FlinkKind::BigInt => "int64",
-                    FlinkKind::Boolean => "bool",
+                    FlinkKind::Char(_) | FlinkKind::VarChar(_) => Type::String,
+                    FlinkKind::Int => Type::Int32,
+                    FlinkKind::BigInt => Type::Int64,
+                    FlinkKind::Boolean => Type::Bool,
                     _ => {
                         return Err(invalid(
                             &column,
@@ -100,8 +153,8 @@ fn write_message<'a>(
                     }
                 };
                 let value = match &value.kind {
-                    FlinkKind::Row(_) => nested_name(value)?,
-                    _ => scalar(value).ok_or_else(|| {
+                    FlinkKind::Row(_) => nested_row(value)?,
+                    _ => FieldType::Scalar(scalar(value).ok_or_else(|| {
                         invalid(
                             &column,
                             &format!(
@@ -109,46 +162,74 @@ fn write_message<'a>(
                                 kind_name(value)
                             ),
                         )
-                    })?,
+                    })?),
                 };
-                format!("map<{key}, {value}>")
+                // protoc's entry type: the field name in PascalCase plus `Entry`.
+                let entry_name = format!("{}Entry", pascal_case(&f.name));
+                let entry = DescriptorProto {
+                    name: Some(entry_name.clone()),
+                    field: vec![
+                        field("key", 1, Label::Optional, &FieldType::Scalar(key)),
+                        field("value", 2, Label::Optional, &value),
+                    ],
+                    options: Some(MessageOptions {
+                        map_entry: Some(true),
+                        ..MessageOptions::default()
+                    }),
+                    ..DescriptorProto::default()
+                };
+                // The entry is declared at the field, before the nested messages.
+                message.nested_type.push(entry);
+                let ty = FieldType::Message(format!("{full}.{entry_name}"));
+                message
+                    .field
+                    .push(field(&f.name, number, Label::Repeated, &ty));
             }
             _ => {
-                let ty = scalar(&field.ty).ok_or_else(|| {
+                let ty = scalar(&f.ty).ok_or_else(|| {
                     invalid(
                         &column,
-                        &format!("{} has no Protobuf scalar type", kind_name(&field.ty)),
+                        &format!("{} has no Protobuf scalar type", kind_name(&f.ty)),
                     )
                 })?;
-                if field.ty.nullable {
-                    format!("optional {ty}")
-                } else {
-                    ty
+                let mut declared = field(&f.name, number, Label::Optional, &FieldType::Scalar(ty));
+                if f.ty.nullable {
+                    // proto3 `optional`: a synthetic oneof of its own.
+                    declared.proto3_optional = Some(true);
+                    declared.oneof_index = Some(0);
+                    message.oneof_decl.push(OneofDescriptorProto {
+                        name: Some(format!("_{}", f.name)),
+                        ..OneofDescriptorProto::default()
+                    });
                 }
+                message.field.push(declared);
             }
-        };
-        let _ = writeln!(out, "{indent}  {declaration} {} = {};", field.name, i + 1);
+        }
     }
-    for (message, fields, column) in nested {
-        write_message(out, &message, fields, depth + 1, &column)?;
+    // Synthetic oneofs in field order.
+    let mut next_oneof = 0;
+    for f in &mut message.field {
+        if f.proto3_optional == Some(true) {
+            f.oneof_index = Some(next_oneof);
+            next_oneof += 1;
+        }
     }
-    let _ = writeln!(out, "{indent}}}");
-    Ok(())
+    message.nested_type.extend(nested);
+    Ok(message)
 }
 
 /// The Protobuf scalar type of a scalar Flink type, `None` for other types.
-fn scalar(ty: &FlinkType) -> Option<String> {
-    let name = match ty.kind {
-        FlinkKind::Boolean => "bool",
-        FlinkKind::Int => "int32",
-        FlinkKind::BigInt => "int64",
-        FlinkKind::Float => "float",
-        FlinkKind::Double => "double",
-        FlinkKind::Char(_) | FlinkKind::VarChar(_) => "string",
-        FlinkKind::Binary(_) | FlinkKind::VarBinary(_) => "bytes",
+fn scalar(ty: &FlinkType) -> Option<Type> {
+    Some(match ty.kind {
+        FlinkKind::Boolean => Type::Bool,
+        FlinkKind::Int => Type::Int32,
+        FlinkKind::BigInt => Type::Int64,
+        FlinkKind::Float => Type::Float,
+        FlinkKind::Double => Type::Double,
+        FlinkKind::Char(_) | FlinkKind::VarChar(_) => Type::String,
+        FlinkKind::Binary(_) | FlinkKind::VarBinary(_) => Type::Bytes,
         _ => return None,
-    };
-    Some(name.to_string())
+    })
 }
 
 /// The SQL name of a type's kind, for messages.

@@ -4,14 +4,17 @@ use karrow_codecs::CodecError;
 use karrow_registry::RegistryError;
 
 /// Every failure a native entry point can report to Java.
+///
+/// Kept small (the large errors are boxed): every call returns a `Result` of it, and the
+/// per-record calls move that result through the handle check and the JNI shim.
 #[derive(Debug, thiserror::Error)]
 pub enum NativeError {
     /// Decoding failed (bad bytes, unknown schema id, resolution error).
     #[error(transparent)]
-    Codec(#[from] CodecError),
+    Codec(Box<CodecError>),
     /// The registry client could not be built.
     #[error(transparent)]
-    Registry(#[from] RegistryError),
+    Registry(Box<RegistryError>),
     /// The configuration passed from Java is invalid.
     #[error("invalid karrow configuration: {0}")]
     Config(String),
@@ -25,7 +28,7 @@ pub enum NativeError {
         /// Index of the failing record inside the batch.
         index: usize,
         /// The record's failure.
-        source: CodecError,
+        source: Box<CodecError>,
     },
     /// The native fetch failed (connection, protocol, partition error, corrupt batch).
     #[error("native fetch: {0}")]
@@ -33,6 +36,20 @@ pub enum NativeError {
     /// A panic was caught at the JNI boundary.
     #[error("internal error in karrow native code (please report): {0}")]
     Panic(String),
+}
+
+impl From<CodecError> for NativeError {
+    #[cold]
+    fn from(error: CodecError) -> Self {
+        NativeError::Codec(Box::new(error))
+    }
+}
+
+impl From<RegistryError> for NativeError {
+    #[cold]
+    fn from(error: RegistryError) -> Self {
+        NativeError::Registry(Box::new(error))
+    }
 }
 
 impl NativeError {
@@ -49,11 +66,11 @@ impl NativeError {
     /// has one, otherwise by wrapping it.
     pub fn at_record(error: CodecError, index: usize) -> Self {
         if error.context().is_some() {
-            NativeError::Codec(error.at(index, None))
+            NativeError::from(error.at(index, None))
         } else {
             NativeError::InRecord {
                 index,
-                source: error,
+                source: Box::new(error),
             }
         }
     }

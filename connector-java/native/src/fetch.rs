@@ -1,18 +1,19 @@
-//! The native fetch of the `kafka-native` source: a [`karrow_fetch::FetchSession`] plus the
+//! The native fetch of the `kafka-native` source: a [`karrow_kafka::FetchSession`] plus the
 //! buffers one poll's records are laid out in for Java (`docs/jni-contract.md`, "Native
 //! fetch").
 //!
 //! A poll keeps its records in this session's buffers; Java reads their sizes from the
 //! summary, sizes its direct buffers, and has them copied out. Values are laid out as the
 //! batch decoders take them (data back to back, int32 lengths, -1 for null), so any value
-//! format decodes them with one call.
+//! format decodes them with one call. Assignment changes arrive as `control` requests
+//! ([`FetchControl`]).
 
-use karrow_fetch::request::FetchLimits;
-use karrow_fetch::{FetchError, FetchSession, Isolation, Record, TimestampType};
+use karrow_kafka::fetch::FetchLimits;
+use karrow_kafka::{FetchError, FetchSession, Isolation, Record, TimestampType};
 use serde::Deserialize;
 
 use crate::error::NativeError;
-use crate::handles::HandleType;
+use crate::session::{Session, SessionKind};
 
 /// Bytes of one record's metadata: slot i32, timestamp type i32, offset i64, timestamp
 /// i64, leader epoch i32, key length i32 (-1 null), header count i32, header bytes i32;
@@ -22,7 +23,7 @@ pub const META_BYTES: usize = 40;
 /// slots, leader-changed slots, out-of-range slots, pending records.
 pub const SUMMARY_LONGS: usize = 8;
 
-/// What Java passes to `fetchOpen` (camelCase JSON).
+/// What Java passes to `open` for a fetch session (camelCase JSON).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FetchConfig {
@@ -40,9 +41,52 @@ pub struct FetchConfig {
     pub partition_max_bytes: i32,
 }
 
+/// A change of the assignment, sent by Java as a `control` request (JSON with an `"op"`).
+#[derive(Debug, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum FetchControl {
+    /// Assigns (or re-assigns) `slot`: `topic`-`partition`, led by `leader` (`host:port`),
+    /// read from `offset` up to `stop_offset` (exclusive; `i64::MAX` unbounded).
+    Assign {
+        /// Java's slot number for the split.
+        slot: i32,
+        /// The topic.
+        topic: String,
+        /// The partition.
+        partition: i32,
+        /// The leader, `host:port`.
+        leader: String,
+        /// The next offset to read.
+        offset: i64,
+        /// The offset to stop at (exclusive).
+        stop_offset: i64,
+    },
+    /// Forgets `slot`.
+    Unassign {
+        /// The slot.
+        slot: i32,
+    },
+    /// Moves `slot` to a new leader (`host:port`).
+    SetLeader {
+        /// The slot.
+        slot: i32,
+        /// The new leader.
+        leader: String,
+    },
+    /// Pauses or resumes `slot`.
+    SetPaused {
+        /// The slot.
+        slot: i32,
+        /// Whether to pause it.
+        paused: bool,
+    },
+}
+
 /// One reader's fetch session and the records of its last poll.
 pub struct NativeFetch {
     session: FetchSession,
+    summary: [i64; SUMMARY_LONGS],
+    slots: Vec<u8>,
     meta: Vec<u8>,
     values: Vec<u8>,
     lengths: Vec<i32>,
@@ -51,10 +95,6 @@ pub struct NativeFetch {
     finished: Vec<i32>,
     leader_changed: Vec<i32>,
     out_of_range: Vec<i32>,
-}
-
-impl HandleType for NativeFetch {
-    const TAG: u64 = 0x6b61_7266_6574_6368;
 }
 
 impl NativeFetch {
@@ -75,6 +115,8 @@ impl NativeFetch {
         };
         Ok(NativeFetch {
             session: FetchSession::new(&config.client_id, isolation, limits),
+            summary: [0; SUMMARY_LONGS],
+            slots: Vec::new(),
             meta: Vec::new(),
             values: Vec::new(),
             lengths: Vec::new(),
@@ -86,13 +128,36 @@ impl NativeFetch {
         })
     }
 
-    /// The session, for assignment changes.
-    pub fn session(&mut self) -> &mut FetchSession {
-        &mut self.session
+    /// Applies an assignment change.
+    pub fn apply(&mut self, change: FetchControl) -> Result<(), NativeError> {
+        let session = &mut self.session;
+        match change {
+            FetchControl::Assign {
+                slot,
+                topic,
+                partition,
+                leader,
+                offset,
+                stop_offset,
+            } => {
+                session.assign(slot, &topic, partition, &leader, offset, stop_offset);
+                Ok(())
+            }
+            FetchControl::Unassign { slot } => {
+                session.unassign(slot);
+                Ok(())
+            }
+            FetchControl::SetLeader { slot, leader } => session
+                .set_leader(slot, &leader)
+                .map_err(|e| NativeError::Fetch(e.to_string())),
+            FetchControl::SetPaused { slot, paused } => session
+                .set_paused(slot, paused)
+                .map_err(|e| NativeError::Fetch(e.to_string())),
+        }
     }
 
     /// Fetches once and lays the records out; returns the summary (see [`SUMMARY_LONGS`]).
-    pub fn poll(&mut self) -> Result<[i64; SUMMARY_LONGS], NativeError> {
+    pub fn fetch_once(&mut self) -> Result<[i64; SUMMARY_LONGS], NativeError> {
         self.meta.clear();
         self.values.clear();
         self.lengths.clear();
@@ -118,6 +183,15 @@ impl NativeFetch {
         self.finished = polled.finished;
         self.leader_changed = polled.leader_changed;
         self.out_of_range = polled.out_of_range;
+        self.slots.clear();
+        for slot in self
+            .finished
+            .iter()
+            .chain(self.leader_changed.iter())
+            .chain(self.out_of_range.iter())
+        {
+            self.slots.extend_from_slice(&slot.to_le_bytes());
+        }
         Ok([
             self.lengths.len() as i64,
             self.values.len() as i64,
@@ -131,26 +205,53 @@ impl NativeFetch {
     }
 
     /// The parts of the last poll, in the order Java's buffers receive them: metadata,
-    /// value data, value lengths (native order), keys, headers.
-    pub fn output(&self) -> [&[u8]; 5] {
+    /// value data, value lengths (native order), keys, headers, then the finished, the
+    /// leader-changed and the out-of-range slots (little-endian int32).
+    pub fn output(&self) -> [&[u8]; 6] {
         [
             &self.meta,
             &self.values,
             int_bytes(&self.lengths),
             &self.keys,
             &self.headers,
+            &self.slots,
         ]
     }
+}
 
-    /// The finished slots, then the leader-changed ones, then the out-of-range ones
-    /// (little-endian int32).
-    pub fn slots(&self) -> Vec<u8> {
-        self.finished
-            .iter()
-            .chain(self.leader_changed.iter())
-            .chain(self.out_of_range.iter())
-            .flat_map(|s| s.to_le_bytes())
-            .collect()
+impl Session for NativeFetch {
+    fn kind(&self) -> SessionKind {
+        SessionKind::Fetch
+    }
+
+    fn retained_bytes(&self) -> usize {
+        let ints = self.lengths.capacity()
+            + self.finished.capacity()
+            + self.leader_changed.capacity()
+            + self.out_of_range.capacity();
+        self.meta.capacity()
+            + self.values.capacity()
+            + self.keys.capacity()
+            + self.headers.capacity()
+            + self.slots.capacity()
+            + ints * std::mem::size_of::<i32>()
+    }
+
+    fn control(&mut self, request: &str) -> Result<String, NativeError> {
+        let change: FetchControl = serde_json::from_str(request).map_err(|e| {
+            NativeError::InvalidCall(format!("native fetch control {request}: {e}"))
+        })?;
+        self.apply(change)?;
+        Ok("null".to_string())
+    }
+
+    fn poll(&mut self) -> Result<&[i64], NativeError> {
+        self.summary = self.fetch_once()?;
+        Ok(&self.summary)
+    }
+
+    fn polled_parts(&self) -> Result<Vec<&[u8]>, NativeError> {
+        Ok(self.output().to_vec())
     }
 }
 

@@ -1,11 +1,13 @@
 //! `karrow-native`: the single native library the Flink connector loads.
 //!
-//! Layout: [`jni`] holds the thin `extern "system"` shims (argument conversion, panic
-//! and error mapping) and [`handles`] all ownership of objects handed to Java as
-//! `long`s. Everything else is plain Rust returning `Result`: [`avro`] (the Confluent
-//! Avro sessions behind handles), [`json`] (the JSON sessions of `json-native`),
-//! [`config`] (the JSON the Java side passes), and [`registry_source`] (writer schemas
-//! from the registry).
+//! Layout: [`jni`] holds the generic `extern "system"` entry points (argument conversion,
+//! panic and error mapping); [`handles`] all ownership of the sessions handed to Java as
+//! `long`s; [`session`] the [`session::Session`] trait every kind of session implements
+//! and the table of kinds. Everything else is plain Rust returning `Result`: [`avro`],
+//! [`json`], [`protobuf`] (the decode and encode sessions of each format; every decoder
+//! shares [`row_list`]), [`fetch`] (the native fetch session), [`config`] (the JSON the Java
+//! side passes), [`value_batch`] (the input of batch calls), [`encoded_values`] (the output
+//! of batch encodes) and [`registry_source`] (writer schemas from the registry).
 //! Flink binary rows are written and read by `karrow_codecs::flink_binary`.
 
 pub mod avro;
@@ -19,5 +21,7 @@ pub mod json;
 pub mod protobuf;
 pub mod registry_source;
 pub mod row_list;
+pub mod session;
+pub mod value_batch;
 
 pub use error::NativeError;

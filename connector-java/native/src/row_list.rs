@@ -1,13 +1,22 @@
-//! Decoded rows handed to Java in the "row list" layout of `docs/jni-contract.md`: a
-//! session that decodes one value or a batch of values into 0..n Flink binary rows each,
-//! shared by every format whose values decode into rows this way (JSON, Protobuf).
+//! Decoded rows handed to Java in the "row list" layout of `docs/jni-contract.md`: the
+//! decode session of every format (Avro, JSON, Protobuf), which decodes one value or a
+//! batch of values into 0..n Flink binary rows each.
 
 use karrow_codecs::CodecError;
 
 use crate::error::NativeError;
+use crate::session::{OneValueRows, Session, SessionKind};
+use crate::value_batch::ValueBatch;
 
 /// What a format's value decoder does for the shared session.
-pub trait MessageRows {
+pub trait MessageRows: Send {
+    /// The session kind of this format's decoder.
+    const KIND: SessionKind;
+
+    /// Whether a value gives at most one row (Avro, Protobuf): the per-record call then
+    /// returns the row's image alone, without the row-list header.
+    const AT_MOST_ONE_ROW: bool;
+
     /// Decodes one Kafka value, appending its row images to `out` and each image's end
     /// offset in `out` to `row_ends`; on error nothing is appended.
     fn decode_message(
@@ -152,6 +161,37 @@ impl<D: MessageRows> RowListSession<D> {
     }
 }
 
+impl<D: MessageRows> Session for RowListSession<D> {
+    fn kind(&self) -> SessionKind {
+        D::KIND
+    }
+
+    fn retained_bytes(&self) -> usize {
+        self.images.capacity()
+            + self.header.capacity()
+            + self.row_ends.capacity() * std::mem::size_of::<usize>()
+            + self.value_row_ends.capacity() * std::mem::size_of::<i32>()
+    }
+
+    #[inline]
+    fn decode_one(&mut self, value: &[u8]) -> Result<Option<OneValueRows<'_>>, NativeError> {
+        if D::AT_MOST_ONE_ROW {
+            Ok(self.decode_single(value)?.map(|image| [image, &[][..]]))
+        } else {
+            Ok(self
+                .decode_message(value)?
+                .map(|rows| [rows.header, rows.images]))
+        }
+    }
+
+    fn decode_batch(
+        &mut self,
+        values: ValueBatch<'_>,
+    ) -> Result<(RowList<'_>, &[i32]), NativeError> {
+        RowListSession::decode_batch(self, values)
+    }
+}
+
 /// Writes the row-list header for rows ending at `row_ends` in an image buffer of
 /// `images_len` bytes: the count, then every row start and the end, shifted by the
 /// header's own length so that they index the whole layout.
@@ -227,6 +267,9 @@ mod tests {
     struct Rows;
 
     impl MessageRows for Rows {
+        const KIND: SessionKind = SessionKind::JsonDecoder;
+        const AT_MOST_ONE_ROW: bool = false;
+
         fn decode_message(
             &mut self,
             message: &[u8],

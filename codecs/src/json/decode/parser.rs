@@ -10,14 +10,14 @@ use crate::flink_binary::layout::{
     put, row_null_bytes, set_bit, set_offset_and_size, write_big_decimal, write_big_timestamp,
     write_var_bytes,
 };
-use crate::json::base64::decode_base64_parser_at;
-use crate::json::numbers::{
+use crate::java::base64::decode_base64_parser_at;
+use crate::java::numbers::{
     java_trim, parse_decimal, parse_java_double, parse_java_float, parse_java_integer,
 };
-use crate::json::options::TimestampStandard;
-use crate::json::temporal::{
+use crate::java::temporal::{
     parse_date, parse_time, parse_timestamp, parse_timestamp_ltz, plain_sql_timestamp,
 };
+use crate::json::options::TimestampStandard;
 use crate::json::tokens::{Token, Tokens};
 
 use super::plan::{Conv, RowPlan, Value};

@@ -2,7 +2,7 @@
 //! (`getIntValue`, `getLongValue`, `getShortValue`): integer literals are range-checked,
 //! float literals are read as a double, range-checked and truncated toward zero.
 
-use crate::json::numbers::parse_java_double;
+use crate::java::numbers::parse_java_double;
 use crate::json::tokens::Token;
 
 const INT_RANGE: &str = "int (-2147483648 - 2147483647)";

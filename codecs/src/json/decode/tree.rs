@@ -6,7 +6,7 @@
 //! (`USE_BIG_DECIMAL_FOR_FLOATS`); `toString()` escapes strings as Jackson's writer-based
 //! generator does (control characters only; non-ASCII stays raw).
 
-use crate::json::numbers::{decimal_node_text, write_java_double};
+use crate::java::numbers::{decimal_node_text, write_java_double};
 use crate::json::tokens::{Token, Tokens};
 
 /// One node of the tree.

@@ -10,12 +10,12 @@ use crate::flink_binary::layout::{
     put, row_null_bytes, set_bit, set_offset_and_size, write_big_decimal, write_big_timestamp,
     write_var_bytes,
 };
-use crate::json::base64::decode_base64_tree;
-use crate::json::numbers::{
+use crate::java::base64::decode_base64_tree;
+use crate::java::numbers::{
     java_trim, parse_decimal, parse_java_double, parse_java_float, parse_java_integer,
 };
+use crate::java::temporal::{parse_date, parse_time, parse_timestamp, parse_timestamp_ltz};
 use crate::json::options::TimestampStandard;
-use crate::json::temporal::{parse_date, parse_time, parse_timestamp, parse_timestamp_ltz};
 
 use super::parser::Fail;
 use super::plan::{Conv, RowPlan, Value};

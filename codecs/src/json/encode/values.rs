@@ -6,8 +6,8 @@
 use super::escape::write_flink_string;
 use crate::error::CodecError;
 use crate::flink_binary::slots::{bad, Slots};
+use crate::java::{base64, numbers, temporal};
 use crate::json::options::JsonEncodeOptions;
-use crate::json::{base64, numbers, temporal};
 
 /// A type whose value is written as one JSON scalar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

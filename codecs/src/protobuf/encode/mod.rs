@@ -23,7 +23,6 @@
 //! more), so nothing is allocated per field; the scratch stacks for map ordering are kept
 //! between rows.
 
-mod java_map;
 mod program;
 mod required;
 mod write;
@@ -33,7 +32,7 @@ mod tests;
 
 use prost_reflect::MessageDescriptor;
 
-use self::java_map::JavaHashMap;
+use crate::java::hash_map::JavaHashMap;
 use self::program::MessageProgram;
 use super::checks::Checks;
 use super::plan::{MessagePlan, ProtobufOptions};

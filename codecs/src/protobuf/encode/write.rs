@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
-use super::java_map::{bool_hash, int_hash, long_hash, string_compare, string_hash, JavaKeys};
+use crate::java::hash_map::{bool_hash, int_hash, long_hash, string_compare, string_hash, JavaKeys};
 use super::program::{
     EnumProgram, EnumSource, FieldProgram, FieldShape, MapKey, MapProgram, MessageProgram, Tag,
     ValueProgram,

@@ -1,27 +1,47 @@
-//! The Confluent Avro decode session behind a Java handle: decoder, registry client and
-//! reusable buffers. Values are decoded straight into Flink binary row images.
+//! The Confluent Avro decode session behind a Java handle: each value is decoded straight
+//! into one Flink binary row image (a tombstone gives none), in the row-list layout every
+//! decoder shares ([`RowListSession`]).
 
 use std::sync::Arc;
 
 use karrow_codecs::avro::AvroConfluentDecoder;
-use karrow_codecs::FlinkType;
+use karrow_codecs::framing::split_confluent;
+use karrow_codecs::{CodecError, FlinkType};
 use karrow_registry::RegistryClient;
 
 use crate::config::AvroDecoderConfig;
 use crate::error::NativeError;
-use crate::handles::HandleType;
 use crate::registry_source::RegistrySchemaSource;
+use crate::row_list::{MessageRows, RowListSession};
+use crate::session::SessionKind;
 
-/// One decoder per parallel Flink reader.
-pub struct AvroDecodeSession {
-    decoder: AvroConfluentDecoder,
-    /// Reused buffer of the row images of the last call.
-    images: Vec<u8>,
+/// The value decoder of an Avro session.
+pub struct AvroValueDecoder(AvroConfluentDecoder);
+
+impl MessageRows for AvroValueDecoder {
+    const KIND: SessionKind = SessionKind::AvroDecoder;
+    const AT_MOST_ONE_ROW: bool = true;
+
+    #[inline]
+    fn decode_message(
+        &mut self,
+        message: &[u8],
+        out: &mut Vec<u8>,
+        row_ends: &mut Vec<usize>,
+    ) -> Result<(), CodecError> {
+        match self.0.decode_one_binary(message, out) {
+            Ok(()) => {
+                row_ends.push(out.len());
+                Ok(())
+            }
+            // The schema id from the header, for the errors that do not carry it.
+            Err(e) => Err(e.with_schema_id(split_confluent(message).ok().map(|(id, _)| id))),
+        }
+    }
 }
 
-impl HandleType for AvroDecodeSession {
-    const TAG: u64 = 0x6b61_7272_6f77_0001;
-}
+/// One Avro decoder per parallel Flink reader.
+pub type AvroDecodeSession = RowListSession<AvroValueDecoder>;
 
 impl AvroDecodeSession {
     /// Builds a session from the JSON configuration the format factory passes.
@@ -31,28 +51,6 @@ impl AvroDecodeSession {
         let client = Arc::new(RegistryClient::new(config.registry_config())?);
         let source = Arc::new(RegistrySchemaSource::new(client));
         let decoder = AvroConfluentDecoder::new(&row_type, config.schema.as_deref(), source)?;
-        Ok(AvroDecodeSession {
-            decoder,
-            images: Vec::new(),
-        })
-    }
-
-    /// Decodes one message (the per-record path) into one binary row image.
-    pub fn decode_message(&mut self, message: &[u8]) -> Result<&[u8], NativeError> {
-        self.images.clear();
-        self.decoder.decode_one_binary(message, &mut self.images)?;
-        Ok(&self.images)
-    }
-
-    /// Decodes a batch of values (`None` = tombstone) into row images; returns the images
-    /// and, per input value, the start offset of its image (`count + 1` entries; an empty
-    /// span means no row).
-    pub fn decode_batch<'a>(
-        &mut self,
-        values: impl IntoIterator<Item = Option<&'a [u8]>>,
-    ) -> Result<(&[u8], Vec<i32>), NativeError> {
-        self.images.clear();
-        let starts = self.decoder.decode_batch_binary(values, &mut self.images)?;
-        Ok((&self.images, starts))
+        Ok(RowListSession::new(AvroValueDecoder(decoder)))
     }
 }

@@ -8,16 +8,12 @@ use karrow_registry::{RegistryClient, SchemaDefinition};
 
 use crate::config::AvroEncoderConfig;
 use crate::error::NativeError;
-use crate::handles::HandleType;
+use crate::session::{Session, SessionKind};
 
 /// One encoder per parallel Flink writer.
 pub struct AvroEncodeSession {
     encoder: AvroConfluentEncoder,
     out: EncodedBatch,
-}
-
-impl HandleType for AvroEncodeSession {
-    const TAG: u64 = 0x6b61_7272_6f77_0002;
 }
 
 impl AvroEncodeSession {
@@ -103,13 +99,25 @@ fn same_shape(a: &AvroNode, b: &AvroNode) -> bool {
     }
 }
 
-impl crate::jni::EncodeSession for AvroEncodeSession {
-    fn encode_image(&mut self, image: &[u8]) -> Result<&[u8], NativeError> {
-        AvroEncodeSession::encode_image(self, image)
+impl Session for AvroEncodeSession {
+    fn kind(&self) -> SessionKind {
+        SessionKind::AvroEncoder
     }
 
-    fn encode_images(&mut self, images: Vec<&[u8]>) -> Result<(&[u8], &[i32]), NativeError> {
-        self.encode_batch(images)
+    fn retained_bytes(&self) -> usize {
+        self.out.bytes.capacity() + self.out.offsets.capacity() * std::mem::size_of::<i32>()
+    }
+
+    fn encode_one(&mut self, image: &[u8]) -> Result<&[u8], NativeError> {
+        self.encode_image(image)
+    }
+
+    fn encode_batch(&mut self, images: &[&[u8]]) -> Result<(&[u8], &[i32]), NativeError> {
+        AvroEncodeSession::encode_batch(self, images.iter().copied())
+    }
+
+    fn schema_id(&self) -> Option<i32> {
+        Some(AvroEncodeSession::schema_id(self))
     }
 }
 

@@ -4,5 +4,5 @@
 mod decode;
 mod encode;
 
-pub use decode::AvroDecodeSession;
+pub use decode::{AvroDecodeSession, AvroValueDecoder};
 pub use encode::AvroEncodeSession;

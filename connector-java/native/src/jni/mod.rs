@@ -1,23 +1,14 @@
 //! The JNI shims of `io.karrow.flink.nativebridge.KarrowNative` (`docs/jni-contract.md`).
 //!
-//! Each shim converts its arguments, calls one plain Rust function returning `Result`,
-//! and converts the result back. [`guard`] catches panics and turns every error into a
-//! `KarrowNativeException` carrying the record index and schema id, so nothing unwinds
-//! into the JVM. Helpers shared by the shims (direct memory in and out, byte arrays out)
-//! live here.
+//! The entry points (`entry_points.rs`) are generic over the session kind: each converts
+//! its arguments, finds the session by handle and calls one [`crate::session::Session`]
+//! method, and converts the result back. [`guard`] catches panics and turns every error
+//! into a `KarrowNativeException` carrying the record index and schema id, so nothing
+//! unwinds into the JVM. Helpers shared by the shims (direct memory in and out, byte
+//! arrays out) live here.
 
-mod avro_decode;
-mod avro_encode;
-mod decode_calls;
-mod encode_calls;
-
-pub(crate) use encode_calls::EncodeSession;
+mod entry_points;
 mod exceptions;
-mod fetch_calls;
-mod json_decode;
-mod json_encode;
-mod protobuf_decode;
-mod protobuf_encode;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -26,6 +17,7 @@ use jni::sys::jbyteArray;
 use jni::JNIEnv;
 
 use crate::error::NativeError;
+use crate::value_batch::ValueBatch;
 
 /// Runs `f`, mapping an error or a panic to a pending Java exception and `fallback`.
 fn guard<'local, T>(
@@ -155,7 +147,7 @@ unsafe fn direct_values<'a>(
     data_address: i64,
     lengths_address: i64,
     count: i32,
-) -> Result<impl ExactSizeIterator<Item = Option<&'a [u8]>>, NativeError> {
+) -> Result<ValueBatch<'a>, NativeError> {
     let count = usize::try_from(count)
         .map_err(|_| NativeError::InvalidCall(format!("negative count {count}")))?;
     if count > 0 && (data_address == 0 || lengths_address == 0) {
@@ -169,24 +161,12 @@ unsafe fn direct_values<'a>(
         // SAFETY: the caller guarantees `count` int32 lengths at this address.
         unsafe { std::slice::from_raw_parts(lengths_address as *const i32, count) }
     };
-    let total: usize = lengths
-        .iter()
-        .filter(|l| **l > 0)
-        .map(|l| *l as usize)
-        .sum();
+    let total = ValueBatch::data_len(lengths);
     let data: &[u8] = if total == 0 {
         &[]
     } else {
         // SAFETY: the caller guarantees the values, `total` bytes in all, at this address.
         unsafe { std::slice::from_raw_parts(data_address as *const u8, total) }
     };
-    // Walked as the batch is decoded: no vector of 16-byte slices per value.
-    let mut at = 0usize;
-    Ok(lengths.iter().map(move |&len| {
-        let len = usize::try_from(len).ok()?;
-        // In bounds: the positive lengths add up to `total`.
-        let value = &data[at..at + len];
-        at += len;
-        Some(value)
-    }))
+    ValueBatch::new(data, lengths)
 }

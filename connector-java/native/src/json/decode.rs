@@ -12,9 +12,9 @@ use karrow_registry::RegistryClient;
 
 use crate::config::JsonDecoderConfig;
 use crate::error::NativeError;
-use crate::handles::HandleType;
 use crate::registry_source::RegistrySchemaSource;
 use crate::row_list::{MessageRows, RowListSession};
+use crate::session::SessionKind;
 
 /// The value decoder of a session: plain JSON (`json-native`) or Confluent-framed JSON
 /// (`json-confluent-native`).
@@ -24,6 +24,9 @@ pub enum ValueDecoder {
 }
 
 impl MessageRows for ValueDecoder {
+    const KIND: SessionKind = SessionKind::JsonDecoder;
+    const AT_MOST_ONE_ROW: bool = false;
+
     fn decode_message(
         &mut self,
         message: &[u8],
@@ -39,10 +42,6 @@ impl MessageRows for ValueDecoder {
 
 /// One JSON decoder per parallel Flink reader.
 pub type JsonDecodeSession = RowListSession<ValueDecoder>;
-
-impl HandleType for JsonDecodeSession {
-    const TAG: u64 = 0x6b61_7272_6f77_0003;
-}
 
 impl JsonDecodeSession {
     /// Builds a session from the JSON configuration the format factory passes.

@@ -11,7 +11,7 @@ use karrow_registry::{RegistryClient, SchemaDefinition};
 
 use crate::config::{JsonConfluentEncoderConfig, JsonEncoderConfig};
 use crate::error::NativeError;
-use crate::handles::HandleType;
+use crate::session::{Session, SessionKind};
 
 /// The value encoder of a session: plain JSON (`json-native`) or Confluent-framed JSON
 /// (`json-confluent-native`).
@@ -36,10 +36,6 @@ pub struct JsonEncodeSession {
     out: Vec<u8>,
     /// Reused message start offsets of the last batch (`count + 1` entries).
     offsets: Vec<i32>,
-}
-
-impl HandleType for JsonEncodeSession {
-    const TAG: u64 = 0x6b61_7272_6f77_0004;
 }
 
 impl JsonEncodeSession {
@@ -120,13 +116,25 @@ fn register_writer_schema(
     Ok(client.register(&confluent.subject, &SchemaDefinition::json(schema))?)
 }
 
-impl crate::jni::EncodeSession for JsonEncodeSession {
-    fn encode_image(&mut self, image: &[u8]) -> Result<&[u8], NativeError> {
-        JsonEncodeSession::encode_image(self, image)
+impl Session for JsonEncodeSession {
+    fn kind(&self) -> SessionKind {
+        SessionKind::JsonEncoder
     }
 
-    fn encode_images(&mut self, images: Vec<&[u8]>) -> Result<(&[u8], &[i32]), NativeError> {
-        self.encode_batch(images)
+    fn retained_bytes(&self) -> usize {
+        self.out.capacity() + self.offsets.capacity() * std::mem::size_of::<i32>()
+    }
+
+    fn encode_one(&mut self, image: &[u8]) -> Result<&[u8], NativeError> {
+        self.encode_image(image)
+    }
+
+    fn encode_batch(&mut self, images: &[&[u8]]) -> Result<(&[u8], &[i32]), NativeError> {
+        JsonEncodeSession::encode_batch(self, images.iter().copied())
+    }
+
+    fn schema_id(&self) -> Option<i32> {
+        JsonEncodeSession::schema_id(self)
     }
 }
 

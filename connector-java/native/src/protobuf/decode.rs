@@ -13,8 +13,8 @@ use karrow_registry::RegistryClient;
 use super::registry::RegistryProtobufSource;
 use crate::config::ProtobufConfig;
 use crate::error::NativeError;
-use crate::handles::HandleType;
 use crate::row_list::{MessageRows, RowListSession};
+use crate::session::SessionKind;
 
 /// The value decoder of a Protobuf session.
 pub struct ProtobufValueDecoder(ValueDecoder);
@@ -26,6 +26,9 @@ enum ValueDecoder {
 }
 
 impl MessageRows for ProtobufValueDecoder {
+    const KIND: SessionKind = SessionKind::ProtobufDecoder;
+    const AT_MOST_ONE_ROW: bool = true;
+
     fn decode_message(
         &mut self,
         message: &[u8],
@@ -61,10 +64,6 @@ impl MessageRows for ProtobufValueDecoder {
 
 /// One Protobuf decoder per parallel Flink reader.
 pub type ProtobufDecodeSession = RowListSession<ProtobufValueDecoder>;
-
-impl HandleType for ProtobufDecodeSession {
-    const TAG: u64 = 0x6b61_7272_6f77_0005;
-}
 
 impl ProtobufDecodeSession {
     /// Builds a session from the configuration JSON and the serialized descriptor set (empty

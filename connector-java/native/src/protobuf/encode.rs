@@ -12,7 +12,7 @@ use karrow_registry::{RegistryClient, SchemaDefinition};
 use crate::config::{ProtobufConfig, ProtobufConfluentConfig};
 use crate::encoded_values::encode_all;
 use crate::error::NativeError;
-use crate::handles::HandleType;
+use crate::session::{Session, SessionKind};
 
 /// Plain protobuf (`protobuf-native`) or Confluent-framed (`protobuf-confluent-native`).
 #[derive(Debug)]
@@ -37,10 +37,6 @@ pub struct ProtobufEncodeSession {
     out: Vec<u8>,
     /// Reused message start offsets of the last batch (`count + 1` entries).
     offsets: Vec<i32>,
-}
-
-impl HandleType for ProtobufEncodeSession {
-    const TAG: u64 = 0x6b61_7272_6f77_0006;
 }
 
 impl ProtobufEncodeSession {
@@ -103,18 +99,33 @@ fn open_confluent(
     Ok(ProtobufConfluentEncoder::new(encoder, id, &writer.path))
 }
 
-impl crate::jni::EncodeSession for ProtobufEncodeSession {
-    fn encode_image(&mut self, image: &[u8]) -> Result<&[u8], NativeError> {
+impl Session for ProtobufEncodeSession {
+    fn kind(&self) -> SessionKind {
+        SessionKind::ProtobufEncoder
+    }
+
+    fn retained_bytes(&self) -> usize {
+        self.out.capacity() + self.offsets.capacity() * std::mem::size_of::<i32>()
+    }
+
+    fn encode_one(&mut self, image: &[u8]) -> Result<&[u8], NativeError> {
         self.out.clear();
         self.encoder.encode_row(image, &mut self.out)?;
         Ok(&self.out)
     }
 
-    fn encode_images(&mut self, images: Vec<&[u8]>) -> Result<(&[u8], &[i32]), NativeError> {
+    fn encode_batch(&mut self, images: &[&[u8]]) -> Result<(&[u8], &[i32]), NativeError> {
         let encoder = &mut self.encoder;
-        encode_all(images, &mut self.out, &mut self.offsets, |image, out| {
-            encoder.encode_row(image, out)
-        })?;
+        encode_all(
+            images.iter().copied(),
+            &mut self.out,
+            &mut self.offsets,
+            |image, out| encoder.encode_row(image, out),
+        )?;
         Ok((&self.out, &self.offsets))
+    }
+
+    fn schema_id(&self) -> Option<i32> {
+        ProtobufEncodeSession::schema_id(self)
     }
 }

@@ -2,7 +2,7 @@
 //! framing, decoding by the writer schema of each id (with references), and the errors that
 //! are never skipped.
 
-use karrow_codecs::protobuf::confluent::write_message_indexes;
+use karrow_codecs::framing::write_message_indexes;
 use karrow_codecs::protobuf::proto_text::derive_proto_schema;
 use karrow_codecs::FlinkType;
 use karrow_registry::{
@@ -10,7 +10,7 @@ use karrow_registry::{
 };
 
 use super::{ProtobufDecodeSession, ProtobufEncodeSession};
-use crate::jni::EncodeSession;
+use crate::session::Session;
 
 const ROW: &str = r#"{"type":"ROW","nullable":false,"fields":[
     {"name":"id","type":{"type":"BIGINT","nullable":false}},
@@ -72,7 +72,7 @@ fn derived_schema_round_trip_and_decoding_by_registered_schemas() {
     let image = decode(&mut decoder, &framed(id, &[0], &payload))
         .unwrap()
         .unwrap();
-    let value = encoder.encode_image(&image).unwrap().to_vec();
+    let value = encoder.encode_one(&image).unwrap().to_vec();
     assert_eq!(value, framed(id, &[0], &payload));
     // The long form of [0] reads the same.
     let mut long = vec![0];
@@ -160,7 +160,7 @@ fn derived_schema_round_trip_and_decoding_by_registered_schemas() {
     let x_id = explicit.schema_id().unwrap();
     assert_eq!(client.latest("x-value").unwrap().definition.schema, own);
     assert_eq!(
-        explicit.encode_image(&image).unwrap(),
+        explicit.encode_one(&image).unwrap(),
         framed(x_id, &[1, 0], &payload).as_slice()
     );
     registry.stop();

@@ -1,18 +1,16 @@
 package io.karrow.bench;
 
+import io.karrow.flink.formats.DecodedValues;
+import io.karrow.flink.formats.ValueBatchDecoder;
 import io.karrow.flink.formats.avro.AvroConfluentNativeDeserializationSchema;
 import io.karrow.flink.formats.avro.reference.ReferenceDeserializers;
 import io.karrow.flink.formats.registry.RegistryDecoderConfig;
-import io.karrow.flink.nativebridge.KarrowNative;
-import io.karrow.flink.nativebridge.NativeHandle;
+import io.karrow.flink.nativebridge.DirectValueBuffer;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.RowDataDiff;
 
 import org.apache.flink.api.common.serialization.DeserializationSchema;
-import org.apache.flink.core.memory.MemorySegment;
-import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -39,8 +37,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Decodes {@value #MESSAGES} Confluent-framed Avro Nexmark bids into Flink rows three ways, in one
  * JMH run: the oracle (what Flink's {@code avro-confluent} runs), the native format's per-record
- * {@code deserialize}, and one native batch call whose row images are wrapped as {@link
- * BinaryRowData}. Scores are messages per second.
+ * {@code deserialize}, and one native batch call (the {@code kafka-native} source's {@code
+ * ValueBatchDecoder}) whose rows are {@code BinaryRowData} views. Scores are messages per second.
  *
  * <p>{@code @Setup} starts the dev registry ({@code karrow registry serve} on a free port, binary from
  * {@code -Dkarrow.registry.binary} or {@code target/release/karrow} above the working directory),
@@ -70,10 +68,8 @@ public class AvroConfluentDecodeBenchmark {
     private DeserializationSchema<RowData> oracle;
     private AvroConfluentNativeDeserializationSchema perRecord;
 
-    private NativeHandle batchDecoder;
-    private MemorySegment data;
-    private MemorySegment lengths;
-    private int[] rowOffsets;
+    private ValueBatchDecoder batchDecoder;
+    private DirectValueBuffer values;
 
     /** Starts the registry, encodes the bids, opens all three decoders and checks their rows agree. */
     @Setup(Level.Trial)
@@ -99,17 +95,11 @@ public class AvroConfluentDecodeBenchmark {
         oracle.open(null);
         perRecord = new AvroConfluentNativeDeserializationSchema(rowType, typeInfo, config, false);
         perRecord.open(null);
-        batchDecoder = NativeHandle.openAvroDecoder(config.toConfigJson(rowType));
-
-        data = MemorySegmentFactory.allocateUnpooledOffHeapMemory(totalBytes);
-        lengths = MemorySegmentFactory.allocateUnpooledOffHeapMemory(MESSAGES * Integer.BYTES);
-        int at = 0;
-        for (int i = 0; i < MESSAGES; i++) {
-            data.put(at, messages[i]);
-            lengths.putInt(i * Integer.BYTES, messages[i].length); // native byte order, as the contract says
-            at += messages[i].length;
+        batchDecoder = perRecord.createBatchDecoder();
+        values = new DirectValueBuffer();
+        for (byte[] message : messages) {
+            values.add(message);
         }
-        rowOffsets = new int[MESSAGES + 1];
 
         verifyParity();
         System.out.printf(
@@ -126,9 +116,8 @@ public class AvroConfluentDecodeBenchmark {
         if (batchDecoder != null) {
             batchDecoder.close();
         }
-        if (data != null) {
-            data.free();
-            lengths.free();
+        if (values != null) {
+            values.close();
         }
         if (registry != null) {
             registry.close();
@@ -151,49 +140,27 @@ public class AvroConfluentDecodeBenchmark {
         }
     }
 
-    /** One native call for all messages, then one {@link BinaryRowData} view per row image. */
+    /** One native call for all messages (the kafka-native source's path), one row view per value. */
     @Benchmark
     public void nativeBatch(Blackhole bh) throws IOException {
-        int[] offsets = rowOffsets;
-        byte[] images = KarrowNative.avroDecodeBatch(
-                batchDecoder.get(), data.getAddress(), lengths.getAddress(), MESSAGES, offsets);
-        MemorySegment segment = MemorySegmentFactory.wrap(images);
-        int arity = rowType.getFieldCount();
-        for (int i = 0; i < MESSAGES; i++) {
-            int start = offsets[i];
-            int size = offsets[i + 1] - start;
-            if (size > 0) {
-                BinaryRowData row = new BinaryRowData(arity);
-                row.pointTo(segment, start, size);
-                bh.consume(row);
-            }
+        DecodedValues decoded = batchDecoder.decode(values, MESSAGES);
+        for (int i = 0; i < decoded.rowCount(); i++) {
+            bh.consume(decoded.row(i));
         }
-    }
-
-    private BinaryRowData[] decodeBatchRows() throws IOException {
-        byte[] images = KarrowNative.avroDecodeBatch(
-                batchDecoder.get(), data.getAddress(), lengths.getAddress(), MESSAGES, rowOffsets);
-        MemorySegment segment = MemorySegmentFactory.wrap(images);
-        BinaryRowData[] rows = new BinaryRowData[MESSAGES];
-        for (int i = 0; i < MESSAGES; i++) {
-            int size = rowOffsets[i + 1] - rowOffsets[i];
-            if (size > 0) {
-                rows[i] = new BinaryRowData(rowType.getFieldCount());
-                rows[i].pointTo(segment, rowOffsets[i], size);
-            }
-        }
-        return rows;
     }
 
     private void verifyParity() throws IOException {
-        BinaryRowData[] batchRows = decodeBatchRows();
+        DecodedValues batch = batchDecoder.decode(values, MESSAGES);
+        if (batch.rowCount() != MESSAGES) {
+            throw new IllegalStateException("nativeBatch gave " + batch.rowCount() + " rows for " + MESSAGES + " bids");
+        }
         for (int i = 0; i < MESSAGES; i++) {
             RowData expected = oracle.deserialize(messages[i]);
             String perRecordDiff = RowDataDiff.diff(rowType, expected, perRecord.deserialize(messages[i]));
             if (perRecordDiff != null) {
                 throw new IllegalStateException("nativePerRecord differs from the oracle at message " + i + ": " + perRecordDiff);
             }
-            String batchDiff = RowDataDiff.diff(rowType, expected, batchRows[i]);
+            String batchDiff = RowDataDiff.diff(rowType, expected, batch.row(batch.rowStart(i)));
             if (batchDiff != null) {
                 throw new IllegalStateException("nativeBatch differs from the oracle at message " + i + ": " + batchDiff);
             }

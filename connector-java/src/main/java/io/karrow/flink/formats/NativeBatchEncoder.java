@@ -1,7 +1,7 @@
 package io.karrow.flink.formats;
 
 import io.karrow.flink.nativebridge.DirectValueBuffer;
-import io.karrow.flink.nativebridge.KarrowNativeException;
+import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.NativeEncoderHandle;
 
 import org.apache.flink.table.types.logical.RowType;
@@ -10,23 +10,13 @@ import java.io.IOException;
 import java.util.Objects;
 
 /**
- * Encodes a batch of row images with one native call of a format's encoder ({@code
- * KarrowNative.avroEncodeBatch}, {@code jsonEncodeBatch}). Owns one native encoder handle. Not
- * thread-safe.
+ * Encodes a batch of row images with one native {@link KarrowNative#encodeBatch} call, for every
+ * format's encoder. Owns one native encoder handle. Not thread-safe.
  */
 public final class NativeBatchEncoder implements ValueBatchEncoder {
 
-    /** A format's native batch entry point (the shape every {@code *EncodeBatch} has). */
-    @FunctionalInterface
-    public interface BatchCall {
-        /** Encodes {@code count} row images; see {@code docs/jni-contract.md}. */
-        byte[] encode(long handle, long dataAddress, long lengthsAddress, int count, int[] offsets)
-                throws KarrowNativeException;
-    }
-
     private final NativeEncoderHandle encoder;
     private final RowType rowType;
-    private final BatchCall call;
     private final boolean acceptsNullMapKeys;
 
     /**
@@ -34,15 +24,12 @@ public final class NativeBatchEncoder implements ValueBatchEncoder {
      *
      * @param encoder an open native encoder for {@code rowType}
      * @param rowType the physical row type of the encoded rows
-     * @param call the format's native batch call
      * @param acceptsNullMapKeys whether the native encoder handles NULL map keys itself (JSON's
      *     {@code map-null-key.mode}); see {@link ValueBatchEncoder#acceptsNullMapKeys()}
      */
-    public NativeBatchEncoder(
-            NativeEncoderHandle encoder, RowType rowType, BatchCall call, boolean acceptsNullMapKeys) {
+    public NativeBatchEncoder(NativeEncoderHandle encoder, RowType rowType, boolean acceptsNullMapKeys) {
         this.encoder = Objects.requireNonNull(encoder, "encoder");
         this.rowType = Objects.requireNonNull(rowType, "rowType");
-        this.call = Objects.requireNonNull(call, "call");
         this.acceptsNullMapKeys = acceptsNullMapKeys;
     }
 
@@ -68,7 +55,8 @@ public final class NativeBatchEncoder implements ValueBatchEncoder {
             offsets[0] = 0;
             return new byte[0];
         }
-        return call.encode(encoder.get(), rowImages.dataAddress(), rowImages.lengthsAddress(), count, offsets);
+        return KarrowNative.encodeBatch(
+                encoder.get(), rowImages.dataAddress(), rowImages.lengthsAddress(), count, offsets);
     }
 
     /** The registered writer schema id written in every header, or {@code -1} when the format has none. */

@@ -1,6 +1,7 @@
 package io.karrow.flink.formats;
 
 import io.karrow.flink.nativebridge.DirectRecordBuffers;
+import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.NativeHandle;
 import io.karrow.flink.rows.BinaryToGenericRows;
 
@@ -82,16 +83,16 @@ public abstract class NativeDeserializationSchema<C extends Serializable>
     }
 
     /**
-     * Decodes one non-null value with this instance's decoder through a format's per-record direct
-     * call; returns what the call wrote (a row image, or a row-list layout), or {@code null} when the
-     * call reports no row.
+     * Decodes one non-null value with this instance's decoder ({@link KarrowNative#decodeOneDirect});
+     * returns what the call wrote (the row image for formats whose value gives at most one row, else a
+     * row-list layout), or {@code null} when the value gives no row.
      */
-    protected byte[] decodeOne(byte[] message, DirectRecordBuffers.Call call) throws IOException {
+    protected byte[] decodeOne(byte[] message) throws IOException {
         long handle = decoderHandle();
         if (recordBuffers == null) {
             recordBuffers = new DirectRecordBuffers();
         }
-        return recordBuffers.call(handle, message, call);
+        return recordBuffers.call(handle, message, KarrowNative::decodeOneDirect);
     }
 
     /** A decoded row as this schema emits it ({@code GenericRowData} when the consumer needs it). */
@@ -104,7 +105,9 @@ public abstract class NativeDeserializationSchema<C extends Serializable>
      * are always {@link BinaryRowData}. The caller owns and closes it.
      */
     @Override
-    public abstract ValueBatchDecoder createBatchDecoder() throws IOException;
+    public ValueBatchDecoder createBatchDecoder() throws IOException {
+        return new NativeBatchDecoder(openNativeDecoder(), rowType);
+    }
 
     /** Frees the native decoder now; the next {@code open} or {@code deserialize} opens a new one. */
     @Override

@@ -1,6 +1,7 @@
 package io.karrow.flink.formats;
 
 import io.karrow.flink.nativebridge.DirectRecordBuffers;
+import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.NativeEncoderHandle;
 import io.karrow.flink.rows.BinaryRowImages;
 
@@ -56,12 +57,6 @@ public abstract class NativeSerializationSchema<C extends Serializable>
      */
     protected abstract NativeEncoderHandle openNativeEncoder() throws IOException;
 
-    /** The format's per-record native encode call, e.g. {@code KarrowNative::jsonEncodeOneDirect}. */
-    protected abstract DirectRecordBuffers.Call encodeCall();
-
-    /** The format's batch native encode call. */
-    protected abstract NativeBatchEncoder.BatchCall batchCall();
-
     /**
      * Whether native code handles NULL map keys itself (JSON's {@code map-null-key.mode}, Protobuf's
      * defaults); otherwise rows with one are rejected before the native call (Avro).
@@ -94,7 +89,7 @@ public abstract class NativeSerializationSchema<C extends Serializable>
             if (encoder == null) {
                 openEncoder();
             }
-            byte[] value = recordBuffers.call(encoder.get(), images.image(row), encodeCall());
+            byte[] value = recordBuffers.call(encoder.get(), images.image(row), KarrowNative::encodeOneDirect);
             if (value == null) {
                 throw new IllegalStateException("the native encoder gave no value");
             }
@@ -110,7 +105,7 @@ public abstract class NativeSerializationSchema<C extends Serializable>
      */
     @Override
     public ValueBatchEncoder createBatchEncoder() throws IOException {
-        return new NativeBatchEncoder(openNativeEncoder(), rowType, batchCall(), handlesNullMapKeys());
+        return new NativeBatchEncoder(openNativeEncoder(), rowType, handlesNullMapKeys());
     }
 
     /** The writer schema id registered at {@link #open}; {@code -1} before it or for formats without one. */

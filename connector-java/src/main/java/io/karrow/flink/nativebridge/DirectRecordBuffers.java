@@ -4,8 +4,8 @@ import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 
 /**
- * The reused off-heap input and output of a per-record native call ({@code *DecodeOneDirect}, {@code
- * *EncodeOneDirect} of {@link KarrowNative}): the input (a Kafka value, or a row image) is copied
+ * The reused off-heap input and output of a per-record native call ({@code decodeOneDirect}, {@code
+ * encodeOneDirect} of {@link KarrowNative}): the input (a Kafka value, or a row image) is copied
  * into direct memory, the native call reads it and writes its result (a row image or row-list
  * layout, or a Kafka value) into direct memory, and the result is copied into a new heap array.
  *
@@ -18,7 +18,7 @@ public final class DirectRecordBuffers implements AutoCloseable {
 
     private static final int MIN_CAPACITY = 4096;
 
-    /** A format's per-record direct entry point, e.g. {@code KarrowNative::jsonDecodeOneDirect}. */
+    /** A per-record direct entry point: {@code KarrowNative::decodeOneDirect} or {@code KarrowNative::encodeOneDirect}. */
     @FunctionalInterface
     public interface Call {
         /**

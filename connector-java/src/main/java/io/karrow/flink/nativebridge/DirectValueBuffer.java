@@ -4,7 +4,7 @@ import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 
 /**
- * A reusable off-heap buffer of Kafka values laid out as {@code KarrowNative.avroDecodeBatch}
+ * A reusable off-heap buffer of Kafka values laid out as {@code KarrowNative.decodeBatch}
  * expects: the values back to back at {@link #dataAddress()} and one native-order int32 length per
  * value at {@link #lengthsAddress()} ({@code -1} for a null value).
  *

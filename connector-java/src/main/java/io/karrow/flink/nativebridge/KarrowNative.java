@@ -3,6 +3,12 @@ package io.karrow.flink.nativebridge;
 /**
  * The native entry points of {@code karrow-native}, exactly as listed in {@code docs/jni-contract.md}.
  *
+ * <p>They are generic: {@link #open} opens a session of a {@link SessionKind} and returns its handle,
+ * and every other call takes a handle and is answered by the session behind it (a kind that does not
+ * answer a call fails with a clear message). A closed, stale or forged handle fails; it never reaches
+ * another session. Java code does not call these directly but through {@link NativeHandle}, {@link
+ * NativeEncoderHandle}, {@link DirectRecordBuffers}, the batch codecs and {@link NativeFetchSession}.
+ *
  * <p>Call {@link NativeLibraryLoader#load()} before the first call. Every method throws {@link
  * KarrowNativeException} (constructed by native code) on failure; none of them returns a partial
  * result.
@@ -12,249 +18,89 @@ public final class KarrowNative {
     private KarrowNative() {}
 
     /**
-     * Builds a Confluent Avro decoder from the JSON configuration of the contract.
+     * Opens a session of kind {@code kind} ({@link SessionKind#code()}) from its JSON configuration
+     * (see the contract) and the kind's bytes: the serialized {@code FileDescriptorSet} of the Protobuf
+     * kinds, {@code null} for the others.
      *
-     * @return an opaque, non-zero handle that the caller owns and must close with {@link
-     *     #avroDecoderClose(long)}
+     * @return an opaque, non-zero handle that the caller owns and must close with {@link #close(long)}
      */
-    public static native long avroDecoderOpen(String configJson) throws KarrowNativeException;
+    public static native long open(int kind, String configJson, byte[] bytes) throws KarrowNativeException;
 
     /**
-     * Decodes one non-null Kafka value, {@code messageLength} bytes in direct memory at {@code
-     * messageAddress}, into the image of one Flink {@code BinaryRowData} (row kind INSERT), written to
-     * the direct buffer of {@code outCapacity} bytes at {@code outAddress} when it fits. Returns the
-     * image's length (when that exceeds {@code outCapacity} nothing was written: grow the buffer and
-     * call again). {@link DirectRecordBuffers} makes the call.
+     * Frees the session; the handle must not be used again. Closing {@code 0} is a no-op; closing a
+     * handle twice fails (and frees nothing).
      */
-    public static native int avroDecodeOneDirect(
-            long handle, long messageAddress, int messageLength, long outAddress, int outCapacity)
+    public static native void close(long handle) throws KarrowNativeException;
+
+    /**
+     * What is live in native code: for each kind code {@code k}, the open handles at {@code 2k} and
+     * the bytes of buffers their sessions retain at {@code 2k + 1}. Read through {@link NativeStats}.
+     */
+    public static native long[] stats() throws KarrowNativeException;
+
+    /** The schema id the session writes in every header ({@code -1} when it writes none). */
+    public static native int schemaId(long handle) throws KarrowNativeException;
+
+    /**
+     * Decodes one non-null Kafka value, {@code inLength} bytes of direct memory at {@code inAddress},
+     * into its rows, written to the direct buffer of {@code outCapacity} bytes at {@code outAddress}
+     * when they fit: the row-list layout read by {@link RowListLayout} for kinds whose value may give
+     * several rows (JSON), the {@code BinaryRowData} image alone for kinds whose value gives at most
+     * one (Avro, Protobuf). Returns the length (when that exceeds {@code outCapacity} nothing was
+     * written: grow the buffer and call again), or {@code -1} when the value gives no row. Only
+     * primitives cross the boundary; {@link DirectRecordBuffers} makes the call.
+     */
+    public static native int decodeOneDirect(
+            long handle, long inAddress, int inLength, long outAddress, int outCapacity)
             throws KarrowNativeException;
 
     /**
      * Decodes {@code count} values laid out back to back at {@code dataAddress} (direct memory), with
-     * one int32 length per value at {@code lengthsAddress} ({@code -1} = null value). Returns all row
-     * images concatenated; {@code rowOffsets} (length {@code count + 1}) receives where row {@code i}
-     * starts, and an empty span means "no row".
+     * one native-order int32 length per value at {@code lengthsAddress} ({@code -1} = null value).
+     * Returns the rows of all values in order in the row-list layout (never null); {@code valueRowEnds}
+     * (length at least {@code count}) receives at {@code i} the number of rows of values {@code 0..i}.
+     * A failing value throws with its index as the record index.
      */
-    public static native byte[] avroDecodeBatch(
-            long handle, long dataAddress, long lengthsAddress, int count, int[] rowOffsets)
-            throws KarrowNativeException;
-
-    /** Frees a decoder; the handle must not be used again. Closing {@code 0} is a no-op. */
-    public static native void avroDecoderClose(long handle);
-
-    /**
-     * Builds a Confluent Avro encoder from the JSON configuration of the contract (the decoder's
-     * object plus {@code "subject"}) and registers its writer schema under that subject, once.
-     *
-     * @return an opaque, non-zero handle that the caller owns and must close with {@link
-     *     #avroEncoderClose(long)}
-     * @throws KarrowNativeException if the configuration is invalid or the registry is unreachable or
-     *     rejects the schema
-     */
-    public static native long avroEncoderOpen(String configJson) throws KarrowNativeException;
-
-    /** The registered writer schema id that the encoder writes in every header. */
-    public static native int avroEncoderSchemaId(long handle) throws KarrowNativeException;
-
-    /**
-     * Encodes the image of one Flink {@code BinaryRowData} of the physical row type ({@code imageLength}
-     * bytes in direct memory at {@code imageAddress}) into one Kafka value: {@code 0x00}, the schema id, the Avro datum, written to the direct
-     * buffer of {@code outCapacity} bytes at {@code outAddress} when it fits. Returns the value's length
-     * (when that exceeds {@code outCapacity} nothing was written: grow the buffer and call again).
-     * {@link DirectRecordBuffers} makes the call.
-     */
-    public static native int avroEncodeOneDirect(
-            long handle, long imageAddress, int imageLength, long outAddress, int outCapacity)
-            throws KarrowNativeException;
-
-    /**
-     * Encodes {@code count} row images laid out back to back at {@code dataAddress} (direct memory),
-     * with one int32 length per image at {@code lengthsAddress} (no nulls). Returns all values
-     * concatenated; {@code messageOffsets} (length {@code count + 1}) receives where value {@code i}
-     * starts.
-     */
-    public static native byte[] avroEncodeBatch(
-            long handle, long dataAddress, long lengthsAddress, int count, int[] messageOffsets)
-            throws KarrowNativeException;
-
-    /** Frees an encoder; the handle must not be used again. Closing {@code 0} is a no-op. */
-    public static native void avroEncoderClose(long handle);
-
-    /**
-     * Builds a JSON decoder ({@code json-native}) from the JSON configuration of the contract:
-     * {@code {"row_type": ..., "options": {...}}}.
-     *
-     * @return an opaque, non-zero handle that the caller owns and must close with {@link
-     *     #jsonDecoderClose(long)}
-     */
-    public static native long jsonDecoderOpen(String configJson) throws KarrowNativeException;
-
-    /**
-     * Decodes one non-null Kafka value, {@code messageLength} bytes in direct memory at {@code
-     * messageAddress}, into its rows (a JSON top-level array gives one row per element) in the row-list
-     * layout read by {@link RowListLayout}, written to the direct buffer of {@code outCapacity} bytes at
-     * {@code outAddress} when it fits. Returns the layout's length (when that exceeds {@code
-     * outCapacity} nothing was written: grow the buffer and call again), or {@code -1} when the value
-     * yields no row. Only primitives cross the boundary; {@link DirectRecordBuffers} makes the call.
-     */
-    public static native int jsonDecodeOneDirect(
-            long handle, long messageAddress, int messageLength, long outAddress, int outCapacity)
-            throws KarrowNativeException;
-
-    /**
-     * Decodes {@code count} values laid out as for {@link #avroDecodeBatch} ({@code -1} length = null
-     * value, no row). Returns the rows of all values in order in the row-list layout (never null);
-     * {@code valueRowEnds} (length at least {@code count}) receives at {@code i} the number of rows of
-     * values {@code 0..i}. A failing value throws with its index as the record index.
-     */
-    public static native byte[] jsonDecodeBatch(
+    public static native byte[] decodeBatch(
             long handle, long dataAddress, long lengthsAddress, int count, int[] valueRowEnds)
             throws KarrowNativeException;
 
-    /** Frees a JSON decoder; the handle must not be used again. Closing {@code 0} is a no-op. */
-    public static native void jsonDecoderClose(long handle);
-
     /**
-     * Builds a JSON encoder ({@code json-native}) from the JSON configuration of the contract; with a
-     * {@code confluent} section ({@code json-confluent-native}) it registers the writer schema here.
-     *
-     * @return an opaque, non-zero handle that the caller owns and must close with {@link
-     *     #jsonEncoderClose(long)}
+     * Encodes the image of one Flink {@code BinaryRowData} of the physical row type ({@code inLength}
+     * bytes of direct memory at {@code inAddress}) into one Kafka value, written to the direct buffer of
+     * {@code outCapacity} bytes at {@code outAddress} when it fits. Returns the value's length (when
+     * that exceeds {@code outCapacity} nothing was written: grow the buffer and call again). {@link
+     * DirectRecordBuffers} makes the call.
      */
-    public static native long jsonEncoderOpen(String configJson) throws KarrowNativeException;
-
-    /**
-     * The writer schema id a {@code json-confluent-native} encoder registered and writes in every
-     * header; {@code -1} for an encoder without Confluent framing ({@code json-native}).
-     */
-    public static native int jsonEncoderSchemaId(long handle) throws KarrowNativeException;
-
-    /**
-     * Encodes the image of one Flink {@code BinaryRowData} of the physical row type ({@code imageLength}
-     * bytes in direct memory at {@code imageAddress}) into one JSON Kafka value, written to the direct
-     * buffer of {@code outCapacity} bytes at {@code outAddress} when it fits. Returns the value's length
-     * (when that exceeds {@code outCapacity} nothing was written: grow the buffer and call again).
-     * {@link DirectRecordBuffers} makes the call.
-     */
-    public static native int jsonEncodeOneDirect(
-            long handle, long imageAddress, int imageLength, long outAddress, int outCapacity)
-            throws KarrowNativeException;
-
-    /** Encodes {@code count} row images into JSON values, with the contract of {@link #avroEncodeBatch}. */
-    public static native byte[] jsonEncodeBatch(
-            long handle, long dataAddress, long lengthsAddress, int count, int[] messageOffsets)
-            throws KarrowNativeException;
-
-    /** Frees a JSON encoder; the handle must not be used again. Closing {@code 0} is a no-op. */
-    public static native void jsonEncoderClose(long handle);
-
-    /**
-     * Builds a Protobuf decoder ({@code protobuf-native}) from the JSON configuration of the contract
-     * ({@code {"row_type": ..., "message": "pkg.Msg", "options": {...}}}) and the serialized {@code
-     * FileDescriptorSet} holding the message and every file it depends on.
-     *
-     * @return an opaque, non-zero handle that the caller owns and must close with {@link
-     *     #protobufDecoderClose(long)}
-     */
-    public static native long protobufDecoderOpen(String configJson, byte[] descriptorSet)
+    public static native int encodeOneDirect(
+            long handle, long inAddress, int inLength, long outAddress, int outCapacity)
             throws KarrowNativeException;
 
     /**
-     * Decodes one Kafka value (one message) into its row's {@code BinaryRowData} image alone (no
-     * row-list header: a message gives at most one row), otherwise with the contract of {@link
-     * #jsonDecodeOneDirect}; {@code -1} when the value is skipped under {@code ignore-parse-errors}.
+     * Encodes {@code count} row images laid out as for {@link #decodeBatch} (no nulls). Returns all
+     * values concatenated; {@code offsets} (length {@code count + 1}) receives where value {@code i}
+     * starts, and the end. A failing row throws with its index as the record index.
      */
-    public static native int protobufDecodeOneDirect(
-            long handle, long messageAddress, int messageLength, long outAddress, int outCapacity)
+    public static native byte[] encodeBatch(
+            long handle, long dataAddress, long lengthsAddress, int count, int[] offsets)
             throws KarrowNativeException;
 
     /**
-     * Decodes {@code count} values with the contract of {@link #jsonDecodeBatch}; a null value ({@code
-     * -1} length) fails, as in Flink, unless {@code ignore-parse-errors} skips it.
+     * Runs a request off the per-record and per-batch paths (JSON text with an {@code "op"}, e.g. a
+     * fetch assignment change) and returns the reply (JSON text).
      */
-    public static native byte[] protobufDecodeBatch(
-            long handle, long dataAddress, long lengthsAddress, int count, int[] valueRowEnds)
-            throws KarrowNativeException;
-
-    /** Frees a Protobuf decoder; the handle must not be used again. Closing {@code 0} is a no-op. */
-    public static native void protobufDecoderClose(long handle);
+    public static native String control(long handle, String request) throws KarrowNativeException;
 
     /**
-     * Builds a Protobuf encoder ({@code protobuf-native}); arguments as for {@link
-     * #protobufDecoderOpen}.
-     *
-     * @return an opaque, non-zero handle that the caller owns and must close with {@link
-     *     #protobufEncoderClose(long)}
-     */
-    public static native long protobufEncoderOpen(String configJson, byte[] descriptorSet)
-            throws KarrowNativeException;
-
-    /**
-     * Encodes the image of one Flink {@code BinaryRowData} of the physical row type ({@code imageLength}
-     * bytes in direct memory at {@code imageAddress}) into one Protobuf Kafka value, written to the direct
-     * buffer of {@code outCapacity} bytes at {@code outAddress} when it fits. Returns the value's length
-     * (when that exceeds {@code outCapacity} nothing was written: grow the buffer and call again).
-     * {@link DirectRecordBuffers} makes the call.
-     */
-    public static native int protobufEncodeOneDirect(
-            long handle, long imageAddress, int imageLength, long outAddress, int outCapacity)
-            throws KarrowNativeException;
-
-    /** Encodes {@code count} row images into Protobuf values, with the contract of {@link #avroEncodeBatch}. */
-    public static native byte[] protobufEncodeBatch(
-            long handle, long dataAddress, long lengthsAddress, int count, int[] messageOffsets)
-            throws KarrowNativeException;
-
-    /** Frees a Protobuf encoder; the handle must not be used again. Closing {@code 0} is a no-op. */
-    public static native void protobufEncoderClose(long handle);
-
-    // ---- Native fetch of the kafka-native source (docs/jni-contract.md, "Native fetch") ----
-
-    /**
-     * Opens a fetch session from its JSON configuration ({@code clientId}, {@code readCommitted},
-     * {@code maxWaitMs}, {@code minBytes}, {@code maxBytes}, {@code partitionMaxBytes}).
-     *
-     * @return an opaque, non-zero handle the caller owns and closes with {@link #fetchClose(long)}
-     */
-    public static native long fetchOpen(String configJson) throws KarrowNativeException;
-
-    /** Frees a fetch session (closing its connections); closing {@code 0} is a no-op. */
-    public static native void fetchClose(long handle);
-
-    /**
-     * Assigns (or re-assigns) {@code slot}: {@code topic}-{@code partition}, led by the broker at
-     * {@code leader} ({@code host:port}), read from {@code offset} up to {@code stopOffset}
-     * (exclusive; {@code Long.MAX_VALUE} when unbounded).
-     */
-    public static native void fetchAssign(
-            long handle, int slot, String topic, int partition, String leader, long offset, long stopOffset)
-            throws KarrowNativeException;
-
-    /** Forgets {@code slot}. */
-    public static native void fetchUnassign(long handle, int slot) throws KarrowNativeException;
-
-    /** Sets the leader ({@code host:port}) of {@code slot} after a leader change. */
-    public static native void fetchSetLeader(long handle, int slot, String leader) throws KarrowNativeException;
-
-    /** Pauses or resumes fetching {@code slot}. */
-    public static native void fetchSetPaused(long handle, int slot, boolean paused) throws KarrowNativeException;
-
-    /**
-     * Sends one Fetch request per leader and keeps the records of the responses; writes the summary,
-     * eight little-endian longs (records, value bytes, key bytes, header bytes, finished slots,
-     * leader-changed slots, out-of-range slots, pending records), to the direct buffer at {@code
+     * Does one round of the session's work (fetch: one Fetch request per leader) and writes its
+     * summary, exactly {@code summaryLongs} little-endian longs, to the direct buffer at {@code
      * summaryAddress}.
      */
-    public static native void fetchPoll(long handle, long summaryAddress) throws KarrowNativeException;
+    public static native void poll(long handle, long summaryAddress, int summaryLongs) throws KarrowNativeException;
 
     /**
-     * Copies the last poll's records into direct buffers sized from its summary: 40 bytes of metadata
-     * per record, the values and their int32 lengths (the batch decoders' layout), keys, headers, then
-     * the finished, the leader-changed and the out-of-range slots (int32).
+     * Copies the parts of the last poll into the direct buffers at {@code addresses} (one per part, in
+     * the kind's order), which the caller sized from the poll's summary.
      */
-    public static native void fetchCopyOut(
-            long handle, long metaAddress, long dataAddress, long lengthsAddress, long keysAddress,
-            long headersAddress, long slotsAddress)
-            throws KarrowNativeException;
+    public static native void copyOut(long handle, long[] addresses) throws KarrowNativeException;
 }

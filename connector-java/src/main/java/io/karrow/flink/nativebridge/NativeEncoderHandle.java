@@ -1,8 +1,9 @@
 package io.karrow.flink.nativebridge;
 
 /**
- * Sole owner of one native encoder handle (Avro, or JSON with or without Confluent framing), with the
- * writer schema id it registered ({@code -1} when it writes no header). The handle's lifetime (idempotent close, {@link java.lang.ref.Cleaner} when dropped unclosed) is {@link
+ * Sole owner of one native encoder handle (Avro, JSON or Protobuf, with or without Confluent
+ * framing), with the writer schema id it registered ({@code -1} when it writes no header). The
+ * handle's lifetime (idempotent close, {@link java.lang.ref.Cleaner} when dropped unclosed) is {@link
  * NativeHandle}'s. Not thread-safe: use one instance per parallel serializer.
  */
 public final class NativeEncoderHandle implements AutoCloseable {
@@ -16,53 +17,20 @@ public final class NativeEncoderHandle implements AutoCloseable {
     }
 
     /**
-     * Opens a native Avro encoder, which registers its writer schema under the configured subject.
+     * Opens a native encoder of {@code kind}; a Confluent encoder registers its writer schema under
+     * the configured subject here.
      *
      * @throws KarrowNativeException if the configuration is invalid or the registry fails
      */
-    public static NativeEncoderHandle openAvroEncoder(String configJson) throws KarrowNativeException {
-        NativeLibraryLoader.load();
-        NativeHandle handle =
-                NativeHandle.own(KarrowNative.avroEncoderOpen(configJson), KarrowNative::avroEncoderClose, "encoder");
-        try {
-            return new NativeEncoderHandle(handle, KarrowNative.avroEncoderSchemaId(handle.get()));
-        } catch (KarrowNativeException | RuntimeException e) {
-            handle.close();
-            throw e;
-        }
-    }
-
-    /**
-     * Opens a native JSON encoder; with a {@code confluent} section in the configuration ({@code
-     * json-confluent-native}) it registers its writer schema under the configured subject.
-     *
-     * @throws KarrowNativeException if the configuration is invalid or the registry fails
-     */
-    public static NativeEncoderHandle openJsonEncoder(String configJson) throws KarrowNativeException {
-        NativeLibraryLoader.load();
-        NativeHandle handle = NativeHandle.own(
-                KarrowNative.jsonEncoderOpen(configJson), KarrowNative::jsonEncoderClose, "JSON encoder");
-        try {
-            return new NativeEncoderHandle(handle, KarrowNative.jsonEncoderSchemaId(handle.get()));
-        } catch (KarrowNativeException | RuntimeException e) {
-            handle.close();
-            throw e;
-        }
-    }
-
-    /**
-     * Opens a native Protobuf encoder ({@code protobuf-native}); it writes no schema id.
-     *
-     * @throws KarrowNativeException if the configuration or the descriptors are invalid
-     */
-    public static NativeEncoderHandle openProtobufEncoder(String configJson, byte[] descriptorSet)
+    public static NativeEncoderHandle open(SessionKind kind, String configJson, byte[] bytes)
             throws KarrowNativeException {
-        NativeLibraryLoader.load();
-        NativeHandle handle = NativeHandle.own(
-                KarrowNative.protobufEncoderOpen(configJson, descriptorSet),
-                KarrowNative::protobufEncoderClose,
-                "Protobuf encoder");
-        return new NativeEncoderHandle(handle, -1);
+        NativeHandle handle = NativeHandle.open(kind, configJson, bytes);
+        try {
+            return new NativeEncoderHandle(handle, KarrowNative.schemaId(handle.get()));
+        } catch (KarrowNativeException | RuntimeException e) {
+            handle.close();
+            throw e;
+        }
     }
 
     /**
@@ -74,7 +42,7 @@ public final class NativeEncoderHandle implements AutoCloseable {
         return handle.get();
     }
 
-    /** The registered writer schema id written in every header, or {@code -1} for unframed JSON. */
+    /** The registered writer schema id written in every header, or {@code -1} for unframed values. */
     public int schemaId() {
         return schemaId;
     }

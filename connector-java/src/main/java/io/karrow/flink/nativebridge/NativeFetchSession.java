@@ -10,7 +10,7 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import java.nio.charset.StandardCharsets;
 
 /**
- * One native fetch session (Kafka's Fetch protocol spoken by {@code karrow-fetch}) and the direct
+ * One native fetch session (Kafka's Fetch protocol spoken by {@code karrow-kafka}) and the direct
  * buffers each poll's records are copied into: per record 40 bytes of metadata, the values in a
  * {@link DirectValueBuffer} (so a value format's batch decoder reads them as they are), the keys and
  * the headers. Owns its native handle; not thread-safe (one per split reader).
@@ -36,36 +36,55 @@ public final class NativeFetchSession implements AutoCloseable {
     private long pendingRecords;
     private long recordBytes;
 
-    /** Opens a session from its JSON configuration (see {@link KarrowNative#fetchOpen(String)}). */
+    /**
+     * Opens a session from its JSON configuration ({@code clientId}, {@code readCommitted}, {@code
+     * maxWaitMs}, {@code minBytes}, {@code maxBytes}, {@code partitionMaxBytes}; see {@code
+     * docs/jni-contract.md}).
+     */
     public NativeFetchSession(String configJson) throws KarrowNativeException {
-        this.handle = NativeHandle.openFetchSession(configJson);
+        this.handle = NativeHandle.open(SessionKind.FETCH, configJson, null);
     }
 
-    /** Assigns {@code slot} (see {@link KarrowNative#fetchAssign}). */
+    /**
+     * Assigns (or re-assigns) {@code slot}: {@code topic}-{@code partition}, led by the broker at
+     * {@code leader} ({@code host:port}), read from {@code offset} up to {@code stopOffset} (exclusive;
+     * {@code Long.MAX_VALUE} when unbounded).
+     */
     public void assign(int slot, String topic, int partition, String leader, long offset, long stopOffset)
             throws KarrowNativeException {
-        KarrowNative.fetchAssign(handle.get(), slot, topic, partition, leader, offset, stopOffset);
+        StringBuilder request = new StringBuilder("{\"op\":\"assign\",\"slot\":").append(slot).append(",\"topic\":");
+        JsonText.appendString(request, topic).append(",\"partition\":").append(partition).append(",\"leader\":");
+        JsonText.appendString(request, leader).append(",\"offset\":").append(offset)
+                .append(",\"stop_offset\":").append(stopOffset).append('}');
+        KarrowNative.control(handle.get(), request.toString());
     }
 
     /** Forgets {@code slot}. */
     public void unassign(int slot) throws KarrowNativeException {
-        KarrowNative.fetchUnassign(handle.get(), slot);
+        KarrowNative.control(handle.get(), "{\"op\":\"unassign\",\"slot\":" + slot + "}");
     }
 
-    /** Sets the leader of {@code slot}. */
+    /** Sets the leader ({@code host:port}) of {@code slot} after a leader change. */
     public void setLeader(int slot, String leader) throws KarrowNativeException {
-        KarrowNative.fetchSetLeader(handle.get(), slot, leader);
+        StringBuilder request = new StringBuilder("{\"op\":\"set_leader\",\"slot\":").append(slot).append(",\"leader\":");
+        JsonText.appendString(request, leader).append('}');
+        KarrowNative.control(handle.get(), request.toString());
     }
 
-    /** Pauses or resumes {@code slot}. */
+    /** Pauses or resumes fetching {@code slot}. */
     public void setPaused(int slot, boolean paused) throws KarrowNativeException {
-        KarrowNative.fetchSetPaused(handle.get(), slot, paused);
+        KarrowNative.control(
+                handle.get(), "{\"op\":\"set_paused\",\"slot\":" + slot + ",\"paused\":" + paused + "}");
     }
 
-    /** Fetches once and copies the records into this session's buffers. */
+    /**
+     * Sends one Fetch request per leader and copies the records of the responses into this session's
+     * buffers (sized from the poll's summary: records, value bytes, key bytes, header bytes, finished
+     * slots, leader-changed slots, out-of-range slots, pending records).
+     */
     public void poll() throws KarrowNativeException {
         long h = handle.get();
-        KarrowNative.fetchPoll(h, summary.getAddress());
+        KarrowNative.poll(h, summary.getAddress(), SUMMARY_LONGS);
         records = toInt(summary.getLongLittleEndian(0), "records");
         int valueBytes = toInt(summary.getLongLittleEndian(8), "value bytes");
         int keyBytes = toInt(summary.getLongLittleEndian(16), "key bytes");
@@ -80,8 +99,10 @@ public final class NativeFetchSession implements AutoCloseable {
         headers = ensure(headers, headerBytes);
         slots = ensure(slots, 4L * (finished + leaderChanged + outOfRange));
         values.prepareForNativeWrite(records, valueBytes);
-        KarrowNative.fetchCopyOut(h, meta.getAddress(), values.dataAddress(), values.lengthsAddress(),
-                keys.getAddress(), headers.getAddress(), slots.getAddress());
+        KarrowNative.copyOut(h, new long[] {
+            meta.getAddress(), values.dataAddress(), values.lengthsAddress(), keys.getAddress(), headers.getAddress(),
+            slots.getAddress()
+        });
     }
 
     /** Records not fetched yet in the assigned partitions, as the last responses reported. */

@@ -1,16 +1,16 @@
 package io.karrow.flink.nativebridge;
 
 import java.lang.ref.Cleaner;
-import java.util.function.LongConsumer;
 
 /**
- * Sole owner of one native handle (a decoder, a JSON encoder, or through {@link NativeEncoderHandle}
- * an Avro encoder): the one place on the Java side that frees native objects.
+ * Sole owner of one native session handle (a decoder, an encoder through {@link NativeEncoderHandle},
+ * a fetch session): the one place on the Java side that opens and frees native sessions.
  *
- * <p>{@link #close()} frees the native object and is idempotent. If the owner is dropped without
+ * <p>{@link #close()} frees the native session and is idempotent. If the owner is dropped without
  * being closed (Flink's {@code DeserializationSchema} and {@code SerializationSchema} have no close
  * hook), a {@link Cleaner} frees it once this object becomes unreachable. Not thread-safe: use one
- * instance per parallel deserializer or serializer.
+ * instance per parallel deserializer, serializer or split reader, and do not close it while another
+ * thread calls native code with it.
  */
 public final class NativeHandle implements AutoCloseable {
 
@@ -18,72 +18,35 @@ public final class NativeHandle implements AutoCloseable {
 
     private final Releaser releaser;
     private final Cleaner.Cleanable cleanable;
+    private final SessionKind kind;
 
-    private final String what;
-
-    private NativeHandle(long handle, LongConsumer close, String what) {
-        this.releaser = new Releaser(handle, close);
+    private NativeHandle(long handle, SessionKind kind) {
+        this.releaser = new Releaser(handle);
         this.cleanable = CLEANER.register(this, releaser);
-        this.what = what;
+        this.kind = kind;
     }
 
     /**
-     * Takes ownership of a handle that {@code close} frees.
+     * Opens a native session of {@code kind} from its JSON configuration (see {@code
+     * docs/jni-contract.md}) and the kind's bytes ({@code null} unless the kind takes some).
      *
-     * @throws KarrowNativeException if the handle is 0 (native code failed without throwing)
+     * @throws KarrowNativeException if the configuration is invalid, or opening fails (a registry
+     *     that is down, for the encoders that register a schema)
      */
-    static NativeHandle own(long handle, LongConsumer close, String what) throws KarrowNativeException {
+    public static NativeHandle open(SessionKind kind, String configJson, byte[] bytes) throws KarrowNativeException {
+        NativeLibraryLoader.load();
+        long handle = KarrowNative.open(kind.code(), configJson, bytes);
         if (handle == 0) {
             throw new KarrowNativeException(
-                    "karrow-native returned a null " + what + " handle", KarrowNativeException.UNKNOWN,
+                    "karrow-native returned a null " + kind.description() + " handle", KarrowNativeException.UNKNOWN,
                     KarrowNativeException.UNKNOWN);
         }
-        return new NativeHandle(handle, close, what);
+        return new NativeHandle(handle, kind);
     }
 
-    /**
-     * Opens a native Avro decoder for the given contract configuration.
-     *
-     * @throws KarrowNativeException if the configuration is invalid
-     */
-    public static NativeHandle openAvroDecoder(String configJson) throws KarrowNativeException {
-        NativeLibraryLoader.load();
-        return own(KarrowNative.avroDecoderOpen(configJson), KarrowNative::avroDecoderClose, "decoder");
-    }
-
-    /**
-     * Opens a native fetch session ({@code kafka-native} with {@code 'scan.fetch-mode' = 'native'}).
-     *
-     * @throws KarrowNativeException if the configuration is invalid
-     */
-    public static NativeHandle openFetchSession(String configJson) throws KarrowNativeException {
-        NativeLibraryLoader.load();
-        return own(KarrowNative.fetchOpen(configJson), KarrowNative::fetchClose, "fetch session");
-    }
-
-    /**
-     * Opens a native JSON decoder ({@code json-native}) for the given contract configuration.
-     *
-     * @throws KarrowNativeException if the configuration is invalid
-     */
-    public static NativeHandle openJsonDecoder(String configJson) throws KarrowNativeException {
-        NativeLibraryLoader.load();
-        return own(KarrowNative.jsonDecoderOpen(configJson), KarrowNative::jsonDecoderClose, "JSON decoder");
-    }
-
-    /**
-     * Opens a native Protobuf decoder ({@code protobuf-native}) for the given contract configuration
-     * and serialized descriptor set.
-     *
-     * @throws KarrowNativeException if the configuration or the descriptors are invalid
-     */
-    public static NativeHandle openProtobufDecoder(String configJson, byte[] descriptorSet)
-            throws KarrowNativeException {
-        NativeLibraryLoader.load();
-        return own(
-                KarrowNative.protobufDecoderOpen(configJson, descriptorSet),
-                KarrowNative::protobufDecoderClose,
-                "Protobuf decoder");
+    /** The kind of session this handle names. */
+    public SessionKind kind() {
+        return kind;
     }
 
     /**
@@ -94,7 +57,7 @@ public final class NativeHandle implements AutoCloseable {
     public long get() {
         long handle = releaser.handle;
         if (handle == 0) {
-            throw new IllegalStateException("The native " + what + " handle is already closed");
+            throw new IllegalStateException("The native " + kind.description() + " handle is already closed");
         }
         return handle;
     }
@@ -104,7 +67,7 @@ public final class NativeHandle implements AutoCloseable {
         return releaser.handle == 0;
     }
 
-    /** Frees the native object; later calls do nothing. */
+    /** Frees the native session; later calls do nothing. */
     @Override
     public void close() {
         cleanable.clean();
@@ -112,12 +75,10 @@ public final class NativeHandle implements AutoCloseable {
 
     /** Frees the handle; must not reference the owning {@link NativeHandle}. */
     private static final class Releaser implements Runnable {
-        private final LongConsumer close;
         private volatile long handle;
 
-        Releaser(long handle, LongConsumer close) {
+        Releaser(long handle) {
             this.handle = handle;
-            this.close = close;
         }
 
         @Override
@@ -125,7 +86,12 @@ public final class NativeHandle implements AutoCloseable {
             long h = handle;
             handle = 0;
             if (h != 0) {
-                close.accept(h);
+                try {
+                    KarrowNative.close(h);
+                } catch (KarrowNativeException e) {
+                    // Only a handle this owner did not open can fail here: a bug, not a runtime condition.
+                    throw new IllegalStateException("Closing native handle " + Long.toHexString(h) + " failed", e);
+                }
             }
         }
     }

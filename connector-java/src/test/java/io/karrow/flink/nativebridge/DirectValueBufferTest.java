@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.apache.flink.core.memory.MemoryUtils;
 import org.junit.jupiter.api.Test;
 
-/** Layout and growth of the direct value buffer handed to {@code avroDecodeBatch}. */
+/** Layout and growth of the direct value buffer handed to {@code decodeBatch}. */
 class DirectValueBufferTest {
 
     @Test

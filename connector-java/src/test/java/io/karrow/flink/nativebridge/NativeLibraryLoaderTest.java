@@ -29,7 +29,7 @@ class NativeLibraryLoaderTest {
                     Class<?> loaderClass = loader.loadClass(NativeLibraryLoader.class.getName());
                     loaderClass.getMethod("load").invoke(null);
                     Class<?> nativeClass = loader.loadClass(KarrowNative.class.getName());
-                    Method close = nativeClass.getMethod("avroDecoderClose", long.class);
+                    Method close = nativeClass.getMethod("close", long.class);
                     close.invoke(null, 0L); // bound in this classloader; closing 0 is a no-op
                     assertThat(loaderClass.getMethod("isLoaded").invoke(null)).isEqualTo(true);
                 }

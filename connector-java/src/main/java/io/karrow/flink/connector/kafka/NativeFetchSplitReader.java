@@ -47,7 +47,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The {@code kafka-native} split reader with {@code 'scan.fetch-mode' = 'native'}: records are
- * fetched by {@code karrow-fetch} (Kafka's Fetch protocol, record batches walked in place, no
+ * fetched by {@code karrow-kafka} (Kafka's Fetch protocol, record batches walked in place, no
  * object per record) and each poll's values are decoded in one native call.
  *
  * <p>Flink's {@link KafkaPartitionSplitReader} (the superclass) still does everything that is not

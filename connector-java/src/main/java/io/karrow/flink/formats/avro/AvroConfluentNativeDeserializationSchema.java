@@ -1,10 +1,9 @@
 package io.karrow.flink.formats.avro;
 
 import io.karrow.flink.formats.NativeDeserializationSchema;
-import io.karrow.flink.formats.ValueBatchDecoder;
 import io.karrow.flink.formats.registry.RegistryDecoderConfig;
-import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.NativeHandle;
+import io.karrow.flink.nativebridge.SessionKind;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.core.memory.MemorySegmentFactory;
@@ -43,7 +42,7 @@ public class AvroConfluentNativeDeserializationSchema extends NativeDeserializat
 
     @Override
     protected NativeHandle openNativeDecoder() throws IOException {
-        return NativeHandle.openAvroDecoder(config.toConfigJson(rowType));
+        return NativeHandle.open(SessionKind.AVRO_DECODER, config.toConfigJson(rowType), null);
     }
 
     /**
@@ -56,14 +55,9 @@ public class AvroConfluentNativeDeserializationSchema extends NativeDeserializat
         if (message == null) {
             return null;
         }
-        byte[] image = decodeOne(message, KarrowNative::avroDecodeOneDirect);
+        byte[] image = decodeOne(message);
         BinaryRowData row = new BinaryRowData(rowType.getFieldCount());
         row.pointTo(MemorySegmentFactory.wrap(image), 0, image.length);
         return produced(row);
-    }
-
-    @Override
-    public ValueBatchDecoder createBatchDecoder() throws IOException {
-        return new AvroConfluentNativeBatchDecoder(NativeHandle.openAvroDecoder(config.toConfigJson(rowType)), rowType);
     }
 }

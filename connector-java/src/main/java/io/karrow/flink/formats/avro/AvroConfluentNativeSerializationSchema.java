@@ -1,12 +1,10 @@
 package io.karrow.flink.formats.avro;
 
-import io.karrow.flink.formats.NativeBatchEncoder;
 import io.karrow.flink.formats.NativeSerializationSchema;
 import io.karrow.flink.formats.registry.RegistryEncoderConfig;
-import io.karrow.flink.nativebridge.DirectRecordBuffers;
-import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.nativebridge.NativeEncoderHandle;
+import io.karrow.flink.nativebridge.SessionKind;
 
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -23,7 +21,7 @@ import java.io.UncheckedIOException;
  * type the way Flink derives it, or the {@code schema} option) under the subject once; a registry
  * that is down fails {@code open} with a message naming the URL and the subject. {@link #serialize}
  * hands the row's {@code BinaryRowData} image (see {@link BinaryRowImages}) to {@code
- * KarrowNative.avroEncodeOne}.
+ * KarrowNative.encodeOneDirect}.
  *
  * <p>Encoder lifetime: see {@link NativeSerializationSchema}.
  */
@@ -45,7 +43,7 @@ public class AvroConfluentNativeSerializationSchema extends NativeSerializationS
     @Override
     protected NativeEncoderHandle openNativeEncoder() throws IOException {
         try {
-            return NativeEncoderHandle.openAvroEncoder(config.toConfigJson(rowType));
+            return NativeEncoderHandle.open(SessionKind.AVRO_ENCODER, config.toConfigJson(rowType), null);
         } catch (KarrowNativeException e) {
             throw new IOException(
                     "Could not open the avro-confluent-native encoder: registering the writer schema under subject '"
@@ -55,15 +53,6 @@ public class AvroConfluentNativeSerializationSchema extends NativeSerializationS
         }
     }
 
-    @Override
-    protected DirectRecordBuffers.Call encodeCall() {
-        return KarrowNative::avroEncodeOneDirect;
-    }
-
-    @Override
-    protected NativeBatchEncoder.BatchCall batchCall() {
-        return KarrowNative::avroEncodeBatch;
-    }
 
     /** NULL map keys are rejected before native code, as Avro maps cannot hold them. */
     @Override

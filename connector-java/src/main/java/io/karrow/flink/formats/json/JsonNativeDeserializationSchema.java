@@ -1,12 +1,10 @@
 package io.karrow.flink.formats.json;
 
 import io.karrow.flink.formats.NativeDeserializationSchema;
-import io.karrow.flink.formats.RowListBatchDecoder;
-import io.karrow.flink.formats.ValueBatchDecoder;
-import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.nativebridge.NativeHandle;
 import io.karrow.flink.nativebridge.RowListLayout;
+import io.karrow.flink.nativebridge.SessionKind;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.table.data.RowData;
@@ -42,7 +40,10 @@ public class JsonNativeDeserializationSchema extends NativeDeserializationSchema
 
     private static final long serialVersionUID = 1L;
 
-    /** Length of Confluent's header: the magic byte {@code 0x00} and the 4-byte schema id. */
+    /**
+     * Length of Confluent's header (the magic byte {@code 0x00} and the 4-byte schema id), which
+     * native code reads ({@code codecs/src/framing.rs}); the JSON of a framed value starts after it.
+     */
     private static final int CONFLUENT_HEADER_LENGTH = 5;
 
     private transient RowData[] scratch;
@@ -62,7 +63,7 @@ public class JsonNativeDeserializationSchema extends NativeDeserializationSchema
 
     @Override
     protected NativeHandle openNativeDecoder() throws IOException {
-        return NativeHandle.openJsonDecoder(config.configJson(rowType));
+        return NativeHandle.open(SessionKind.JSON_DECODER, config.configJson(rowType), null);
     }
 
     /**
@@ -110,9 +111,9 @@ public class JsonNativeDeserializationSchema extends NativeDeserializationSchema
         }
         byte[] layout;
         try {
-            layout = decodeOne(message, KarrowNative::jsonDecodeOneDirect);
+            layout = decodeOne(message);
         } catch (KarrowNativeException e) {
-            throw new IOException(failureMessage(message), e);
+            throw new IOException(failureMessage(message, e), e);
         }
         if (layout == null) {
             return 0;
@@ -125,27 +126,18 @@ public class JsonNativeDeserializationSchema extends NativeDeserializationSchema
     }
 
     /**
-     * "Failed to deserialize JSON '&lt;value&gt;'." as Flink's {@code json} format says it; for
-     * Confluent-framed values the text shown is the JSON after the header, with the schema id.
+     * "Failed to deserialize JSON '&lt;value&gt;'." as Flink's {@code json} format says it; for a
+     * Confluent-framed value whose header native code read (the exception carries its schema id),
+     * the text shown is the JSON after the header, with the schema id.
      */
-    private String failureMessage(byte[] message) {
-        if (config.confluent() != null && message.length >= CONFLUENT_HEADER_LENGTH && message[0] == 0) {
-            int schemaId = ((message[1] & 0xff) << 24) | ((message[2] & 0xff) << 16)
-                    | ((message[3] & 0xff) << 8) | (message[4] & 0xff);
+    private String failureMessage(byte[] message, KarrowNativeException cause) {
+        int schemaId = cause.getSchemaId();
+        if (config.confluent() != null && schemaId != KarrowNativeException.UNKNOWN
+                && message.length >= CONFLUENT_HEADER_LENGTH) {
             String json = new String(message, CONFLUENT_HEADER_LENGTH, message.length - CONFLUENT_HEADER_LENGTH,
                     StandardCharsets.UTF_8);
             return String.format("Failed to deserialize JSON '%s' (Confluent schema id %d).", json, schemaId);
         }
         return String.format("Failed to deserialize JSON '%s'.", new String(message, StandardCharsets.UTF_8));
-    }
-
-    /**
-     * Opens a separate native decoder for batches (used by the {@code kafka-native} source); its rows
-     * are always {@link BinaryRowData}. The caller owns and closes it.
-     */
-    @Override
-    public ValueBatchDecoder createBatchDecoder() throws IOException {
-        return new RowListBatchDecoder(
-                NativeHandle.openJsonDecoder(config.configJson(rowType)), rowType, KarrowNative::jsonDecodeBatch);
     }
 }

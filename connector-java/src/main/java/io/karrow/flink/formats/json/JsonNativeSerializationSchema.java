@@ -1,11 +1,9 @@
 package io.karrow.flink.formats.json;
 
-import io.karrow.flink.formats.NativeBatchEncoder;
 import io.karrow.flink.formats.NativeSerializationSchema;
-import io.karrow.flink.nativebridge.DirectRecordBuffers;
-import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.nativebridge.NativeEncoderHandle;
+import io.karrow.flink.nativebridge.SessionKind;
 import io.karrow.flink.rows.BinaryRowImages;
 
 import org.apache.flink.table.data.RowData;
@@ -19,7 +17,7 @@ import java.io.IOException;
  *
  * <p>{@link #serialize} hands the row's {@code BinaryRowData} image (see {@link BinaryRowImages}; NULL
  * map keys are kept and handled by {@code map-null-key.mode} natively) to {@code
- * KarrowNative.jsonEncodeOne}. A row that cannot be written fails as in Flink, with a {@link
+ * KarrowNative.encodeOneDirect}. A row that cannot be written fails as in Flink, with a {@link
  * RuntimeException} "Could not serialize row '&lt;row&gt;'." whose cause is the native error.
  *
  * <p>With Confluent settings ({@code json-confluent-native}, {@link JsonEncoderConfig#confluent()})
@@ -49,7 +47,7 @@ public class JsonNativeSerializationSchema extends NativeSerializationSchema<Jso
     protected NativeEncoderHandle openNativeEncoder() throws IOException {
         JsonConfluentConfig confluent = config.confluent();
         try {
-            return NativeEncoderHandle.openJsonEncoder(config.configJson(rowType));
+            return NativeEncoderHandle.open(SessionKind.JSON_ENCODER, config.configJson(rowType), null);
         } catch (KarrowNativeException e) {
             if (confluent == null) {
                 throw e;
@@ -62,15 +60,6 @@ public class JsonNativeSerializationSchema extends NativeSerializationSchema<Jso
         }
     }
 
-    @Override
-    protected DirectRecordBuffers.Call encodeCall() {
-        return KarrowNative::jsonEncodeOneDirect;
-    }
-
-    @Override
-    protected NativeBatchEncoder.BatchCall batchCall() {
-        return KarrowNative::jsonEncodeBatch;
-    }
 
     /** NULL map keys are handled natively by {@code map-null-key.mode}. */
     @Override

@@ -1,11 +1,9 @@
 package io.karrow.flink.formats.protobuf;
 
 import io.karrow.flink.formats.NativeDeserializationSchema;
-import io.karrow.flink.formats.RowListBatchDecoder;
-import io.karrow.flink.formats.ValueBatchDecoder;
-import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.nativebridge.NativeHandle;
+import io.karrow.flink.nativebridge.SessionKind;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.core.memory.MemorySegmentFactory;
@@ -50,7 +48,7 @@ public class ProtobufNativeDeserializationSchema extends NativeDeserializationSc
 
     @Override
     protected NativeHandle openNativeDecoder() throws IOException {
-        return NativeHandle.openProtobufDecoder(config.configJson(rowType), config.descriptorSet());
+        return NativeHandle.open(SessionKind.PROTOBUF_DECODER, config.configJson(rowType), config.descriptorSet());
     }
 
     /**
@@ -67,7 +65,7 @@ public class ProtobufNativeDeserializationSchema extends NativeDeserializationSc
         }
         byte[] image;
         try {
-            image = decodeOne(message, KarrowNative::protobufDecodeOneDirect);
+            image = decodeOne(message);
         } catch (KarrowNativeException e) {
             throw new IOException(FAILURE, e);
         }
@@ -77,17 +75,5 @@ public class ProtobufNativeDeserializationSchema extends NativeDeserializationSc
         BinaryRowData row = new BinaryRowData(rowType.getFieldCount());
         row.pointTo(MemorySegmentFactory.wrap(image), 0, image.length);
         return produced(row);
-    }
-
-    /**
-     * Opens a separate native decoder for batches (used by the {@code kafka-native} source); its rows
-     * are always {@link BinaryRowData}. The caller owns and closes it.
-     */
-    @Override
-    public ValueBatchDecoder createBatchDecoder() throws IOException {
-        return new RowListBatchDecoder(
-                NativeHandle.openProtobufDecoder(config.configJson(rowType), config.descriptorSet()),
-                rowType,
-                KarrowNative::protobufDecodeBatch);
     }
 }

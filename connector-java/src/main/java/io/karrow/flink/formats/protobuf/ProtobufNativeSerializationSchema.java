@@ -1,11 +1,9 @@
 package io.karrow.flink.formats.protobuf;
 
-import io.karrow.flink.formats.NativeBatchEncoder;
 import io.karrow.flink.formats.NativeSerializationSchema;
-import io.karrow.flink.nativebridge.DirectRecordBuffers;
-import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.nativebridge.NativeEncoderHandle;
+import io.karrow.flink.nativebridge.SessionKind;
 
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -40,7 +38,7 @@ public class ProtobufNativeSerializationSchema extends NativeSerializationSchema
     protected NativeEncoderHandle openNativeEncoder() throws IOException {
         ProtobufConfluentConfig confluent = config.confluent();
         try {
-            return NativeEncoderHandle.openProtobufEncoder(config.configJson(rowType), config.descriptorSet());
+            return NativeEncoderHandle.open(SessionKind.PROTOBUF_ENCODER, config.configJson(rowType), config.descriptorSet());
         } catch (KarrowNativeException e) {
             if (confluent == null) {
                 throw e;
@@ -51,15 +49,6 @@ public class ProtobufNativeSerializationSchema extends NativeSerializationSchema
         }
     }
 
-    @Override
-    protected DirectRecordBuffers.Call encodeCall() {
-        return KarrowNative::protobufEncodeOneDirect;
-    }
-
-    @Override
-    protected NativeBatchEncoder.BatchCall batchCall() {
-        return KarrowNative::protobufEncodeBatch;
-    }
 
     /** NULL map keys are written as the key type's default, as flink-protobuf writes them. */
     @Override

@@ -110,7 +110,7 @@ class KafkaNativeSourceITCase {
                 + " date_time TIMESTAMP(3), extra STRING)" + with(connector, topic, format) + extra + ")";
     }
 
-    /** The option that selects the native fetch (Kafka's Fetch protocol read by karrow-fetch). */
+    /** The option that selects the native fetch (Kafka's Fetch protocol read by karrow-kafka). */
     private static final String NATIVE_FETCH = ", 'scan.fetch-mode' = 'native'";
 
     private static String keyedDdl(String table, String connector, String topic, String format) {

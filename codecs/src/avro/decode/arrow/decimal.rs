@@ -1,0 +1,133 @@
+//! DECIMAL(p, s) columns: Avro bytes or fixed holding a big-endian two's-complement
+//! unscaled value, read with the table's scale; more than `p` digits gives NULL (Flink's
+//! `DecimalData.fromUnscaledBytes`), zero bytes is an error.
+
+use std::sync::Arc;
+
+use arrow_array::builder::Decimal128Builder;
+use arrow_array::ArrayRef;
+use serde_json::Value;
+
+use super::{bad_default, unexpected, Decoder};
+use crate::avro::decode::cursor::{Cursor, ReadError, ReadResult};
+use crate::avro::decode::resolve::Read;
+
+/// A decimal column.
+pub(crate) struct DecimalDecoder {
+    builder: Decimal128Builder,
+    precision: u8,
+    scale: i8,
+    /// `10^precision`: an unscaled value must be strictly smaller in magnitude.
+    bound: i128,
+}
+
+impl DecimalDecoder {
+    /// A decoder for DECIMAL(precision, scale).
+    pub(crate) fn new(precision: u8, scale: i8) -> Self {
+        DecimalDecoder {
+            builder: Self::builder(precision, scale),
+            precision,
+            scale,
+            bound: 10i128.pow(precision as u32),
+        }
+    }
+
+    fn builder(precision: u8, scale: i8) -> Decimal128Builder {
+        Decimal128Builder::new()
+            .with_precision_and_scale(precision, scale)
+            .unwrap_or_default()
+    }
+
+    fn append_unscaled(&mut self, bytes: &[u8]) -> ReadResult<()> {
+        match unscaled_from_be(bytes)? {
+            Some(v) if v.unsigned_abs() < self.bound.unsigned_abs() => self.builder.append_value(v),
+            _ => self.builder.append_null(),
+        }
+        Ok(())
+    }
+}
+
+/// Reads a big-endian two's-complement integer; `None` when it does not fit in `i128`
+/// (then it has more than 38 digits, so it overflows every DECIMAL).
+pub(crate) fn unscaled_from_be(bytes: &[u8]) -> ReadResult<Option<i128>> {
+    let Some(&first) = bytes.first() else {
+        return Err(ReadError::new(
+            "Zero length BigInteger (empty decimal bytes)",
+        ));
+    };
+    let negative = first & 0x80 != 0;
+    let fill = if negative { 0xff } else { 0x00 };
+    let significant = if bytes.len() > 16 {
+        let (head, tail) = bytes.split_at(bytes.len() - 16);
+        let tail_negative = tail[0] & 0x80 != 0;
+        if head.iter().any(|&b| b != fill) || tail_negative != negative {
+            return Ok(None);
+        }
+        tail
+    } else {
+        bytes
+    };
+    let mut buf = [fill; 16];
+    buf[16 - significant.len()..].copy_from_slice(significant);
+    Ok(Some(i128::from_be_bytes(buf)))
+}
+
+impl Decoder for DecimalDecoder {
+    fn decode(&mut self, read: &Read, cur: &mut Cursor<'_>) -> ReadResult<()> {
+        let bytes = match read {
+            Read::Bytes => cur.read_len_prefixed()?,
+            Read::Fixed(n) => cur.fixed(*n, "a fixed decimal")?,
+            other => return Err(unexpected(other, "a decimal column")),
+        };
+        self.append_unscaled(bytes)
+    }
+
+    fn append_null(&mut self) {
+        self.builder.append_null();
+    }
+
+    fn append_default(&mut self, default: &Value) -> ReadResult<()> {
+        let text = default
+            .as_str()
+            .ok_or_else(|| bad_default(default, "decimal"))?;
+        let bytes: Vec<u8> = text.chars().map(|c| c as u32 as u8).collect();
+        self.append_unscaled(&bytes)
+    }
+
+    fn finish(&mut self) -> Result<ArrayRef, ReadError> {
+        let array = self.builder.finish();
+        self.builder = Self::builder(self.precision, self.scale);
+        Ok(Arc::new(array))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn twos_complement_values() {
+        assert_eq!(unscaled_from_be(&[0x00]).unwrap(), Some(0));
+        assert_eq!(unscaled_from_be(&[0xff]).unwrap(), Some(-1));
+        assert_eq!(unscaled_from_be(&[0x00, 0x80]).unwrap(), Some(128));
+        assert_eq!(unscaled_from_be(&[0xff, 0x7f]).unwrap(), Some(-129));
+        let mut wide = vec![0xff; 20];
+        wide[19] = 0xfe;
+        assert_eq!(unscaled_from_be(&wide).unwrap(), Some(-2));
+        let mut huge = vec![0x00; 20];
+        huge[1] = 1;
+        assert_eq!(unscaled_from_be(&huge).unwrap(), None);
+        assert!(unscaled_from_be(&[]).is_err());
+    }
+
+    #[test]
+    fn overflow_is_null() {
+        let mut d = DecimalDecoder::new(3, 1);
+        d.append_unscaled(&[0x03, 0xe7]).unwrap(); // 999 fits DECIMAL(3,1) as 99.9
+        d.append_unscaled(&[0x03, 0xe8]).unwrap(); // 1000 does not
+        d.append_unscaled(&[0xfc, 0x19]).unwrap(); // -999
+        let a = d.finish().unwrap();
+        assert_eq!(a.null_count(), 1);
+        assert!(a.is_null(1));
+    }
+}

@@ -1,0 +1,274 @@
+//! The writer schemas of `protobuf-confluent-native`: registered `.proto` text with its
+//! references (fetched recursively by subject and version through a
+//! [`ProtobufSchemaSource`]), compiled with protox, and the messages of a compiled file found
+//! by index path or name.
+
+use std::collections::HashMap;
+
+use prost::Message;
+use prost_reflect::prost_types::FileDescriptorSet;
+use prost_reflect::{DescriptorPool, FileDescriptor, Kind, MessageDescriptor};
+use protox::file::{File, FileResolver, GoogleFileResolver};
+
+/// A Protobuf schema as registered: its `.proto` text and the schemas it imports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtoSchema {
+    /// The `.proto` source.
+    pub text: String,
+    /// The registered schemas it imports, by import name.
+    pub references: Vec<ProtoReference>,
+}
+
+/// A reference of a registered schema: the file imported as `name` is version `version`
+/// of subject `subject`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtoReference {
+    /// The import path the referencing schema uses (`import "<name>";`).
+    pub name: String,
+    /// The subject the imported schema is registered under.
+    pub subject: String,
+    /// Its version within the subject.
+    pub version: i32,
+}
+
+/// Where writer schemas come from (the native library implements it on top of the schema
+/// registry client; tests use an in-memory map).
+pub trait ProtobufSchemaSource: Send + Sync {
+    /// The Protobuf schema with this id, or a message naming the id, e.g. "Could not find
+    /// schema with id 7 in registry" (also when the id names a schema of another type).
+    fn schema_by_id(&self, id: i32) -> Result<ProtoSchema, String>;
+    /// Version `version` of `subject` (a referenced schema), or a message naming them.
+    fn schema_by_version(&self, subject: &str, version: i32) -> Result<ProtoSchema, String>;
+}
+
+/// How deep references may nest (a guard against registries answering with endless chains).
+const MAX_REFERENCE_DEPTH: usize = 64;
+
+/// A `.proto` file compiled with its imports.
+#[derive(Debug, Clone)]
+pub struct CompiledSchema {
+    root: FileDescriptor,
+}
+
+/// Files by name for protox: the schema, its references, then Google's well-known files.
+struct InMemoryFiles {
+    files: HashMap<String, String>,
+    google: GoogleFileResolver,
+}
+
+impl FileResolver for InMemoryFiles {
+    fn open_file(&self, name: &str) -> Result<File, protox::Error> {
+        match self.files.get(name) {
+            Some(source) => File::from_source(name, source),
+            None => self.google.open_file(name),
+        }
+    }
+}
+
+impl CompiledSchema {
+    /// Compiles `text` (named `name`) whose imports are the files in `imports` (import name
+    /// -> source) or Google's well-known files (`google/protobuf/*.proto`). Files written with
+    /// `edition = ...` are refused.
+    pub fn compile(
+        name: &str,
+        text: &str,
+        imports: &HashMap<String, String>,
+    ) -> Result<Self, String> {
+        let mut files = imports.clone();
+        files.insert(name.to_string(), text.to_string());
+        let resolver = InMemoryFiles {
+            files,
+            google: GoogleFileResolver::new(),
+        };
+        let mut compiler = protox::Compiler::with_file_resolver(resolver);
+        compiler.include_imports(true);
+        compiler
+            .open_file(name)
+            .map_err(|e| format!("the Protobuf schema does not compile: {e}"))?;
+        let set = FileDescriptorSet::decode(compiler.encode_file_descriptor_set().as_slice())
+            .map_err(|e| format!("the compiled Protobuf schema does not decode: {e}"))?;
+        for file in &set.file {
+            match file.syntax.as_deref() {
+                None | Some("") | Some("proto2") | Some("proto3") => {}
+                Some(other) => {
+                    return Err(format!(
+                        "only proto2 and proto3 files are supported; '{}' uses syntax '{other}'",
+                        file.name()
+                    ))
+                }
+            }
+        }
+        // Through the serialized set: protox's own pool does not report `[packed = ...]`.
+        let pool = DescriptorPool::from_file_descriptor_set(set)
+            .map_err(|e| format!("the compiled Protobuf schema is invalid: {e}"))?;
+        let root = pool
+            .get_file_by_name(name)
+            .ok_or_else(|| format!("the compiled Protobuf schema has no file '{name}'"))?;
+        Ok(CompiledSchema { root })
+    }
+
+    /// The schema's own file (not its imports).
+    pub fn file(&self) -> &FileDescriptor {
+        &self.root
+    }
+
+    /// The message at a message-index path of this file.
+    pub fn message_at(&self, path: &[i32]) -> Result<MessageDescriptor, String> {
+        let describe = || format!("{path:?}");
+        let Some((&first, rest)) = path.split_first() else {
+            return Err(format!("the message-index path {} is empty", describe()));
+        };
+        let top: Vec<MessageDescriptor> = self.root.messages().collect();
+        let mut message = pick(&top, first).ok_or_else(|| {
+            format!(
+                "the message-index path {} names no message: index {first} is out of range \
+                 (the file declares {} top-level messages)",
+                describe(),
+                top.len()
+            )
+        })?;
+        for (depth, &index) in rest.iter().enumerate() {
+            let nested = declared_children(&message);
+            message = pick(&nested, index).ok_or_else(|| {
+                format!(
+                    "the message-index path {} names no message: index {index} at depth {} is \
+                     out of range ('{}' declares {} nested messages)",
+                    describe(),
+                    depth + 1,
+                    message.full_name(),
+                    nested.len()
+                )
+            })?;
+        }
+        Ok(message)
+    }
+
+    /// The message named `name` (full name, or relative to the file's package), or the first
+    /// top-level message when `name` is empty; it must be declared in this file.
+    pub fn find_message(&self, name: &str) -> Result<MessageDescriptor, String> {
+        if name.is_empty() {
+            return self
+                .root
+                .messages()
+                .next()
+                .ok_or_else(|| "the Protobuf schema declares no message".to_string());
+        }
+        let name = name.strip_prefix('.').unwrap_or(name);
+        let pool = self.root.parent_pool();
+        let package = self.root.package_name();
+        let found = if package.is_empty() {
+            pool.get_message_by_name(name)
+        } else {
+            pool.get_message_by_name(&format!("{package}.{name}"))
+                .or_else(|| pool.get_message_by_name(name))
+        };
+        match found {
+            Some(m) if m.parent_file().name() == self.root.name() => Ok(m),
+            Some(m) => Err(format!(
+                "message '{}' is declared in the imported file '{}', not in the schema itself",
+                m.full_name(),
+                m.parent_file().name()
+            )),
+            None => Err(format!("the Protobuf schema declares no message '{name}'")),
+        }
+    }
+
+    /// The message-index path of `message` (a message of this file).
+    pub fn index_path(&self, message: &MessageDescriptor) -> Result<Vec<i32>, String> {
+        let mut path = Vec::new();
+        let mut current = message.clone();
+        loop {
+            let siblings = match current.parent_message() {
+                Some(parent) => declared_children(&parent),
+                None => self.root.messages().collect(),
+            };
+            let position = siblings
+                .iter()
+                .position(|m| m.full_name() == current.full_name())
+                .ok_or_else(|| {
+                    format!(
+                        "message '{}' is not declared as a message of the schema",
+                        message.full_name()
+                    )
+                })?;
+            path.push(position as i32);
+            match current.parent_message() {
+                Some(parent) => current = parent,
+                None => break,
+            }
+        }
+        path.reverse();
+        Ok(path)
+    }
+}
+
+/// The element at a (possibly negative) index.
+fn pick(messages: &[MessageDescriptor], index: i32) -> Option<MessageDescriptor> {
+    usize::try_from(index)
+        .ok()
+        .and_then(|i| messages.get(i))
+        .cloned()
+}
+
+/// The nested messages `parent` declares in its `.proto` text, in order: its nested types
+/// without the synthetic entry types of map fields and the types of groups.
+fn declared_children(parent: &MessageDescriptor) -> Vec<MessageDescriptor> {
+    let groups: Vec<String> = parent
+        .fields()
+        .filter(|f| f.is_group())
+        .filter_map(|f| match f.kind() {
+            Kind::Message(m) => Some(m.full_name().to_string()),
+            _ => None,
+        })
+        .collect();
+    parent
+        .child_messages()
+        .filter(|m| !m.is_map_entry() && !groups.iter().any(|g| g == m.full_name()))
+        .collect()
+}
+
+/// Fetches schema `id` and, recursively, every schema it references, and compiles it.
+pub fn resolve_schema(
+    source: &dyn ProtobufSchemaSource,
+    id: i32,
+) -> Result<CompiledSchema, String> {
+    let root = source.schema_by_id(id)?;
+    let mut imports = HashMap::new();
+    collect_references(source, &root.references, &mut imports, 0)?;
+    let mut name = format!("registry-schema-{id}.proto");
+    while imports.contains_key(&name) {
+        name.insert(0, '_');
+    }
+    CompiledSchema::compile(&name, &root.text, &imports).map_err(|e| format!("schema id {id}: {e}"))
+}
+
+/// Adds the texts of `references` (and of theirs) to `imports`; a name already present is
+/// not fetched again (it also ends reference cycles).
+fn collect_references(
+    source: &dyn ProtobufSchemaSource,
+    references: &[ProtoReference],
+    imports: &mut HashMap<String, String>,
+    depth: usize,
+) -> Result<(), String> {
+    if depth > MAX_REFERENCE_DEPTH {
+        return Err(format!(
+            "schema references nest deeper than {MAX_REFERENCE_DEPTH} levels"
+        ));
+    }
+    for reference in references {
+        if imports.contains_key(&reference.name) {
+            continue;
+        }
+        let schema = source
+            .schema_by_version(&reference.subject, reference.version)
+            .map_err(|e| {
+                format!(
+                    "could not resolve the reference '{}' (subject '{}', version {}): {e}",
+                    reference.name, reference.subject, reference.version
+                )
+            })?;
+        imports.insert(reference.name.clone(), schema.text);
+        collect_references(source, &schema.references, imports, depth + 1)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,285 @@
+//! The records of compressed batches, decompressed as Kafka's Java consumer decompresses
+//! them: gzip, snappy (Xerial-framed as Kafka's Java producer writes it, or raw), lz4 (the
+//! LZ4 frame format) and zstd; and compressed in the framing Kafka's Java producer writes
+//! ([`compress`]).
+//!
+//! The compressors: gzip by `flate2` on `miniz_oxide` (pure Rust, deflate at Java's levels),
+//! snappy by `snap` (pure Rust) in Xerial's stream framing with 32 KiB blocks (what
+//! `SnappyOutputStream` writes), lz4 by `lz4_flex` (pure Rust) in the LZ4 frame format with
+//! the flags `Lz4BlockOutputStream` writes (64 KiB independent blocks, no checksums, no
+//! content size; the fast compressor, which is Kafka's default level), and zstd by libzstd
+//! through the `zstd` crate: the only pure-Rust encoder (`ruzstd`) implements level 1 alone,
+//! and Kafka's default is level 3, which libzstd (the library zstd-jni wraps) runs exactly.
+
+use std::io::{Read, Write};
+
+/// The most bytes one batch may decompress to (a guard against corrupt or hostile input).
+const MAX_DECOMPRESSED: u64 = 256 * 1024 * 1024;
+
+/// The Xerial snappy stream header: magic, then version and compatible version.
+const XERIAL_MAGIC: [u8; 8] = [0x82, b'S', b'N', b'A', b'P', b'P', b'Y', 0];
+const XERIAL_HEADER: usize = 16;
+
+/// A compression codec and its level, as `compression.type` and `compression.<codec>.level`
+/// configure Kafka's Java producer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Codec {
+    /// No compression.
+    None,
+    /// gzip at a deflate level (1-9; Kafka's default -1 is deflate's 6).
+    Gzip(u32),
+    /// snappy.
+    Snappy,
+    /// lz4 (Kafka's default level: the fast compressor).
+    Lz4,
+    /// zstd at a level (Kafka's default 3).
+    Zstd(i32),
+}
+
+impl Codec {
+    /// The codec's id in a batch's attributes.
+    pub fn id(self) -> i16 {
+        match self {
+            Codec::None => 0,
+            Codec::Gzip(_) => 1,
+            Codec::Snappy => 2,
+            Codec::Lz4 => 3,
+            Codec::Zstd(_) => 4,
+        }
+    }
+}
+
+/// Xerial's stream framing cuts snappy input into blocks of this many bytes
+/// (`SnappyOutputStream`'s default block size).
+const XERIAL_BLOCK: usize = 32 * 1024;
+
+/// Appends `input` compressed with `codec` to `out`, in the framing Kafka's Java producer
+/// writes. [`Codec::None`] appends it as it is.
+pub fn compress(codec: Codec, input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    let failed =
+        |e: &dyn std::fmt::Display| format!("{} compression failed: {e}", codec_name(codec.id()));
+    match codec {
+        Codec::None => out.extend_from_slice(input),
+        Codec::Gzip(level) => {
+            let mut gz = flate2::write::GzEncoder::new(out, flate2::Compression::new(level.min(9)));
+            gz.write_all(input).map_err(|e| failed(&e))?;
+            gz.finish().map_err(|e| failed(&e))?;
+        }
+        Codec::Snappy => {
+            out.extend_from_slice(&XERIAL_MAGIC);
+            out.extend_from_slice(&1i32.to_be_bytes()); // version
+            out.extend_from_slice(&1i32.to_be_bytes()); // compatible version
+            let mut encoder = snap::raw::Encoder::new();
+            for block in input.chunks(XERIAL_BLOCK) {
+                let at = out.len();
+                out.resize(at + 4 + snap::raw::max_compress_len(block.len()), 0);
+                let n = encoder
+                    .compress(block, &mut out[at + 4..])
+                    .map_err(|e| failed(&e))?;
+                out[at..at + 4].copy_from_slice(&(n as u32).to_be_bytes());
+                out.truncate(at + 4 + n);
+            }
+        }
+        Codec::Lz4 => {
+            let info = lz4_flex::frame::FrameInfo::new()
+                .block_size(lz4_flex::frame::BlockSize::Max64KB)
+                .block_mode(lz4_flex::frame::BlockMode::Independent)
+                .block_checksums(false)
+                .content_checksum(false);
+            let mut lz = lz4_flex::frame::FrameEncoder::with_frame_info(info, out);
+            lz.write_all(input).map_err(|e| failed(&e))?;
+            lz.finish().map_err(|e| failed(&e))?;
+        }
+        Codec::Zstd(level) => {
+            let at = out.len();
+            out.resize(at + zstd::zstd_safe::compress_bound(input.len()), 0);
+            let n = zstd::bulk::compress_to_buffer(input, &mut out[at..], level)
+                .map_err(|e| failed(&e))?;
+            out.truncate(at + n);
+        }
+    }
+    Ok(())
+}
+
+/// Kafka's name of compression codec `codec` (the low three attribute bits).
+pub fn codec_name(codec: i16) -> &'static str {
+    match codec {
+        0 => "none",
+        1 => "gzip",
+        2 => "snappy",
+        3 => "lz4",
+        4 => "zstd",
+        _ => "unknown",
+    }
+}
+
+/// Decompresses the records part of a batch compressed with `codec` into `out` (cleared
+/// first).
+pub fn decompress(codec: i16, input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    out.clear();
+    let result = match codec {
+        1 => read_all(flate2::read::GzDecoder::new(input), out),
+        2 => snappy(input, out),
+        3 => read_all(lz4_flex::frame::FrameDecoder::new(input), out),
+        4 => zstd(input, out),
+        other => return Err(format!("compression codec {other} ({})", codec_name(other))),
+    };
+    result.map_err(|e| format!("{} decompression failed: {e}", codec_name(codec)))
+}
+
+fn read_all(reader: impl Read, out: &mut Vec<u8>) -> Result<(), String> {
+    let read = reader
+        .take(MAX_DECOMPRESSED + 1)
+        .read_to_end(out)
+        .map_err(|e| e.to_string())?;
+    if read as u64 > MAX_DECOMPRESSED {
+        return Err(format!("more than {MAX_DECOMPRESSED} bytes"));
+    }
+    Ok(())
+}
+
+fn snappy(input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    if !input.starts_with(&XERIAL_MAGIC) {
+        return snappy_block(input, out);
+    }
+    let mut rest = input
+        .get(XERIAL_HEADER..)
+        .ok_or("a truncated Xerial header")?;
+    while !rest.is_empty() {
+        let (len, tail) = rest
+            .split_at_checked(4)
+            .ok_or("a truncated Xerial block length")?;
+        let len = u32::from_be_bytes([len[0], len[1], len[2], len[3]]) as usize;
+        let (block, tail) = tail
+            .split_at_checked(len)
+            .ok_or("a Xerial block longer than the batch")?;
+        snappy_block(block, out)?;
+        rest = tail;
+    }
+    Ok(())
+}
+
+fn snappy_block(block: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    let len = snap::raw::decompress_len(block).map_err(|e| e.to_string())?;
+    if (out.len() + len) as u64 > MAX_DECOMPRESSED {
+        return Err(format!("more than {MAX_DECOMPRESSED} bytes"));
+    }
+    let start = out.len();
+    out.resize(start + len, 0);
+    snap::raw::Decoder::new()
+        .decompress(block, &mut out[start..])
+        .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+fn zstd(input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    let mut rest = input;
+    while !rest.is_empty() {
+        let decoder =
+            ruzstd::decoding::StreamingDecoder::new(&mut rest).map_err(|e| e.to_string())?;
+        let budget = MAX_DECOMPRESSED.saturating_sub(out.len() as u64);
+        let read = decoder
+            .take(budget + 1)
+            .read_to_end(out)
+            .map_err(|e| e.to_string())?;
+        if read as u64 > budget {
+            return Err(format!("more than {MAX_DECOMPRESSED} bytes"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    const TEXT: &[u8] =
+        b"karrow reads compressed Kafka batches; karrow reads compressed Kafka batches";
+
+    #[test]
+    fn every_codec_and_xerial_snappy_round_trip() {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(TEXT).unwrap();
+        let gz = gz.finish().unwrap();
+        let mut lz = lz4_flex::frame::FrameEncoder::new(Vec::new());
+        lz.write_all(TEXT).unwrap();
+        let lz = lz.finish().unwrap();
+        let raw = snap::raw::Encoder::new().compress_vec(TEXT).unwrap();
+        let mut xerial = XERIAL_MAGIC.to_vec();
+        xerial.extend_from_slice(&1i32.to_be_bytes());
+        xerial.extend_from_slice(&1i32.to_be_bytes());
+        for half in [&TEXT[..30], &TEXT[30..]] {
+            let block = snap::raw::Encoder::new().compress_vec(half).unwrap();
+            xerial.extend_from_slice(&(block.len() as u32).to_be_bytes());
+            xerial.extend_from_slice(&block);
+        }
+        let zst =
+            ruzstd::encoding::compress_to_vec(TEXT, ruzstd::encoding::CompressionLevel::Fastest);
+        let mut two_frames = zst.clone();
+        two_frames.extend_from_slice(&zst);
+        let mut out = Vec::new();
+        decompress(4, &two_frames, &mut out).unwrap();
+        assert_eq!(out, [TEXT, TEXT].concat(), "two zstd frames");
+        for (codec, input) in [(1, &gz), (3, &lz), (2, &raw), (2, &xerial), (4, &zst)] {
+            decompress(codec, input, &mut out).unwrap();
+            assert_eq!(out, TEXT, "codec {codec}");
+        }
+    }
+
+    #[test]
+    fn compressed_output_decompresses_to_the_input_for_every_codec() {
+        let big: Vec<u8> = (0..200_000u32)
+            .map(|i| (i % 251) as u8 ^ (i / 7) as u8)
+            .collect();
+        for input in [&b""[..], TEXT, &big] {
+            for codec in [
+                Codec::None,
+                Codec::Gzip(1),
+                Codec::Gzip(6),
+                Codec::Snappy,
+                Codec::Lz4,
+                Codec::Zstd(3),
+            ] {
+                let mut out = b"prefix".to_vec();
+                compress(codec, input, &mut out).unwrap();
+                assert_eq!(&out[..6], b"prefix");
+                if codec == Codec::None {
+                    assert_eq!(&out[6..], input);
+                    continue;
+                }
+                let mut back = Vec::new();
+                decompress(codec.id(), &out[6..], &mut back).unwrap();
+                assert_eq!(back, input, "{codec:?} of {} bytes", input.len());
+            }
+        }
+        // Snappy is Xerial-framed in 32 KiB blocks; lz4 carries Kafka's frame flags.
+        let mut out = Vec::new();
+        compress(Codec::Snappy, &big, &mut out).unwrap();
+        assert!(out.starts_with(&XERIAL_MAGIC));
+        let mut lz = Vec::new();
+        compress(Codec::Lz4, TEXT, &mut lz).unwrap();
+        // Magic, then FLG 0x60 (version 1, independent blocks), BD 0x40 (64 KiB).
+        assert_eq!(&lz[..6], &[0x04, 0x22, 0x4d, 0x18, 0x60, 0x40]);
+    }
+
+    #[test]
+    fn corrupt_input_and_unknown_codecs_are_errors_naming_the_codec() {
+        let mut out = Vec::new();
+        assert!(decompress(1, b"not gzip", &mut out)
+            .unwrap_err()
+            .contains("gzip"));
+        assert!(decompress(4, b"not zstd", &mut out)
+            .unwrap_err()
+            .contains("zstd"));
+        assert!(decompress(6, b"", &mut out)
+            .unwrap_err()
+            .contains("codec 6"));
+        let mut truncated = XERIAL_MAGIC.to_vec();
+        truncated.extend_from_slice(&[0; 8]);
+        truncated.extend_from_slice(&100u32.to_be_bytes());
+        assert!(decompress(2, &truncated, &mut out)
+            .unwrap_err()
+            .contains("longer than the batch"));
+    }
+}

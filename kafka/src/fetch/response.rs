@@ -1,0 +1,161 @@
+//! Fetch responses (version 12): per partition, the error code, watermarks, aborted
+//! transactions and where its record batches lie in the response buffer.
+
+use std::ops::Range;
+
+use crate::wire::{Reader, Short};
+
+/// A transaction the broker reports aborted in the fetched range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AbortedTransaction {
+    /// The transaction's producer id.
+    pub producer_id: i64,
+    /// The first offset of the transaction.
+    pub first_offset: i64,
+}
+
+/// One partition of a fetch response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionResponse {
+    /// Topic name.
+    pub topic: String,
+    /// Partition number.
+    pub partition: i32,
+    /// Kafka's error code (0: none).
+    pub error_code: i16,
+    /// The partition's high watermark.
+    pub high_watermark: i64,
+    /// The last stable offset (read_committed reads up to it).
+    pub last_stable_offset: i64,
+    /// Aborted transactions overlapping the returned batches (read_committed only).
+    pub aborted: Vec<AbortedTransaction>,
+    /// Where the record batches are in the response buffer.
+    pub records: Range<usize>,
+}
+
+/// Parses a Fetch v12 response body (after the size prefix). Fails on a correlation id
+/// other than `correlation_id`, a top-level error code, or malformed bytes.
+pub fn parse_fetch_response(
+    buf: &[u8],
+    correlation_id: i32,
+) -> Result<Vec<PartitionResponse>, String> {
+    parse(buf, correlation_id).map_err(|e| match e {
+        Parse::Short => format!("the response ends early ({} bytes)", buf.len()),
+        Parse::Other(m) => m,
+    })
+}
+
+enum Parse {
+    Short,
+    Other(String),
+}
+
+impl From<Short> for Parse {
+    fn from(_: Short) -> Self {
+        Parse::Short
+    }
+}
+
+fn parse(buf: &[u8], correlation_id: i32) -> Result<Vec<PartitionResponse>, Parse> {
+    let mut r = Reader::new(buf);
+    let got = r.i32()?;
+    if got != correlation_id {
+        return Err(Parse::Other(format!(
+            "correlation id {got} answers no request in flight (expected {correlation_id})"
+        )));
+    }
+    r.skip_tagged_fields()?; // response header v1
+    r.i32()?; // throttle_time_ms
+    let error = r.i16()?;
+    if error != 0 {
+        return Err(Parse::Other(format!(
+            "fetch failed with Kafka error {error} ({})",
+            crate::error::error_name(error)
+        )));
+    }
+    r.i32()?; // session_id
+    let mut out = Vec::new();
+    for _ in 0..r.compact_len()?.unwrap_or(0) {
+        let name_len = r.compact_len()?.unwrap_or(0);
+        let topic = String::from_utf8_lossy(r.take(name_len)?).into_owned();
+        for _ in 0..r.compact_len()?.unwrap_or(0) {
+            let partition = r.i32()?;
+            let error_code = r.i16()?;
+            let high_watermark = r.i64()?;
+            let last_stable_offset = r.i64()?;
+            r.i64()?; // log_start_offset
+            let mut aborted = Vec::new();
+            for _ in 0..r.compact_len()?.unwrap_or(0) {
+                let producer_id = r.i64()?;
+                let first_offset = r.i64()?;
+                r.skip_tagged_fields()?;
+                aborted.push(AbortedTransaction {
+                    producer_id,
+                    first_offset,
+                });
+            }
+            r.i32()?; // preferred_read_replica
+            let start = r.position();
+            let len = r.compact_len()?.unwrap_or(0);
+            let records_start = r.position();
+            r.take(len)?;
+            debug_assert!(records_start >= start);
+            r.skip_tagged_fields()?;
+            out.push(PartitionResponse {
+                topic: topic.clone(),
+                partition,
+                error_code,
+                high_watermark,
+                last_stable_offset,
+                aborted,
+                records: records_start..records_start + len,
+            });
+        }
+        r.skip_tagged_fields()?;
+    }
+    r.skip_tagged_fields()?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::test_batches::{fetch_response, TestPartition};
+
+    /// A response with one partition of `t`, one aborted transaction and `records`.
+    fn response(correlation: i32, records: &[u8]) -> Vec<u8> {
+        let mut part = TestPartition::new("t", 3, 0, 100);
+        part.last_stable_offset = 90;
+        part.aborted.push((77, 12));
+        fetch_response(correlation, &part, records)
+    }
+
+    #[test]
+    fn partitions_watermarks_aborted_transactions_and_records_are_read() {
+        let buf = response(4, b"batches");
+        let parts = parse_fetch_response(&buf, 4).unwrap();
+        assert_eq!(parts.len(), 1);
+        let p = &parts[0];
+        assert_eq!((p.topic.as_str(), p.partition, p.error_code), ("t", 3, 0));
+        assert_eq!((p.high_watermark, p.last_stable_offset), (100, 90));
+        assert_eq!(
+            p.aborted,
+            vec![AbortedTransaction {
+                producer_id: 77,
+                first_offset: 12
+            }]
+        );
+        assert_eq!(&buf[p.records.clone()], b"batches");
+    }
+
+    #[test]
+    fn wrong_correlation_and_truncation_are_errors() {
+        let buf = response(4, b"x");
+        assert!(parse_fetch_response(&buf, 5)
+            .unwrap_err()
+            .contains("correlation id 4"));
+        assert!(parse_fetch_response(&buf[..buf.len() - 3], 4)
+            .unwrap_err()
+            .contains("ends early"));
+    }
+}

@@ -1,0 +1,45 @@
+//! Why producing failed, each naming where.
+
+use thiserror::Error;
+
+use crate::records::WriteError;
+
+/// A produce failure. Cloneable: the producer keeps its first failure and returns it from
+/// every later call, as Flink's sink rethrows its first asynchronous send failure.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+pub enum ProduceError {
+    /// A setting that cannot work.
+    #[error("invalid producer configuration: {0}")]
+    Config(String),
+    /// A record larger than `max.request.size`.
+    #[error("The message is {size} bytes when serialized which is larger than {limit}, which is the value of the max.request.size configuration.")]
+    RecordTooLarge {
+        /// The record's serialized size.
+        size: usize,
+        /// `max.request.size`.
+        limit: usize,
+    },
+    /// A record or batch could not be written.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    /// Metadata, a producer id or a delivery did not come in time.
+    #[error("{0}")]
+    Timeout(String),
+    /// No broker could be reached, or one answered outside the protocol.
+    #[error("{0}")]
+    Connection(String),
+    /// The broker refused a batch (or a producer id) with an error that is not retried.
+    #[error("producing to {topic}-{partition} failed with Kafka error {code} ({name}){}", message.as_deref().map(|m| format!(": {m}")).unwrap_or_default())]
+    Partition {
+        /// Topic ("" when no partition is concerned).
+        topic: String,
+        /// Partition (-1 when none is concerned).
+        partition: i32,
+        /// Kafka's error code.
+        code: i16,
+        /// Kafka's name of it.
+        name: &'static str,
+        /// The broker's message, or what was done.
+        message: Option<String>,
+    },
+}

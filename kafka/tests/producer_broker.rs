@@ -1,0 +1,276 @@
+//! The native producer against a real Kafka broker: what it writes is read back by the
+//! native fetch, record for record.
+//!
+//! The broker is the one `tests/run-java-tests.sh` starts (`make test` runs this test there
+//! with `KARROW_TEST_KAFKA_BOOTSTRAP` set). Without that variable the tests are skipped with
+//! a printed reason; with it, an unreachable broker is a failure. By hand:
+//!
+//! ```text
+//! KAFKA_PORT=36092 KAFKA_CONTROLLER_PORT=36093 tests/services/kafka.sh start
+//! KARROW_TEST_KAFKA_BOOTSTRAP=127.0.0.1:36092 cargo test -p karrow-kafka --test producer_broker
+//! ```
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use karrow_kafka::compression::Codec;
+use karrow_kafka::fetch::FetchLimits;
+use karrow_kafka::produce::partitioner::{partition_for_key, Sticky};
+use karrow_kafka::produce::{Producer, ProducerConfig};
+use karrow_kafka::records::RecordRef;
+use karrow_kafka::{FetchSession, Isolation};
+
+const BOOTSTRAP_VAR: &str = "KARROW_TEST_KAFKA_BOOTSTRAP";
+
+fn bootstrap() -> Option<String> {
+    match std::env::var(BOOTSTRAP_VAR) {
+        Ok(b) => Some(b),
+        Err(_) => {
+            eprintln!("skipped: {BOOTSTRAP_VAR} is not set (see this file's header)");
+            None
+        }
+    }
+}
+
+/// Creates `topic` with `partitions` partitions through tests/services/kafka.sh.
+fn create_topic(bootstrap: &str, topic: &str, partitions: u32) {
+    let port = bootstrap.rsplit(':').next().expect("host:port");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/services/kafka.sh");
+    let out = Command::new("bash")
+        .arg(script)
+        .args(["create-topic", topic, &partitions.to_string()])
+        .env("KAFKA_PORT", port)
+        .output()
+        .expect("kafka.sh runs");
+    assert!(
+        out.status.success(),
+        "create-topic: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn unique(name: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_nanos();
+    format!("karrow-producer-{name}-{nanos}")
+}
+
+/// One record as read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Read {
+    key: Option<Vec<u8>>,
+    value: Option<Vec<u8>>,
+    timestamp: i64,
+    header_count: u32,
+    headers: Vec<u8>,
+}
+
+/// Every record of `topic`'s `partitions`, per partition in offset order (read until `expected`
+/// records arrived or 60 s passed).
+fn read_back(
+    bootstrap: &str,
+    topic: &str,
+    partitions: i32,
+    expected: usize,
+) -> HashMap<i32, Vec<Read>> {
+    let mut session = FetchSession::new(
+        "karrow-test",
+        Isolation::ReadCommitted,
+        FetchLimits::default(),
+    );
+    for p in 0..partitions {
+        session.assign(p, topic, p, bootstrap, 0, i64::MAX);
+    }
+    let mut out: HashMap<i32, Vec<Read>> = HashMap::new();
+    let mut total = 0;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while total < expected && Instant::now() < deadline {
+        session
+            .poll(|slot, r| -> Result<(), ()> {
+                out.entry(slot).or_default().push(Read {
+                    key: r.key.map(<[u8]>::to_vec),
+                    value: r.value.map(<[u8]>::to_vec),
+                    timestamp: r.timestamp,
+                    header_count: r.header_count,
+                    headers: r.headers.to_vec(),
+                });
+                total += 1;
+                Ok(())
+            })
+            .expect("fetch")
+            .expect("no callback error");
+    }
+    out
+}
+
+fn config(bootstrap: &str, codec: Codec) -> ProducerConfig {
+    ProducerConfig {
+        bootstrap: vec![bootstrap.to_string()],
+        codec,
+        batch_size: 16_384,
+        linger: Duration::from_millis(5),
+        ..ProducerConfig::default()
+    }
+}
+
+/// Kafka's header encoding of one header.
+fn header(key: &[u8], value: Option<&[u8]>) -> Vec<u8> {
+    fn varint(out: &mut Vec<u8>, v: i64) {
+        let mut z = ((v << 1) ^ (v >> 63)) as u64;
+        while z >= 0x80 {
+            out.push(z as u8 | 0x80);
+            z >>= 7;
+        }
+        out.push(z as u8);
+    }
+    let mut out = Vec::new();
+    varint(&mut out, key.len() as i64);
+    out.extend_from_slice(key);
+    match value {
+        Some(v) => {
+            varint(&mut out, v.len() as i64);
+            out.extend_from_slice(v);
+        }
+        None => varint(&mut out, -1),
+    }
+    out
+}
+
+/// Keyed records (partitioned by murmur2 as Kafka's producer does), with headers, null
+/// values and explicit timestamps, under every codec: read back in order, byte for byte,
+/// each exactly once.
+#[test]
+fn keyed_records_are_read_back_in_order_exactly_once_under_every_codec() {
+    let Some(bootstrap) = bootstrap() else { return };
+    for codec in [
+        Codec::None,
+        Codec::Gzip(6),
+        Codec::Snappy,
+        Codec::Lz4,
+        Codec::Zstd(3),
+    ] {
+        let topic = unique("keyed");
+        create_topic(&bootstrap, &topic, 3);
+        let mut producer = Producer::open(config(&bootstrap, codec)).expect("producer");
+        assert!(
+            producer.producer_id_and_epoch().0 >= 0,
+            "idempotent: a producer id"
+        );
+        let count = 5_000;
+        let partitions = producer.partitions(&topic).expect("metadata").len() as u32;
+        assert_eq!(partitions, 3);
+        let mut expected: HashMap<i32, Vec<Read>> = HashMap::new();
+        for i in 0..count {
+            let key = format!("key-{}", i % 97).into_bytes();
+            let value =
+                (i % 50 != 7).then(|| format!("value-{i}-{}", "x".repeat(i % 40)).into_bytes());
+            let headers = if i % 3 == 0 {
+                header(b"h", Some(format!("{i}").as_bytes()))
+            } else {
+                Vec::new()
+            };
+            let record = RecordRef {
+                key: Some(&key),
+                value: value.as_deref(),
+                timestamp: 1_700_000_000_000 + i as i64,
+                header_count: u32::from(i % 3 == 0),
+                headers: &headers,
+            };
+            let partition = partition_for_key(&key, partitions);
+            producer.append(&topic, partition, &record).expect("append");
+            expected.entry(partition).or_default().push(Read {
+                key: Some(key.clone()),
+                value: value.clone(),
+                timestamp: record.timestamp,
+                header_count: record.header_count,
+                headers: headers.clone(),
+            });
+        }
+        producer.flush().expect("flush");
+        assert_eq!(producer.acknowledged(), count as u64);
+        let read = read_back(&bootstrap, &topic, 3, count);
+        for p in 0..3 {
+            assert_eq!(
+                read.get(&p).map(Vec::len),
+                expected.get(&p).map(Vec::len),
+                "{codec:?} partition {p}"
+            );
+            assert_eq!(read.get(&p), expected.get(&p), "{codec:?} partition {p}");
+        }
+    }
+}
+
+/// Records without a key, spread by the sticky partitioner: every record exactly once,
+/// per partition in the order sent; linger and several flushes in between.
+#[test]
+fn keyless_records_spread_sticky_and_every_one_arrives_once() {
+    let Some(bootstrap) = bootstrap() else { return };
+    let topic = unique("keyless");
+    create_topic(&bootstrap, &topic, 3);
+    let mut producer = Producer::open(config(&bootstrap, Codec::Lz4)).expect("producer");
+    let available: Vec<i32> = producer
+        .partitions(&topic)
+        .expect("metadata")
+        .iter()
+        .map(|p| p.partition)
+        .collect();
+    let mut sticky = Sticky::new(16_384, 42);
+    let count = 20_000;
+    let mut sent: HashMap<i32, Vec<Vec<u8>>> = HashMap::new();
+    for i in 0..count {
+        let value = format!("{i:08}").into_bytes();
+        let partition = sticky.partition(&available).expect("a partition");
+        let record = RecordRef {
+            key: None,
+            value: Some(&value),
+            timestamp: 1_700_000_000_000,
+            header_count: 0,
+            headers: &[],
+        };
+        producer.append(&topic, partition, &record).expect("append");
+        sticky.appended(value.len() + 8);
+        sent.entry(partition).or_default().push(value);
+        if i % 7_000 == 6_999 {
+            producer.flush().expect("flush");
+        }
+    }
+    producer.flush().expect("flush");
+    let read = read_back(&bootstrap, &topic, 3, count);
+    let mut total = 0;
+    for (p, values) in &sent {
+        let got: Vec<Vec<u8>> = read[p]
+            .iter()
+            .map(|r| r.value.clone().expect("a value"))
+            .collect();
+        assert_eq!(&got, values, "partition {p}");
+        total += got.len();
+    }
+    assert_eq!(total, count);
+    assert!(
+        sent.len() > 1,
+        "the sticky partitioner moved between partitions"
+    );
+}
+
+/// A topic that does not exist (and is not created: a broker with auto-creation creates
+/// it with 1 partition): partition 5 of it is refused with a clear error, not a hang.
+#[test]
+fn an_unknown_partition_is_refused() {
+    let Some(bootstrap) = bootstrap() else { return };
+    let topic = unique("one-partition");
+    create_topic(&bootstrap, &topic, 1);
+    let mut producer = Producer::open(config(&bootstrap, Codec::None)).expect("producer");
+    let record = RecordRef {
+        key: None,
+        value: Some(b"v"),
+        timestamp: 0,
+        header_count: 0,
+        headers: &[],
+    };
+    let e = producer.append(&topic, 5, &record).unwrap_err().to_string();
+    assert!(e.contains("partition 5") && e.contains(&topic), "{e}");
+}

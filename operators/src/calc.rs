@@ -1,0 +1,112 @@
+//! A validated plan run on Arrow batches: the filter over every row, then the projections
+//! over the rows it keeps (Flink's Calc evaluates the projections of passing rows only).
+
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions};
+use arrow_schema::{Schema, SchemaRef};
+use karrow_codecs::types::row_arrow_fields;
+
+use crate::error::{EvalError, PipelineError, RowError};
+use crate::expr::eval_strict;
+use crate::plan::RunnablePlan;
+
+/// A runnable Calc: the plan and its output schema.
+#[derive(Debug)]
+pub struct Calc {
+    plan: RunnablePlan,
+    output: SchemaRef,
+}
+
+/// The rows a Calc kept and their projected values.
+#[derive(Debug)]
+pub struct CalcOutput {
+    /// The output batch (columns of the output row type).
+    pub batch: RecordBatch,
+    /// For each output row, its row index in the input batch.
+    pub rows: Vec<u32>,
+}
+
+impl Calc {
+    /// A Calc for a validated plan.
+    pub fn new(plan: RunnablePlan) -> Result<Self, PipelineError> {
+        let fields = plan
+            .output
+            .row_fields()
+            .map_err(|e| PipelineError::Internal(e.to_string()))?;
+        let output = Arc::new(Schema::new(row_arrow_fields(fields)));
+        Ok(Calc { plan, output })
+    }
+
+    /// The plan.
+    pub fn plan(&self) -> &RunnablePlan {
+        &self.plan
+    }
+
+    /// The Arrow schema of the output batches.
+    pub fn output_schema(&self) -> SchemaRef {
+        self.output.clone()
+    }
+
+    /// Runs the filter and projections over `columns` (the input row's columns, each of
+    /// `rows` values; columns the plan does not read may be placeholders of any type).
+    pub fn run(&self, columns: &[ArrayRef], rows: usize) -> Result<CalcOutput, RowError> {
+        let session = &self.plan.session;
+        let (kept, selected): (Vec<ArrayRef>, Vec<u32>) = match &self.plan.filter {
+            None => (columns.to_vec(), (0..rows as u32).collect()),
+            Some(filter) => {
+                let mask = eval_strict(filter, columns, rows, session)?;
+                let mask = mask
+                    .as_any()
+                    .downcast_ref::<BooleanArray>()
+                    .ok_or_else(|| internal_row("the filter is not BOOLEAN"))?;
+                // TRUE keeps a row; FALSE and NULL drop it.
+                let keep = arrow_select::filter::prep_null_mask_filter(mask);
+                let selected: Vec<u32> = (0..rows)
+                    .filter(|&i| keep.value(i))
+                    .map(|i| i as u32)
+                    .collect();
+                let kept = if selected.len() == rows {
+                    columns.to_vec()
+                } else {
+                    let predicate = arrow_select::filter::FilterBuilder::new(&keep)
+                        .optimize()
+                        .build();
+                    columns
+                        .iter()
+                        .map(|c| predicate.filter(c.as_ref()))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|e| internal_row(&e.to_string()))?
+                };
+                (kept, selected)
+            }
+        };
+        let n = selected.len();
+        let ctx_rows = n;
+        let mut out = Vec::with_capacity(self.plan.projections.len());
+        for p in &self.plan.projections {
+            let array = eval_strict(p, &kept, ctx_rows, session).map_err(|e| RowError {
+                row: selected.get(e.row).map_or(e.row, |r| *r as usize),
+                error: e.error,
+            })?;
+            out.push(array);
+        }
+        let batch = RecordBatch::try_new_with_options(
+            self.output.clone(),
+            out,
+            &RecordBatchOptions::new().with_row_count(Some(n)),
+        )
+        .map_err(|e| internal_row(&e.to_string()))?;
+        Ok(CalcOutput {
+            batch,
+            rows: selected,
+        })
+    }
+}
+
+fn internal_row(message: &str) -> RowError {
+    RowError {
+        row: 0,
+        error: EvalError::Invalid(format!("internal error: {message}")),
+    }
+}
