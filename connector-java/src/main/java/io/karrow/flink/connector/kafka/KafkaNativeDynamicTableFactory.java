@@ -82,6 +82,10 @@ public class KafkaNativeDynamicTableFactory extends KafkaDynamicTableFactory {
     @Override
     public DynamicTableSink createDynamicTableSink(Context context) {
         DynamicTableSink sink = super.createDynamicTableSink(context);
+        if (sink instanceof KafkaNativeDynamicSink) {
+            Map<String, String> options = context.getCatalogTable().getOptions();
+            ((KafkaNativeDynamicSink) sink).setFormats(valueFormatIdentifier(options), options.get("key.format"));
+        }
         PlannerHook.install(context);
         return sink;
     }

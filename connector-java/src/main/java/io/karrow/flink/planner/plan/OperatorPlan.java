@@ -24,15 +24,18 @@ public final class OperatorPlan {
     private final List<PlanExpr> projections;
     private final RowType output;
     private final String timeZone;
+    private final String locale;
 
     /**
      * A plan.
      *
-     * @param timeZone {@code table.local-time-zone} as the session resolves it (an IANA id or a
-     *     fixed offset)
+     * @param timeZone {@code table.local-time-zone} as the session resolves it, normalized (a zone
+     *     whose rules are a fixed offset is written as that offset: {@code Etc/UTC} as {@code Z})
+     * @param locale the JVM's default locale as a language tag ({@code Locale.getDefault()}: what
+     *     {@code UPPER}/{@code LOWER} follow for non-ASCII text)
      */
     public OperatorPlan(RowType input, @Nullable PlanExpr filter, List<PlanExpr> projections, RowType output,
-            String timeZone) {
+            String timeZone, String locale) {
         if (projections.size() != output.getFieldCount()) {
             throw new IllegalArgumentException(projections.size() + " projections for " + output.getFieldCount()
                     + " output columns");
@@ -42,6 +45,7 @@ public final class OperatorPlan {
         this.projections = List.copyOf(projections);
         this.output = Objects.requireNonNull(output);
         this.timeZone = Objects.requireNonNull(timeZone);
+        this.locale = Objects.requireNonNull(locale);
     }
 
     /** The contract JSON of this plan. */
@@ -66,6 +70,8 @@ public final class OperatorPlan {
         PlanExpr.appendType(out, output);
         out.append(",\"session\":{\"time_zone\":");
         JsonText.appendString(out, timeZone);
+        out.append(",\"locale\":");
+        JsonText.appendString(out, locale);
         return out.append("}}").toString();
     }
 }

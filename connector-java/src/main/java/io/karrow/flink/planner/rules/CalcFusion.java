@@ -37,6 +37,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -189,6 +190,7 @@ final class CalcFusion {
         for (RexLocalRef projection : program.getProjectList()) {
             projections.add(rex.convert(program.expandLocalRef(projection)));
         }
-        return new OperatorPlan(input, filter, projections, output, config.getLocalTimeZone().getId());
+        return new OperatorPlan(input, filter, projections, output, config.getLocalTimeZone().normalized().getId(),
+                Locale.getDefault().toLanguageTag());
     }
 }

@@ -34,6 +34,10 @@ final class OperatorCoreProgram implements FlinkOptimizeProgram<StreamOptimizeCo
         if (!config.get(OperatorCoreOptions.ENABLED) || !config.get(OperatorCoreOptions.CALC_FUSION_ENABLED)) {
             return root;
         }
-        return new CalcFusion(config, scope).rewrite(root);
+        RelNode fused = new CalcFusion(config, scope).rewrite(root);
+        if (config.get(OperatorCoreOptions.SINK_FUSION_ENABLED)) {
+            new SinkFusion(scope).inspect(fused);
+        }
+        return fused;
     }
 }
