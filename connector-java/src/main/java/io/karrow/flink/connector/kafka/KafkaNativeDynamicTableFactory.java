@@ -1,6 +1,9 @@
 package io.karrow.flink.connector.kafka;
 
+import io.karrow.flink.planner.PlannerHook;
+
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 
 import java.util.HashSet;
@@ -58,15 +61,39 @@ public class KafkaNativeDynamicTableFactory extends KafkaDynamicTableFactory {
         return options;
     }
 
-    /** Flink's source, told how to fetch ({@code scan.fetch-mode}). */
+    /**
+     * Flink's source, told how to fetch ({@code scan.fetch-mode}) and which value format it decodes
+     * with; installs karrow's planner program into the converting session ({@link PlannerHook}).
+     */
     @Override
     public DynamicTableSource createDynamicTableSource(Context context) {
         DynamicTableSource source = super.createDynamicTableSource(context);
-        boolean nativeFetch = KafkaNativeConnectorOptions.nativeFetch(context.getCatalogTable().getOptions());
+        Map<String, String> options = context.getCatalogTable().getOptions();
+        boolean nativeFetch = KafkaNativeConnectorOptions.nativeFetch(options);
         if (source instanceof KafkaNativeDynamicSource) {
             ((KafkaNativeDynamicSource) source).setNativeFetch(nativeFetch);
+            ((KafkaNativeDynamicSource) source).setValueFormat(valueFormatIdentifier(options));
         }
+        PlannerHook.installForSource(context);
         return source;
+    }
+
+    /** Flink's sink; installs karrow's planner program into the converting session ({@link PlannerHook}). */
+    @Override
+    public DynamicTableSink createDynamicTableSink(Context context) {
+        DynamicTableSink sink = super.createDynamicTableSink(context);
+        if (sink instanceof KafkaNativeDynamicSink) {
+            Map<String, String> options = context.getCatalogTable().getOptions();
+            ((KafkaNativeDynamicSink) sink).setFormats(valueFormatIdentifier(options), options.get("key.format"));
+        }
+        PlannerHook.install(context);
+        return sink;
+    }
+
+    /** The identifier of the table's value format ({@code value.format}, or {@code format}). */
+    static String valueFormatIdentifier(Map<String, String> options) {
+        String format = options.get("value.format");
+        return format != null ? format : options.get("format");
     }
 
     @Override
