@@ -243,6 +243,35 @@ impl Connection {
         }
     }
 
+    /// Whether a response (at least its first byte) arrives within `timeout`.
+    pub fn response_ready_within(&mut self, timeout: Duration) -> Result<bool, ConnectionError> {
+        let timeout = timeout.max(Duration::from_millis(1));
+        self.stream
+            .set_read_timeout(Some(timeout))
+            .map_err(|source| self.io(source))?;
+        let mut byte = [0u8; 1];
+        let peeked = self.stream.peek(&mut byte);
+        self.stream
+            .set_read_timeout(Some(self.config.request_timeout))
+            .map_err(|source| self.io(source))?;
+        match peeked {
+            Ok(0) => Err(self.io(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "the broker closed the connection",
+            ))),
+            Ok(_) => Ok(true),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                Ok(false)
+            }
+            Err(source) => Err(self.io(source)),
+        }
+    }
+
     /// A socket error on this connection.
     pub fn io(&self, source: std::io::Error) -> ConnectionError {
         ConnectionError::Io {

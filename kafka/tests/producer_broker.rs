@@ -16,9 +16,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use karrow_kafka::compression::Codec;
+use karrow_kafka::connection::ConnectionConfig;
 use karrow_kafka::fetch::FetchLimits;
 use karrow_kafka::produce::partitioner::{partition_for_key, Sticky};
-use karrow_kafka::produce::{Producer, ProducerConfig};
+use karrow_kafka::produce::{Coordinator, Producer, ProducerConfig, ProducerIdAndEpoch};
 use karrow_kafka::records::RecordRef;
 use karrow_kafka::{FetchSession, Isolation};
 
@@ -273,4 +274,248 @@ fn an_unknown_partition_is_refused() {
     };
     let e = producer.append(&topic, 5, &record).unwrap_err().to_string();
     assert!(e.contains("partition 5") && e.contains(&topic), "{e}");
+}
+
+const BOOTSTRAP_TV1_VAR: &str = "KARROW_TEST_KAFKA_BOOTSTRAP_TV1";
+
+/// The brokers to run the transaction tests on, with the protocol each runs: the default one
+/// (`KARROW_TEST_KAFKA_BOOTSTRAP`, protocol 2 on Kafka 4.x) and, when
+/// `KARROW_TEST_KAFKA_BOOTSTRAP_TV1` is set, one formatted with `transaction.version=1`
+/// (`KAFKA_FEATURES=transaction.version=1 tests/services/kafka.sh start`).
+fn transaction_brokers() -> Vec<(String, i16)> {
+    let mut out = Vec::new();
+    if let Some(b) = bootstrap() {
+        out.push((b, 2));
+    }
+    match std::env::var(BOOTSTRAP_TV1_VAR) {
+        Ok(b) => out.push((b, 1)),
+        Err(_) => eprintln!("protocol 1 skipped: {BOOTSTRAP_TV1_VAR} is not set"),
+    }
+    out
+}
+
+fn transactional_config(bootstrap: &str, id: &str) -> ProducerConfig {
+    ProducerConfig {
+        transactional_id: Some(id.to_string()),
+        ..config(bootstrap, Codec::Lz4)
+    }
+}
+
+/// Every record of `topic` as (partition, value) under `isolation`, read until `expected`
+/// records (or 30 s).
+fn values(
+    bootstrap: &str,
+    topic: &str,
+    partitions: i32,
+    isolation: Isolation,
+    expected: usize,
+) -> Vec<(i32, Vec<u8>)> {
+    values_within(
+        bootstrap,
+        topic,
+        partitions,
+        isolation,
+        expected,
+        Duration::from_secs(30),
+    )
+}
+
+/// As [`values`], reading for at most `within`.
+fn values_within(
+    bootstrap: &str,
+    topic: &str,
+    partitions: i32,
+    isolation: Isolation,
+    expected: usize,
+    within: Duration,
+) -> Vec<(i32, Vec<u8>)> {
+    let mut session = FetchSession::new("karrow-test", isolation, FetchLimits::default());
+    for p in 0..partitions {
+        session.assign(p, topic, p, bootstrap, 0, i64::MAX);
+    }
+    let mut out = Vec::new();
+    let deadline = Instant::now() + within;
+    while out.len() < expected && Instant::now() < deadline {
+        session
+            .poll(|slot, r| -> Result<(), ()> {
+                out.push((slot, r.value.map(<[u8]>::to_vec).unwrap_or_default()));
+                Ok(())
+            })
+            .expect("fetch")
+            .expect("no callback error");
+    }
+    out.sort();
+    out
+}
+
+fn keyed_record<'a>(key: &'a [u8], value: &'a [u8]) -> RecordRef<'a> {
+    RecordRef {
+        key: Some(key),
+        value: Some(value),
+        timestamp: 1_700_000_000_000,
+        header_count: 0,
+        headers: &[],
+    }
+}
+
+/// Appends `values` (keyed by themselves, murmur2-partitioned over 3 partitions).
+fn append_all(producer: &mut Producer, topic: &str, values: &[String]) {
+    for v in values {
+        let partition = partition_for_key(v.as_bytes(), 3);
+        producer
+            .append(topic, partition, &keyed_record(v.as_bytes(), v.as_bytes()))
+            .expect("append");
+    }
+}
+
+fn batch(tag: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{tag}-{i:05}")).collect()
+}
+
+fn expected(values: &[&[String]]) -> Vec<(i32, Vec<u8>)> {
+    let mut out: Vec<(i32, Vec<u8>)> = values
+        .iter()
+        .flat_map(|vs| vs.iter())
+        .map(|v| (partition_for_key(v.as_bytes(), 3), v.as_bytes().to_vec()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Commit, abort, commit on both transaction protocols: `read_committed` sees the committed
+/// transactions exactly once, `read_uncommitted` the aborted one as well.
+#[test]
+fn transactions_commit_and_abort_on_both_protocols() {
+    for (bootstrap, version) in transaction_brokers() {
+        let topic = unique(&format!("txn-tv{version}"));
+        create_topic(&bootstrap, &topic, 3);
+        let id = unique("txn-id");
+        let mut producer = Producer::open(transactional_config(&bootstrap, &id)).expect("producer");
+        let first = producer.init_transactions().expect("init");
+        assert_eq!(producer.transaction_version(), version, "{bootstrap}");
+        let (a, b, c) = (batch("a", 3000), batch("b", 2000), batch("c", 1000));
+        producer.begin_transaction().expect("begin");
+        append_all(&mut producer, &topic, &a);
+        producer.commit_transaction().expect("commit a");
+        producer.begin_transaction().expect("begin");
+        append_all(&mut producer, &topic, &b);
+        producer.flush().expect("flush b");
+        producer.abort_transaction().expect("abort b");
+        producer.begin_transaction().expect("begin");
+        append_all(&mut producer, &topic, &c);
+        producer.commit_transaction().expect("commit c");
+        let (_, epoch) = producer.producer_id_and_epoch();
+        if version == 2 {
+            assert_eq!(
+                epoch,
+                first.epoch + 3,
+                "protocol 2 bumps the epoch per transaction"
+            );
+        } else {
+            assert_eq!(epoch, first.epoch, "protocol 1 keeps the epoch");
+        }
+        let want = expected(&[&a, &c]);
+        assert_eq!(
+            values(&bootstrap, &topic, 3, Isolation::ReadCommitted, want.len()),
+            want,
+            "tv{version}"
+        );
+        let all = expected(&[&a, &b, &c]);
+        assert_eq!(
+            values(&bootstrap, &topic, 3, Isolation::ReadUncommitted, all.len()),
+            all,
+            "tv{version}"
+        );
+    }
+}
+
+/// Flink's two-phase commit: the writer flushes and hands over (id, producer id, epoch); a
+/// committer with nothing but those commits; committing again (a restored committable) is
+/// accepted and writes nothing twice.
+#[test]
+fn a_committer_commits_a_flushed_transaction_from_its_ids() {
+    for (bootstrap, version) in transaction_brokers() {
+        let topic = unique(&format!("txn-commit-tv{version}"));
+        create_topic(&bootstrap, &topic, 3);
+        let id = unique("txn-id");
+        let values_sent = batch("p", 2500);
+        let ids = {
+            let mut writer =
+                Producer::open(transactional_config(&bootstrap, &id)).expect("producer");
+            writer.init_transactions().expect("init");
+            writer.begin_transaction().expect("begin");
+            append_all(&mut writer, &topic, &values_sent);
+            writer.flush().expect("pre-commit");
+            let (producer_id, epoch) = writer.producer_id_and_epoch();
+            ProducerIdAndEpoch { producer_id, epoch }
+            // The writer goes away without ending the transaction.
+        };
+        let mut committer = Coordinator::new(
+            &id,
+            vec![bootstrap.clone()],
+            ConnectionConfig::default(),
+            Duration::from_millis(50),
+            Duration::from_secs(30),
+        );
+        let v = committer.transaction_version().expect("version");
+        assert_eq!(v, version);
+        committer.end_transaction(ids, true, v).expect("commit");
+        let again = committer.end_transaction(ids, true, v);
+        assert!(
+            again.is_ok(),
+            "tv{version}: a second commit of the same transaction: {again:?}"
+        );
+        let want = expected(&[&values_sent]);
+        assert_eq!(
+            values(&bootstrap, &topic, 3, Isolation::ReadCommitted, want.len()),
+            want,
+            "tv{version}"
+        );
+        // Nothing more arrives (no second copy).
+        let more = values_within(
+            &bootstrap,
+            &topic,
+            3,
+            Isolation::ReadCommitted,
+            want.len() + 1,
+            Duration::from_secs(3),
+        );
+        assert_eq!(more.len(), want.len());
+    }
+}
+
+/// A second producer of the same transactional id fences the first (whose commit then fails
+/// with a fencing error) and aborts the transaction it left open: epoch > 0 says the id was
+/// used, and `read_committed` readers are not blocked by the lingering transaction.
+#[test]
+fn initializing_an_id_again_fences_and_aborts_its_lingering_transaction() {
+    for (bootstrap, version) in transaction_brokers() {
+        let topic = unique(&format!("txn-fence-tv{version}"));
+        create_topic(&bootstrap, &topic, 3);
+        let id = unique("txn-id");
+        let mut old = Producer::open(transactional_config(&bootstrap, &id)).expect("producer");
+        let first = old.init_transactions().expect("init");
+        assert_eq!(first.epoch, 0, "a fresh id starts at epoch 0");
+        old.begin_transaction().expect("begin");
+        append_all(&mut old, &topic, &batch("lingering", 500));
+        old.flush().expect("flush");
+        let mut new = Producer::open(transactional_config(&bootstrap, &id)).expect("producer");
+        let second = new.init_transactions().expect("init again");
+        assert!(second.epoch > first.epoch || second.producer_id != first.producer_id);
+        let e = old.commit_transaction().expect_err("fenced");
+        assert!(
+            matches!(e.kafka_code(), 47 | 90),
+            "tv{version}: INVALID_PRODUCER_EPOCH or PRODUCER_FENCED, got {e}"
+        );
+        let fresh = batch("fresh", 300);
+        new.begin_transaction().expect("begin");
+        append_all(&mut new, &topic, &fresh);
+        new.commit_transaction().expect("commit");
+        let want = expected(&[&fresh]);
+        assert_eq!(
+            values(&bootstrap, &topic, 3, Isolation::ReadCommitted, want.len()),
+            want,
+            "tv{version}"
+        );
+    }
 }

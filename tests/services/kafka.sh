@@ -5,6 +5,8 @@
 #   kafka.sh install                      fetch the broker classpath once (quick when present)
 #   kafka.sh start                        format fresh storage, start, wait until ready
 #   kafka.sh stop                         stop the broker, remove its data
+#   kafka.sh restart                      stop the broker and start it again on the same data
+#                                         (a broker restart mid-transaction)
 #   kafka.sh status                       exit 0 if running and ready, 1 otherwise
 #   kafka.sh create-topic NAME PARTITIONS create a topic (replication factor 1)
 #   kafka.sh run-class CLASS [ARGS...]    run any main class from the broker classpath
@@ -28,6 +30,11 @@ KAFKA_HOST=127.0.0.1
 KAFKA_START_TIMEOUT="${KAFKA_START_TIMEOUT:-60}"
 KAFKA_STOP_TIMEOUT="${KAFKA_STOP_TIMEOUT:-30}"
 KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
+# Feature levels set when the storage is formatted, e.g. "transaction.version=1" for a broker on
+# the old transaction protocol (Kafka 4.x defaults to transaction.version=2). Space-separated.
+KAFKA_FEATURES="${KAFKA_FEATURES:-}"
+# Extra server.properties lines (space-separated key=value), e.g. "transaction.max.timeout.ms=900000".
+KAFKA_EXTRA_PROPS="${KAFKA_EXTRA_PROPS:-}"
 
 # One instance directory per broker port, so two brokers on different ports do not collide.
 INSTANCE="$KAFKA_HOME/broker-$KAFKA_PORT"
@@ -195,22 +202,41 @@ share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 EOF
+  local extra
+  for extra in $KAFKA_EXTRA_PROPS; do
+    [[ "$extra" == *=* ]] || { cleanup_instance; die "KAFKA_EXTRA_PROPS entry '$extra' is not key=value"; }
+    echo "$extra" >> "$props"
+  done
   write_log4j "$run/log4j2.properties" info
   write_log4j "$run/log4j2-format.properties" warn
 
   # shellcheck disable=SC2207
   local jvm=($(jvm_common) -Djava.io.tmpdir="$run/tmp")
 
+  local features=() feature
+  for feature in $KAFKA_FEATURES; do
+    features+=(--feature "$feature")
+  done
+
   : > "$LOG_FILE"
   # Dynamic KRaft quorum (KIP-853): a single node formats itself as the only voter.
   if ! "$JAVA" "${jvm[@]}" -XX:TieredStopAtLevel=1 -Xmx256m -cp "$LIBS/*" \
       -Dlog4j2.configurationFile="$run/log4j2-format.properties" kafka.tools.StorageTool format --standalone \
-      -t "$(new_cluster_id)" -c "$props" >>"$LOG_FILE" 2>&1; then
+      -t "$(new_cluster_id)" -c "$props" "${features[@]}" >>"$LOG_FILE" 2>&1; then
     cat "$LOG_FILE" >&2
     cleanup_instance
     die "formatting KRaft storage failed"
   fi
 
+  launch "$run"
+}
+
+# Starts the broker JVM on the formatted run dir $1 and waits until it is ready.
+launch() {
+  local run="$1"
+  local props="$run/server.properties"
+  # shellcheck disable=SC2207
+  local jvm=($(jvm_common) -Djava.io.tmpdir="$run/tmp")
   # setsid: the broker outlives this script and is not hit by the caller's Ctrl-C.
   # The inner shell writes its own pid and execs java, so the pid file is the JVM's pid.
   # shellcheck disable=SC2086
@@ -246,8 +272,8 @@ wait_ready() {
 
 # ---------------------------------------------------------------- stop / status
 
-cmd_stop() {
-  lock 9 "$INSTANCE/lock"
+# Stops the broker JVM (TERM, then KILL after KAFKA_STOP_TIMEOUT); prints what it did.
+stop_jvm() {
   local pid
   if pid="$(running_pid)"; then
     kill -TERM "$pid" 2>/dev/null || true
@@ -262,7 +288,23 @@ cmd_stop() {
   else
     echo "kafka not running"
   fi
+}
+
+cmd_stop() {
+  lock 9 "$INSTANCE/lock"
+  stop_jvm
   cleanup_instance
+}
+
+cmd_restart() {
+  lock 9 "$INSTANCE/lock"
+  [[ -f "$DATA_FILE" ]] || die "no broker data to restart on (start it first)"
+  local run; run="$(cat "$DATA_FILE")"
+  stop_jvm
+  # The readiness check greps the log: start it afresh, keeping the old part as kafka.log.1.
+  mv "$LOG_FILE" "$LOG_FILE.1"
+  : > "$LOG_FILE"
+  launch "$run"
 }
 
 cmd_status() {
@@ -301,7 +343,7 @@ cmd_create_topic() {
 
 # ---------------------------------------------------------------- main
 
-usage() { sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 [[ $# -ge 1 ]] || usage
 cmd="$1"; shift
@@ -309,6 +351,7 @@ case "$cmd" in
   install)      [[ $# -eq 0 ]] || usage; cmd_install; echo "kafka libs in $LIBS" ;;
   start)        [[ $# -eq 0 ]] || usage; cmd_start ;;
   stop)         [[ $# -eq 0 ]] || usage; cmd_stop ;;
+  restart)      [[ $# -eq 0 ]] || usage; cmd_restart ;;
   status)       [[ $# -eq 0 ]] || usage; cmd_status ;;
   create-topic) cmd_create_topic "$@" ;;
   run-class)    cmd_run_class "$@" ;;

@@ -28,6 +28,21 @@ pub enum ProduceError {
     /// No broker could be reached, or one answered outside the protocol.
     #[error("{0}")]
     Connection(String),
+    /// The transaction coordinator refused a request (InitProducerId with a transactional id,
+    /// AddPartitionsToTxn, EndTxn, FindCoordinator) with an error that is not retried.
+    #[error("{op} for transactional id {transactional_id} failed with Kafka error {code} ({name}){}", message.as_deref().map(|m| format!(": {m}")).unwrap_or_default())]
+    Transaction {
+        /// The request.
+        op: &'static str,
+        /// The transactional id.
+        transactional_id: String,
+        /// Kafka's error code.
+        code: i16,
+        /// Kafka's name of it.
+        name: &'static str,
+        /// What it concerned (a partition), if anything.
+        message: Option<String>,
+    },
     /// The broker refused a batch (or a producer id) with an error that is not retried.
     #[error("producing to {topic}-{partition} failed with Kafka error {code} ({name}){}", message.as_deref().map(|m| format!(": {m}")).unwrap_or_default())]
     Partition {
@@ -42,4 +57,16 @@ pub enum ProduceError {
         /// The broker's message, or what was done.
         message: Option<String>,
     },
+}
+
+impl ProduceError {
+    /// Kafka's error code behind this failure (-1 when there is none: a timeout, a connection,
+    /// a bad setting).
+    pub fn kafka_code(&self) -> i16 {
+        match self {
+            ProduceError::Partition { code, .. } | ProduceError::Transaction { code, .. } => *code,
+            ProduceError::RecordTooLarge { .. } => 10,
+            _ => -1,
+        }
+    }
 }

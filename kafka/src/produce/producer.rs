@@ -19,6 +19,25 @@
 //! A batch not acknowledged within `delivery.timeout.ms` of its creation fails. Any failure
 //! that is not retried fails the producer: the next call returns it (Flink's sink fails the
 //! job on the first failed send).
+//!
+//! Transactions (`transactional.id`): [`Producer::init_transactions`] gets the id's producer id
+//! and epoch from its coordinator ([`crate::produce::transaction`]), fencing older producers of
+//! the id; [`Producer::begin_transaction`], appends, then [`Producer::commit_transaction`] or
+//! [`Producer::abort_transaction`]; Flink's two-phase commit instead flushes
+//! ([`Producer::flush`]) and hands the id, producer id and epoch to a committer that ends the
+//! transaction later ([`crate::produce::Coordinator::end_transaction`]). Under transaction
+//! protocol 1 every partition is added with AddPartitionsToTxn before its first batch is sent;
+//! under protocol 2 the first batch adds it (Produce v12) and every EndTxn bumps the epoch. In a
+//! transaction, errors that would bump an idempotent producer's epoch (UNKNOWN_PRODUCER_ID, a
+//! sequence gap) fail the producer instead: the transaction must be aborted, which Flink does
+//! by restarting from its last checkpoint.
+//!
+//! Memory: the bytes of open and unacknowledged batches are bounded by `buffer.memory`; an
+//! append that would pass it sends what is ready and waits for acknowledgements, up to
+//! `max.block.ms`, then fails as Kafka's producer does. A batch the broker refuses as too
+//! large (MESSAGE_TOO_LARGE) is split in two and both halves sent again (down to single
+//! records, which then fail); throttled brokers (a throttle time in a response) get no request
+//! until the time has passed; the buffers of acknowledged batches are reused for new ones.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -27,8 +46,9 @@ use crate::compression::Codec;
 use crate::connection::{Connection, ConnectionConfig, ConnectionError};
 use crate::error_codes;
 use crate::produce::error::ProduceError;
+use crate::produce::transaction::{Coordinator, ProducerIdAndEpoch};
 use crate::protocol::{init_producer_id, metadata, produce};
-use crate::records::{BatchBuilder, ClosedBatch, ProducerStamp, RecordRef};
+use crate::records::{BatchBuilder, ClosedBatch, ProducerStamp, RecordBatches, RecordRef};
 
 const NOT_LEADER_OR_FOLLOWER: i16 = 6;
 const FENCED_LEADER_EPOCH: i16 = 74;
@@ -36,6 +56,13 @@ const OUT_OF_ORDER_SEQUENCE_NUMBER: i16 = 45;
 const DUPLICATE_SEQUENCE_NUMBER: i16 = 46;
 const UNKNOWN_PRODUCER_ID: i16 = 59;
 const MESSAGE_TOO_LARGE: i16 = 10;
+const NETWORK_EXCEPTION: i16 = 13;
+
+/// The longest a waiting round blocks on one broker before looking at the clock again.
+const WAIT_SLICE: Duration = Duration::from_millis(50);
+
+/// Buffers of acknowledged batches kept for new ones.
+const FREE_BUFFERS: usize = 16;
 
 /// Appends between two reads of the clock for `linger.ms`.
 const CLOCK_EVERY: u32 = 16;
@@ -73,8 +100,14 @@ pub struct ProducerConfig {
     pub retry_backoff_max: Duration,
     /// `metadata.max.age.ms`.
     pub metadata_max_age: Duration,
-    /// `max.block.ms`: how long metadata may be waited for.
+    /// `max.block.ms`: how long metadata, memory or a transaction request may be waited for.
     pub max_block: Duration,
+    /// `buffer.memory`: the most bytes of batches kept (open and unacknowledged).
+    pub buffer_memory: usize,
+    /// `transactional.id` (`None`: not transactional).
+    pub transactional_id: Option<String>,
+    /// `transaction.timeout.ms`.
+    pub transaction_timeout: Duration,
 }
 
 impl Default for ProducerConfig {
@@ -97,6 +130,9 @@ impl Default for ProducerConfig {
             retry_backoff_max: Duration::from_secs(1),
             metadata_max_age: Duration::from_secs(300),
             max_block: Duration::from_secs(60),
+            buffer_memory: 32 * 1024 * 1024,
+            transactional_id: None,
+            transaction_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -139,6 +175,8 @@ struct PartitionState {
 #[derive(Debug)]
 struct InFlight {
     correlation: i32,
+    /// When it was sent (`request.timeout.ms` counts from here).
+    sent: Instant,
     /// (partition state index, base sequence of the batch sent).
     batches: Vec<(usize, i32)>,
 }
@@ -148,6 +186,42 @@ struct Node {
     address: String,
     conn: Option<Connection>,
     in_flight: VecDeque<InFlight>,
+    /// The broker asked for no request before this instant (its throttle time).
+    throttled_until: Option<Instant>,
+}
+
+/// Where a partition stands in the current transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InTxn {
+    /// Not written in this transaction.
+    No,
+    /// Written; AddPartitionsToTxn not sent yet (protocol 1).
+    Pending,
+    /// Part of the transaction (added; under protocol 2 by its first batch).
+    Added,
+}
+
+/// Where the transactional producer stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// No producer id for the transactional id yet.
+    Uninitialized,
+    /// Between transactions.
+    Ready,
+    /// In a transaction.
+    InTransaction,
+}
+
+/// The transactional state.
+struct Txn {
+    coordinator: Coordinator,
+    /// Transaction protocol version (1 or 2), known after `init_transactions`.
+    version: i16,
+    phase: Phase,
+    /// Per partition state (index as `Producer::states`).
+    partitions: Vec<InTxn>,
+    /// A record was appended in this transaction.
+    has_records: bool,
 }
 
 /// The native producer. Not thread-safe; one per sink writer.
@@ -178,6 +252,13 @@ pub struct Producer {
     response: Vec<u8>,
     /// Records acknowledged so far (for metrics and tests).
     acknowledged: u64,
+    /// Bytes of open batches (uncompressed) and of unacknowledged closed ones.
+    buffered: usize,
+    /// Buffers of acknowledged batches, reused for new ones.
+    free: Vec<Vec<u8>>,
+    /// Batches split after MESSAGE_TOO_LARGE (for tests and metrics).
+    splits: u64,
+    txn: Option<Txn>,
 }
 
 impl Producer {
@@ -194,6 +275,29 @@ impl Producer {
                     .into(),
             ));
         }
+        if config.transactional_id.is_some() && !config.idempotence {
+            return Err(ProduceError::Config(
+                "Cannot set a transactional.id without also enabling idempotence.".into(),
+            ));
+        }
+        if config.max_in_flight == 0 || config.batch_size == 0 {
+            return Err(ProduceError::Config(
+                "batch.size and max.in.flight.requests.per.connection must be positive".into(),
+            ));
+        }
+        let txn = config.transactional_id.as_deref().map(|id| Txn {
+            coordinator: Coordinator::new(
+                id,
+                config.bootstrap.clone(),
+                config.connection.clone(),
+                config.retry_backoff,
+                config.max_block,
+            ),
+            version: 0,
+            phase: Phase::Uninitialized,
+            partitions: Vec::new(),
+            has_records: false,
+        });
         let mut p = Producer {
             config,
             nodes: HashMap::new(),
@@ -213,11 +317,238 @@ impl Producer {
             scratch: Vec::new(),
             response: Vec::new(),
             acknowledged: 0,
+            buffered: 0,
+            free: Vec::new(),
+            splits: 0,
+            txn,
         };
-        if p.config.idempotence {
+        if p.config.idempotence && p.txn.is_none() {
             p.init_producer_id()?;
         }
         Ok(p)
+    }
+
+    /// InitProducerId for the transactional id (Kafka's `initTransactions`): fences every
+    /// older producer of the id and aborts the transaction it left open; returns the producer
+    /// id and epoch this producer now writes with. Needs no transaction open here and nothing
+    /// unsent.
+    pub fn init_transactions(&mut self) -> Result<ProducerIdAndEpoch, ProduceError> {
+        self.check_failed()?;
+        self.require_idle("initTransactions")?;
+        let timeout = self.config.transaction_timeout;
+        let txn = self.txn_mut("initTransactions")?;
+        if txn.phase == Phase::InTransaction {
+            return Err(ProduceError::Config(
+                "initTransactions: a transaction is open".into(),
+            ));
+        }
+        let version = txn.coordinator.transaction_version()?;
+        let got = txn.coordinator.init_producer_id(timeout, (-1, -1))?;
+        txn.version = version;
+        txn.phase = Phase::Ready;
+        self.adopt(got);
+        Ok(got)
+    }
+
+    /// Switches to another transactional id (Flink reuses one producer for the ids of
+    /// successive checkpoints); [`Self::init_transactions`] must follow. Needs no transaction
+    /// open and nothing unsent.
+    pub fn set_transactional_id(&mut self, transactional_id: &str) -> Result<(), ProduceError> {
+        self.check_failed()?;
+        self.require_idle("setTransactionalId")?;
+        let txn = self.txn_mut("setTransactionalId")?;
+        if txn.phase == Phase::InTransaction {
+            return Err(ProduceError::Config(format!(
+                "Another transaction {} is still open.",
+                txn.coordinator.transactional_id()
+            )));
+        }
+        txn.coordinator.set_transactional_id(transactional_id);
+        txn.phase = Phase::Uninitialized;
+        self.producer_id = -1;
+        self.epoch = -1;
+        Ok(())
+    }
+
+    /// Starts a transaction (no request: partitions join it with their first batch).
+    pub fn begin_transaction(&mut self) -> Result<(), ProduceError> {
+        self.check_failed()?;
+        let txn = self.txn_mut("beginTransaction")?;
+        match txn.phase {
+            Phase::Ready => {}
+            Phase::Uninitialized => {
+                return Err(ProduceError::Config(
+                    "Cannot begin a transaction before initTransactions".into(),
+                ))
+            }
+            Phase::InTransaction => {
+                return Err(ProduceError::Config(
+                    "beginTransaction: a transaction is already open".into(),
+                ))
+            }
+        }
+        txn.phase = Phase::InTransaction;
+        txn.has_records = false;
+        txn.partitions.iter_mut().for_each(|p| *p = InTxn::No);
+        Ok(())
+    }
+
+    /// Whether a record was appended in the open transaction.
+    pub fn has_records_in_transaction(&self) -> bool {
+        self.txn
+            .as_ref()
+            .is_some_and(|t| t.phase == Phase::InTransaction && t.has_records)
+    }
+
+    /// Whether a transaction is open.
+    pub fn in_transaction(&self) -> bool {
+        self.txn
+            .as_ref()
+            .is_some_and(|t| t.phase == Phase::InTransaction)
+    }
+
+    /// The transactional id (`None`: not transactional).
+    pub fn transactional_id(&self) -> Option<&str> {
+        self.txn.as_ref().map(|t| t.coordinator.transactional_id())
+    }
+
+    /// The cluster's transaction protocol (1 or 2), known after [`Self::init_transactions`]
+    /// (0 before, and for a producer that is not transactional).
+    pub fn transaction_version(&self) -> i16 {
+        self.txn.as_ref().map_or(0, |t| t.version)
+    }
+
+    /// Flushes and commits the open transaction (EndTxn); under protocol 2 the producer
+    /// continues with the epoch the coordinator answered.
+    pub fn commit_transaction(&mut self) -> Result<(), ProduceError> {
+        self.txn_mut("commitTransaction")?;
+        if !self.in_transaction() {
+            return Err(ProduceError::Config(
+                "commitTransaction: no transaction is open".into(),
+            ));
+        }
+        self.flush()?;
+        self.end_transaction(true)
+    }
+
+    /// Aborts the open transaction: unsent batches are dropped, batches in flight are waited
+    /// for (their outcome no longer matters), then EndTxn (abort) is sent when anything reached
+    /// the transaction. Also clears a failure of a send, so the producer can go on with the
+    /// next transaction (a fenced producer's EndTxn fails, and that failure stays).
+    pub fn abort_transaction(&mut self) -> Result<(), ProduceError> {
+        self.txn_mut("abortTransaction")?;
+        if !self.in_transaction() {
+            return Err(ProduceError::Config(
+                "abortTransaction: no transaction is open".into(),
+            ));
+        }
+        self.drop_unsent();
+        let deadline = Instant::now() + self.config.max_block;
+        while self.nodes.values().any(|n| !n.in_flight.is_empty()) {
+            if Instant::now() >= deadline {
+                return Err(ProduceError::Timeout(format!(
+                    "abortTransaction: requests still in flight after max.block.ms ({} ms)",
+                    self.config.max_block.as_millis()
+                )));
+            }
+            let _ = self.pump(true);
+            self.failed = None;
+            self.drop_unsent();
+        }
+        self.failed = None;
+        for s in &mut self.states {
+            s.retrying = false;
+        }
+        self.end_transaction(false)
+    }
+
+    /// EndTxn for the open transaction, if it reached the coordinator (protocol 1: a
+    /// partition was added; protocol 2: a batch was sent); then between transactions.
+    fn end_transaction(&mut self, commit: bool) -> Result<(), ProduceError> {
+        let producer = ProducerIdAndEpoch {
+            producer_id: self.producer_id,
+            epoch: self.epoch,
+        };
+        let txn = self.txn_mut("endTransaction")?;
+        let started = txn.partitions.contains(&InTxn::Added);
+        let version = txn.version;
+        let ended = if started {
+            match txn.coordinator.end_transaction(producer, commit, version) {
+                Ok(e) => e.next,
+                Err(e) => return Err(self.fail(e)),
+            }
+        } else {
+            None
+        };
+        let txn = self.txn_mut("endTransaction")?;
+        txn.phase = Phase::Ready;
+        txn.has_records = false;
+        txn.partitions.iter_mut().for_each(|p| *p = InTxn::No);
+        if let Some(next) = ended {
+            self.adopt(next);
+        }
+        Ok(())
+    }
+
+    /// Writes with `producer` from now on; sequences restart at 0 when it differs.
+    fn adopt(&mut self, producer: ProducerIdAndEpoch) {
+        if (producer.producer_id, producer.epoch) != (self.producer_id, self.epoch) {
+            self.producer_id = producer.producer_id;
+            self.epoch = producer.epoch;
+            for s in &mut self.states {
+                s.next_sequence = 0;
+            }
+        }
+    }
+
+    /// Drops the open batches and the unsent queued ones (an aborted transaction's).
+    fn drop_unsent(&mut self) {
+        let mut freed = 0;
+        for s in &mut self.states {
+            freed += s
+                .open
+                .uncompressed_bytes()
+                .saturating_sub(crate::records::write::BATCH_HEADER_BYTES);
+            s.open.clear();
+            s.open_since = None;
+            s.queue.retain(|p| {
+                if !p.in_flight {
+                    freed += p.batch.bytes().len();
+                }
+                p.in_flight
+            });
+        }
+        self.buffered = self.buffered.saturating_sub(freed);
+    }
+
+    fn txn_mut(&mut self, op: &str) -> Result<&mut Txn, ProduceError> {
+        self.txn.as_mut().ok_or_else(|| {
+            ProduceError::Config(format!("{op}: the producer has no transactional.id"))
+        })
+    }
+
+    /// Fails unless every batch was sent and acknowledged.
+    fn require_idle(&self, op: &str) -> Result<(), ProduceError> {
+        let busy = self
+            .states
+            .iter()
+            .any(|s| !s.open.is_empty() || !s.queue.is_empty());
+        if busy {
+            return Err(ProduceError::Config(format!(
+                "{op}: batches are not flushed yet"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Batches split after MESSAGE_TOO_LARGE so far.
+    pub fn splits(&self) -> u64 {
+        self.splits
+    }
+
+    /// Bytes of open and unacknowledged batches (bounded by `buffer.memory`).
+    pub fn buffered_bytes(&self) -> usize {
+        self.buffered
     }
 
     /// The producer id and epoch (-1, -1 without idempotence).
@@ -263,6 +594,14 @@ impl Producer {
         record: &RecordRef<'_>,
     ) -> Result<(), ProduceError> {
         self.check_failed()?;
+        if let Some(txn) = &self.txn {
+            if txn.phase != Phase::InTransaction {
+                return Err(ProduceError::Config(format!(
+                    "Cannot send to {topic}-{partition} outside a transaction: a transactional \
+                     producer sends only between beginTransaction and its commit or abort"
+                )));
+            }
+        }
         let index = self.state_index(topic, partition)?;
         let size = self.states[index].open.record_size(record)?;
         if size + crate::records::write::BATCH_HEADER_BYTES > self.config.max_request_size {
@@ -270,6 +609,22 @@ impl Producer {
                 size,
                 limit: self.config.max_request_size,
             });
+        }
+        if self.buffered + size > self.config.buffer_memory {
+            self.make_room(size)?;
+        }
+        if let Some(txn) = &mut self.txn {
+            txn.has_records = true;
+            if txn.partitions[index] == InTxn::No {
+                // Protocol 2: the first batch adds the partition (Kafka's producer counts the
+                // transaction as started from the first send); protocol 1: AddPartitionsToTxn
+                // before that batch is sent.
+                txn.partitions[index] = if txn.version >= 2 {
+                    InTxn::Added
+                } else {
+                    InTxn::Pending
+                };
+            }
         }
         let mut closed = false;
         let state = &self.states[index];
@@ -280,6 +635,7 @@ impl Producer {
         }
         let state = &mut self.states[index];
         state.open.append(record)?;
+        self.buffered += size;
         if state.open_since.is_none() {
             state.open_since = Some(Instant::now());
         }
@@ -318,6 +674,37 @@ impl Producer {
             }
         }
         while self.states.iter().any(|s| !s.queue.is_empty()) {
+            self.pump(true)?;
+        }
+        Ok(())
+    }
+
+    /// Waits until `size` more bytes fit in `buffer.memory`: closes the open batches so they
+    /// can be sent, and reads acknowledgements, up to `max.block.ms`.
+    fn make_room(&mut self, size: usize) -> Result<(), ProduceError> {
+        let deadline = Instant::now() + self.config.max_block;
+        while self.buffered + size > self.config.buffer_memory {
+            if self.buffered == 0 {
+                // Nothing to wait for: the record alone is larger than the whole buffer.
+                return Err(ProduceError::RecordTooLarge {
+                    size,
+                    limit: self.config.buffer_memory,
+                });
+            }
+            if Instant::now() >= deadline {
+                return Err(ProduceError::Timeout(format!(
+                    "Failed to allocate {size} bytes within the configured max blocking time {} ms. \
+                     Total memory: {} bytes. Available memory: {} bytes.",
+                    self.config.max_block.as_millis(),
+                    self.config.buffer_memory,
+                    self.config.buffer_memory.saturating_sub(self.buffered)
+                )));
+            }
+            for i in 0..self.states.len() {
+                if !self.states[i].open.is_empty() {
+                    self.close_open(i)?;
+                }
+            }
             self.pump(true)?;
         }
         Ok(())
@@ -366,6 +753,9 @@ impl Producer {
             next_sequence: 0,
             retrying: false,
         });
+        if let Some(txn) = &mut self.txn {
+            txn.partitions.push(InTxn::No);
+        }
         self.state_of
             .entry(topic.to_string())
             .or_default()
@@ -376,7 +766,9 @@ impl Producer {
     /// Closes the open batch of state `i` into its queue, stamped with the next sequence.
     fn close_open(&mut self, i: usize) -> Result<(), ProduceError> {
         let idempotent = self.config.idempotence;
+        let transactional = self.txn.is_some();
         let (producer_id, epoch) = (self.producer_id, self.epoch);
+        let next_buffer = self.free.pop().unwrap_or_default();
         let state = &mut self.states[i];
         let count = state.open.count();
         let base_sequence = if idempotent { state.next_sequence } else { -1 };
@@ -385,12 +777,19 @@ impl Producer {
                 producer_id,
                 epoch,
                 base_sequence,
-                transactional: false,
+                transactional,
             }
         } else {
             ProducerStamp::NONE
         };
-        let batch = state.open.close(stamp, &mut self.scratch)?;
+        let open_bytes = state
+            .open
+            .uncompressed_bytes()
+            .saturating_sub(crate::records::write::BATCH_HEADER_BYTES);
+        let batch = state
+            .open
+            .close_reusing(stamp, &mut self.scratch, next_buffer)?;
+        let closed_bytes = batch.bytes().len();
         // Sequences wrap at i32::MAX, as Kafka's do.
         state.next_sequence = increment_sequence(state.next_sequence, count);
         let created = state.open_since.take().unwrap_or_else(Instant::now);
@@ -402,6 +801,7 @@ impl Producer {
             in_flight: false,
             not_before: created,
         });
+        self.buffered = self.buffered.saturating_sub(open_bytes) + closed_bytes;
         Ok(())
     }
 
@@ -440,29 +840,25 @@ impl Producer {
         }
         let nodes: Vec<i32> = self.nodes.keys().copied().collect();
         let mut waited = false;
-        for node in nodes {
-            // Without waiting: every response that arrived. Waiting: the oldest one.
-            while let Some(n) = self.nodes.get_mut(&node) {
-                if n.in_flight.is_empty() {
-                    break;
-                }
-                let Some(conn) = n.conn.as_mut() else {
-                    break;
-                };
-                let ready = match conn.response_ready() {
-                    Ok(r) => r,
-                    Err(e) => {
-                        self.connection_lost(node, e);
-                        break;
-                    }
-                };
-                if !ready && !wait {
-                    break;
-                }
+        // Every response that arrived, from every broker.
+        for &node in &nodes {
+            while self.response_arrived(node, None) {
                 waited = true;
                 self.read_one(node)?;
-                if wait {
-                    break;
+            }
+        }
+        if wait && !waited {
+            // Waiting: a short while for the oldest request's broker (bounded, so callers with
+            // a deadline, such as an append waiting for memory, keep it).
+            let oldest = self
+                .nodes
+                .iter()
+                .filter_map(|(&id, n)| n.in_flight.front().map(|f| (f.sent, id)))
+                .min();
+            if let Some((_, node)) = oldest {
+                waited = true;
+                if self.response_arrived(node, Some(WAIT_SLICE)) {
+                    self.read_one(node)?;
                 }
             }
         }
@@ -508,6 +904,7 @@ impl Producer {
     /// Builds and sends one request per leader with the next batch of each of its
     /// partitions, while the leader has room for another request in flight.
     fn send_ready(&mut self) -> Result<(), ProduceError> {
+        self.add_pending_partitions()?;
         let now = Instant::now();
         loop {
             // Group sendable queue entries by leader.
@@ -520,6 +917,12 @@ impl Producer {
                     }
                     continue;
                 };
+                if let Some(txn) = &self.txn {
+                    if txn.partitions.get(i) != Some(&InTxn::Added) {
+                        // Protocol 1: not added to the transaction yet.
+                        continue;
+                    }
+                }
                 let in_flight = s.queue.iter().filter(|p| p.in_flight).count();
                 let limit = if s.retrying {
                     1
@@ -568,10 +971,87 @@ impl Producer {
         }
     }
 
+    /// Protocol 1: AddPartitionsToTxn for the partitions written in this transaction that
+    /// are not part of it yet, before any of their batches is sent.
+    fn add_pending_partitions(&mut self) -> Result<(), ProduceError> {
+        let Some(txn) = &self.txn else {
+            return Ok(());
+        };
+        let mut pending: Vec<usize> = (0..txn.partitions.len())
+            .filter(|&i| txn.partitions[i] == InTxn::Pending && !self.states[i].queue.is_empty())
+            .collect();
+        if pending.is_empty() {
+            return Ok(());
+        }
+        pending.sort_by(|&a, &b| {
+            (&self.states[a].topic, self.states[a].partition)
+                .cmp(&(&self.states[b].topic, self.states[b].partition))
+        });
+        let producer = ProducerIdAndEpoch {
+            producer_id: self.producer_id,
+            epoch: self.epoch,
+        };
+        let partitions: Vec<(&str, i32)> = pending
+            .iter()
+            .map(|&i| (self.states[i].topic.as_str(), self.states[i].partition))
+            .collect();
+        let Some(txn) = self.txn.as_mut() else {
+            return Ok(());
+        };
+        if let Err(e) = txn.coordinator.add_partitions(producer, &partitions) {
+            return Err(self.fail(e));
+        }
+        for i in pending {
+            txn.partitions[i] = InTxn::Added;
+        }
+        Ok(())
+    }
+
+    /// Whether a response from `node` is there to be read, waiting up to `within` for one
+    /// (`None`: not at all). A broker that failed, or whose oldest request is older than
+    /// `request.timeout.ms`, loses its connection (its batches are retried).
+    fn response_arrived(&mut self, node: i32, within: Option<Duration>) -> bool {
+        let request_timeout = self.config.request_timeout;
+        let Some(n) = self.nodes.get_mut(&node) else {
+            return false;
+        };
+        let Some(sent) = n.in_flight.front().map(|f| f.sent) else {
+            return false;
+        };
+        let Some(conn) = n.conn.as_mut() else {
+            return false;
+        };
+        let ready = match within {
+            None => conn.response_ready(),
+            Some(d) => conn.response_ready_within(d),
+        };
+        match ready {
+            Ok(true) => true,
+            Ok(false) => {
+                if sent.elapsed() > request_timeout {
+                    let e = conn.io(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        format!(
+                            "no response within request.timeout.ms ({} ms)",
+                            request_timeout.as_millis()
+                        ),
+                    ));
+                    self.connection_lost(node, e);
+                }
+                false
+            }
+            Err(e) => {
+                self.connection_lost(node, e);
+                false
+            }
+        }
+    }
+
     fn node_has_room(&self, node: i32) -> bool {
-        self.nodes
-            .get(&node)
-            .is_none_or(|n| n.in_flight.len() < self.config.max_in_flight)
+        self.nodes.get(&node).is_none_or(|n| {
+            n.in_flight.len() < self.config.max_in_flight
+                && n.throttled_until.is_none_or(|t| Instant::now() >= t)
+        })
     }
 
     fn send_request(&mut self, node: i32, chosen: &[(usize, usize)]) -> Result<(), ProduceError> {
@@ -583,11 +1063,18 @@ impl Producer {
         let Some(conn) = n.conn.as_mut() else {
             return Ok(());
         };
+        // A transactional producer on protocol 1 speaks at most v11: v12 would ask the broker
+        // to add the partition implicitly.
+        let max_version = match &self.txn {
+            Some(t) if t.version < 2 => produce::MAX_VERSION - 1,
+            _ => produce::MAX_VERSION,
+        };
+        let transactional_id = self.txn.as_ref().map(|t| t.coordinator.transactional_id());
         let version = match conn.version(
             produce::API_KEY,
             "Produce",
             produce::MIN_VERSION,
-            produce::MAX_VERSION,
+            max_version,
         ) {
             Ok(v) => v,
             Err(e) => {
@@ -605,7 +1092,16 @@ impl Producer {
             .collect();
         let client_id = conn.client_id().to_string();
         let sent = conn.send_with(|out, c| {
-            produce::write_request(out, c, &client_id, version, None, acks, timeout_ms, &data);
+            produce::write_request(
+                out,
+                c,
+                &client_id,
+                version,
+                transactional_id,
+                acks,
+                timeout_ms,
+                &data,
+            );
         });
         drop(data);
         match sent {
@@ -621,12 +1117,13 @@ impl Producer {
                     // No response comes: the batches count as sent.
                     for &(i, _) in chosen {
                         if let Some(p) = self.states[i].queue.pop_front() {
-                            self.acknowledged += p.batch.count() as u64;
+                            self.release(p.batch);
                         }
                     }
                 } else if let Some(n) = self.nodes.get_mut(&node) {
                     n.in_flight.push_back(InFlight {
                         correlation,
+                        sent: Instant::now(),
                         batches,
                     });
                 }
@@ -667,6 +1164,15 @@ impl Producer {
                 return Err(self.fail(e));
             }
         };
+        if response.throttle_time_ms > 0 {
+            // KIP-219: the broker answered at once and expects no request from this client
+            // until its throttle time has passed (at most a minute is honoured: the value is
+            // the broker's to choose).
+            let pause = Duration::from_millis(response.throttle_time_ms.min(60_000) as u64);
+            if let Some(n) = self.nodes.get_mut(&node) {
+                n.throttled_until = Some(Instant::now() + pause);
+            }
+        }
         for (i, base_sequence) in done.batches {
             let (topic, partition) = (self.states[i].topic.clone(), self.states[i].partition);
             let answer = response
@@ -675,7 +1181,7 @@ impl Producer {
                 .find(|p| p.topic == topic && p.partition == partition);
             let Some(answer) = answer else {
                 // Not answered: retried as a network error would be.
-                self.retry(i, base_sequence, 13, None)?;
+                self.retry(i, base_sequence, NETWORK_EXCEPTION, None)?;
                 continue;
             };
             self.settle(i, base_sequence, answer)?;
@@ -693,25 +1199,44 @@ impl Producer {
         let code = answer.error_code;
         if code == 0 || code == DUPLICATE_SEQUENCE_NUMBER {
             let s = &mut self.states[i];
-            if let Some(at) = s
+            let acked = s
                 .queue
                 .iter()
                 .position(|p| p.in_flight && p.base_sequence == base_sequence)
-            {
-                if let Some(p) = s.queue.remove(at) {
-                    self.acknowledged += p.batch.count() as u64;
-                }
-            }
+                .and_then(|at| s.queue.remove(at));
             if s.queue.front().is_none_or(|p| !p.in_flight) {
                 s.retrying = false;
             }
+            if let Some(p) = acked {
+                self.release(p.batch);
+            }
             return Ok(());
+        }
+        if code == MESSAGE_TOO_LARGE {
+            if let Some(halves) = self.split(i, base_sequence)? {
+                self.splits += halves;
+                return Ok(());
+            }
         }
         let info = error_codes::lookup(code);
         if matches!(code, NOT_LEADER_OR_FOLLOWER | FENCED_LEADER_EPOCH)
             || info.is_some_and(|e| e.invalid_metadata)
         {
             self.metadata_stale = true;
+        }
+        if self.txn.is_some() && matches!(code, UNKNOWN_PRODUCER_ID | OUT_OF_ORDER_SEQUENCE_NUMBER)
+        {
+            // A transaction cannot continue past a lost producer state or a sequence gap: the
+            // transaction is aborted (Kafka's producer raises an abortable error).
+            let s = &self.states[i];
+            let e = ProduceError::Partition {
+                topic: s.topic.clone(),
+                partition: s.partition,
+                code,
+                name: crate::error::error_name(code),
+                message: Some("the transaction cannot continue and must be aborted".to_string()),
+            };
+            return Err(self.fail(e));
         }
         if self.config.idempotence && code == UNKNOWN_PRODUCER_ID {
             // The broker lost this producer's state (retention): bump the epoch, restart the
@@ -752,6 +1277,116 @@ impl Producer {
             }),
         };
         Err(self.fail(e))
+    }
+
+    /// An acknowledged batch: counted, its bytes leave `buffer.memory` and its buffer is kept
+    /// for a new batch.
+    fn release(&mut self, batch: ClosedBatch) {
+        self.acknowledged += batch.count() as u64;
+        self.buffered = self.buffered.saturating_sub(batch.bytes().len());
+        if self.free.len() < FREE_BUFFERS {
+            self.free.push(batch.into_bytes());
+        }
+    }
+
+    /// MESSAGE_TOO_LARGE for a batch of more than one record: the batch is split in two
+    /// halves (same first sequence: the broker appended none of it), which replace it and are
+    /// sent again in order. Returns `None` for a single record (the error stands), else the
+    /// number of batches added. Kafka's producer splits by `batch.size`, which cannot shrink a
+    /// batch the broker refuses below that size (KAFKA-8350); halving always ends.
+    fn split(&mut self, i: usize, base_sequence: i32) -> Result<Option<u64>, ProduceError> {
+        let transactional = self.txn.is_some();
+        let idempotent = self.config.idempotence;
+        let (producer_id, epoch) = (self.producer_id, self.epoch);
+        let s = &mut self.states[i];
+        let Some(at) = s
+            .queue
+            .iter()
+            .position(|p| p.base_sequence == base_sequence)
+        else {
+            return Ok(None);
+        };
+        let count = s.queue[at].batch.count();
+        if count < 2 {
+            return Ok(None);
+        }
+        let codec = s.queue[at].batch.codec();
+        let half = count / 2;
+        let mut first = BatchBuilder::with_capacity(codec, 0);
+        let mut second = BatchBuilder::with_capacity(codec, 0);
+        let (topic, partition) = (s.topic.clone(), s.partition);
+        let mut n = 0;
+        let walked = RecordBatches::new(
+            &topic,
+            partition,
+            s.queue[at].batch.bytes(),
+            0,
+            i64::MAX,
+            false,
+            vec![],
+        )
+        .walk(|r| {
+            let builder = if n < half { &mut first } else { &mut second };
+            n += 1;
+            builder.append(&RecordRef {
+                key: r.key,
+                value: r.value,
+                timestamp: r.timestamp,
+                header_count: r.header_count,
+                headers: r.headers,
+            })
+        });
+        match walked {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(self.fail(e.into())),
+            Err(e) => {
+                return Err(self.fail(ProduceError::Connection(format!(
+                    "splitting a batch of {topic}-{partition} the broker refused as too large: {e}"
+                ))))
+            }
+        }
+        let stamp = |base_sequence| {
+            if idempotent {
+                ProducerStamp {
+                    producer_id,
+                    epoch,
+                    base_sequence,
+                    transactional,
+                }
+            } else {
+                ProducerStamp::NONE
+            }
+        };
+        let second_sequence = if idempotent {
+            increment_sequence(base_sequence, first.count())
+        } else {
+            -1
+        };
+        let a = first.close(stamp(base_sequence), &mut self.scratch)?;
+        let b = second.close(stamp(second_sequence), &mut self.scratch)?;
+        let s = &mut self.states[i];
+        let Some(old) = s.queue.remove(at) else {
+            return Ok(None);
+        };
+        let added = a.bytes().len() + b.bytes().len();
+        self.buffered = self.buffered.saturating_sub(old.batch.bytes().len()) + added;
+        let make = |batch, base_sequence| Pending {
+            batch,
+            base_sequence,
+            created: old.created,
+            attempts: 0,
+            in_flight: false,
+            not_before: Instant::now(),
+        };
+        s.queue.insert(at, make(b, second_sequence));
+        s.queue.insert(at, make(a, base_sequence));
+        // The batches after it are sent again in order, one at a time until the head is
+        // acknowledged, as after a retriable error.
+        s.retrying = true;
+        for p in s.queue.iter_mut().skip(at) {
+            p.in_flight = false;
+        }
+        Ok(Some(1))
     }
 
     /// Puts the partition's batches from `base_sequence` on back for another attempt,
@@ -828,7 +1463,7 @@ impl Producer {
         self.metadata_stale = true;
         for request in lost {
             for (i, base_sequence) in request.batches {
-                if let Err(e) = self.retry(i, base_sequence, 13, None) {
+                if let Err(e) = self.retry(i, base_sequence, NETWORK_EXCEPTION, None) {
                     // Out of retries: the connection error is the cause.
                     let _ = self.fail(ProduceError::Connection(format!("{error}; {e}")));
                 }
@@ -935,6 +1570,7 @@ impl Producer {
                 address: address.clone(),
                 conn: None,
                 in_flight: VecDeque::new(),
+                throttled_until: None,
             });
             node.address = address;
         }
@@ -1067,234 +1703,11 @@ fn increment_sequence(sequence: i32, count: i32) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::test_support::Body;
-    use std::io::{Read, Write};
-    use std::net::TcpListener;
-    use std::sync::{Arc, Mutex};
 
     #[test]
     fn sequences_wrap_as_kafkas_do() {
         assert_eq!(increment_sequence(0, 5), 5);
         assert_eq!(increment_sequence(i32::MAX, 1), 0);
         assert_eq!(increment_sequence(i32::MAX - 1, 3), 1);
-    }
-
-    /// What the scripted broker saw: every Produce request's batch header fields
-    /// (producer id, epoch, base sequence, record count) and InitProducerId's current ids.
-    #[derive(Default)]
-    struct Seen {
-        produced: Vec<(i64, i16, i32, i32)>,
-        init_with: Vec<(i64, i16)>,
-    }
-
-    /// A broker on loopback speaking just enough of the protocol: one topic "t" with one
-    /// partition it leads, producer id 7 (epoch 0, then bumped), and Produce answers taken
-    /// from `errors` in turn (0 once they run out).
-    fn scripted_broker(errors: Vec<i16>) -> (String, Arc<Mutex<Seen>>) {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let address = listener.local_addr().unwrap();
-        let seen = Arc::new(Mutex::new(Seen::default()));
-        let errors = Arc::new(Mutex::new(VecDeque::from(errors)));
-        let (s2, port) = (seen.clone(), address.port());
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(mut stream) = stream else { return };
-                let (seen, errors) = (s2.clone(), errors.clone());
-                std::thread::spawn(move || loop {
-                    let mut size = [0u8; 4];
-                    if stream.read_exact(&mut size).is_err() {
-                        return;
-                    }
-                    let mut req = vec![0u8; i32::from_be_bytes(size) as usize];
-                    if stream.read_exact(&mut req).is_err() {
-                        return;
-                    }
-                    let key = i16::from_be_bytes([req[0], req[1]]);
-                    let correlation = i32::from_be_bytes([req[4], req[5], req[6], req[7]]);
-                    let client_len = i16::from_be_bytes([req[8], req[9]]) as usize;
-                    let body = &req[10 + client_len + 1..];
-                    let reply = match key {
-                        18 => {
-                            let mut b = Body::default();
-                            b.i32(correlation).i16(0).len(3);
-                            b.i16(0).i16(9).i16(12).tags();
-                            b.i16(3).i16(12).i16(12).tags();
-                            b.i16(22).i16(3).i16(5).tags();
-                            b.i32(0).tags();
-                            b
-                        }
-                        3 => {
-                            let mut b = Body::header_v1(correlation);
-                            b.i32(0)
-                                .len(1)
-                                .i32(1)
-                                .str("127.0.0.1")
-                                .i32(i32::from(port))
-                                .null()
-                                .tags();
-                            b.str("c")
-                                .i32(1)
-                                .len(1)
-                                .i16(0)
-                                .str("t")
-                                .raw(&[1; 16])
-                                .raw(&[0])
-                                .len(1);
-                            b.i16(0).i32(0).i32(1).i32(0).len(0).len(0).len(0).tags();
-                            b.i32(0).tags().tags();
-                            b
-                        }
-                        22 => {
-                            // transactional id (null: 0), timeout, current id, epoch.
-                            let id = i64::from_be_bytes(body[5..13].try_into().unwrap());
-                            let epoch = i16::from_be_bytes(body[13..15].try_into().unwrap());
-                            seen.lock().unwrap().init_with.push((id, epoch));
-                            let mut b = Body::header_v1(correlation);
-                            b.i32(0)
-                                .i16(0)
-                                .i64(7)
-                                .i16(if id == 7 { epoch + 1 } else { 0 })
-                                .tags();
-                            b
-                        }
-                        0 => {
-                            // The batch starts after: txn id (1), acks 2, timeout 4, topics (1),
-                            // name (2), partitions (1), index 4, records length varint.
-                            let mut at = 1 + 2 + 4 + 1 + 2 + 1 + 4;
-                            while body[at] & 0x80 != 0 {
-                                at += 1;
-                            }
-                            let batch = &body[at + 1..];
-                            seen.lock().unwrap().produced.push((
-                                i64::from_be_bytes(batch[43..51].try_into().unwrap()),
-                                i16::from_be_bytes(batch[51..53].try_into().unwrap()),
-                                i32::from_be_bytes(batch[53..57].try_into().unwrap()),
-                                i32::from_be_bytes(batch[57..61].try_into().unwrap()),
-                            ));
-                            let error = errors.lock().unwrap().pop_front().unwrap_or(0);
-                            let mut b = Body::header_v1(correlation);
-                            b.len(1).str("t").len(1);
-                            b.i32(0)
-                                .i16(error)
-                                .i64(0)
-                                .i64(-1)
-                                .i64(0)
-                                .len(0)
-                                .null()
-                                .tags();
-                            b.tags().i32(0).tags();
-                            b
-                        }
-                        _ => return,
-                    };
-                    let mut out = (reply.0.len() as i32).to_be_bytes().to_vec();
-                    out.extend_from_slice(&reply.0);
-                    if stream.write_all(&out).is_err() {
-                        return;
-                    }
-                });
-            }
-        });
-        (address.to_string(), seen)
-    }
-
-    fn producer(broker: &str) -> Producer {
-        Producer::open(ProducerConfig {
-            bootstrap: vec![broker.to_string()],
-            retry_backoff: Duration::from_millis(1),
-            retry_backoff_max: Duration::from_millis(5),
-            delivery_timeout: Duration::from_secs(20),
-            ..ProducerConfig::default()
-        })
-        .unwrap()
-    }
-
-    fn send(p: &mut Producer, n: usize) {
-        for i in 0..n {
-            let value = format!("v{i}");
-            p.append(
-                "t",
-                0,
-                &RecordRef {
-                    key: None,
-                    value: Some(value.as_bytes()),
-                    timestamp: 1,
-                    header_count: 0,
-                    headers: &[],
-                },
-            )
-            .unwrap();
-        }
-    }
-
-    #[test]
-    fn a_retriable_error_resends_the_same_batch_with_the_same_sequence() {
-        // NOT_LEADER_OR_FOLLOWER, then NOT_ENOUGH_REPLICAS, then accepted.
-        let (broker, seen) = scripted_broker(vec![6, 19]);
-        let mut p = producer(&broker);
-        send(&mut p, 3);
-        p.flush().unwrap();
-        assert_eq!(p.acknowledged(), 3);
-        let seen = seen.lock().unwrap();
-        assert_eq!(
-            seen.produced,
-            vec![(7, 0, 0, 3); 3],
-            "three attempts, one batch"
-        );
-        drop(seen);
-        send(&mut p, 2);
-        p.flush().unwrap();
-    }
-
-    #[test]
-    fn a_duplicate_sequence_is_a_success_not_a_second_copy() {
-        let (broker, seen) = scripted_broker(vec![46]);
-        let mut p = producer(&broker);
-        send(&mut p, 2);
-        p.flush().unwrap();
-        send(&mut p, 1);
-        p.flush().unwrap();
-        assert_eq!(p.acknowledged(), 3);
-        // The next batch continues the sequence after the duplicate one.
-        assert_eq!(
-            seen.lock().unwrap().produced,
-            vec![(7, 0, 0, 2), (7, 0, 2, 1)]
-        );
-    }
-
-    #[test]
-    fn an_unknown_producer_id_bumps_the_epoch_and_restarts_the_sequence() {
-        let (broker, seen) = scripted_broker(vec![0, 59]);
-        let mut p = producer(&broker);
-        send(&mut p, 2);
-        p.flush().unwrap();
-        send(&mut p, 3);
-        p.flush().unwrap();
-        let seen = seen.lock().unwrap();
-        assert_eq!(
-            seen.init_with,
-            vec![(-1, -1), (7, 0)],
-            "KIP-360: the current id and epoch"
-        );
-        assert_eq!(
-            seen.produced,
-            vec![(7, 0, 0, 2), (7, 0, 2, 3), (7, 1, 0, 3)]
-        );
-        assert_eq!(p.producer_id_and_epoch(), (7, 1));
-    }
-
-    #[test]
-    fn an_error_that_is_not_retried_fails_the_producer_naming_the_partition() {
-        // TOPIC_AUTHORIZATION_FAILED.
-        let (broker, _) = scripted_broker(vec![29]);
-        let mut p = producer(&broker);
-        send(&mut p, 1);
-        let e = p.flush().unwrap_err().to_string();
-        assert!(
-            e.contains("t-0") && e.contains("TOPIC_AUTHORIZATION_FAILED"),
-            "{e}"
-        );
-        // Every later call returns the same failure.
-        assert_eq!(p.poll().unwrap_err().to_string(), e);
     }
 }

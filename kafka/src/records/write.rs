@@ -200,13 +200,32 @@ impl BatchBuilder {
         Ok(())
     }
 
+    /// Drops the appended records: the builder is empty again.
+    pub fn clear(&mut self) {
+        self.buf.truncate(BATCH_HEADER_BYTES);
+        self.count = 0;
+        self.base_timestamp = 0;
+        self.max_timestamp = i64::MIN;
+    }
+
     /// Compresses the records (into `scratch`, reused across batches) and writes the header:
     /// the batch as it goes on the wire, stamped with `stamp`. The builder is empty again
-    /// afterwards (same codec).
+    /// afterwards (same codec), with a fresh buffer for the next batch.
     pub fn close(
         &mut self,
         stamp: ProducerStamp,
         scratch: &mut Vec<u8>,
+    ) -> Result<ClosedBatch, WriteError> {
+        self.close_reusing(stamp, scratch, Vec::new())
+    }
+
+    /// As [`Self::close`], the next batch's records going into `next` (the buffer of a batch
+    /// that was acknowledged: no fresh allocation, no page faults per batch).
+    pub fn close_reusing(
+        &mut self,
+        stamp: ProducerStamp,
+        scratch: &mut Vec<u8>,
+        mut next: Vec<u8>,
     ) -> Result<ClosedBatch, WriteError> {
         let mut bytes = if self.codec == Codec::None {
             std::mem::take(&mut self.buf)
@@ -242,8 +261,10 @@ impl BatchBuilder {
             codec: self.codec,
         };
         closed.restamp(stamp);
-        self.buf = Vec::with_capacity(closed.bytes.len().max(BATCH_HEADER_BYTES));
-        self.buf.resize(BATCH_HEADER_BYTES, 0);
+        next.clear();
+        next.reserve(closed.bytes.len().max(BATCH_HEADER_BYTES));
+        next.resize(BATCH_HEADER_BYTES, 0);
+        self.buf = next;
         self.count = 0;
         self.base_timestamp = 0;
         self.max_timestamp = i64::MIN;
@@ -268,6 +289,16 @@ impl ClosedBatch {
     /// Its number of records.
     pub fn count(&self) -> i32 {
         self.count
+    }
+
+    /// Its codec.
+    pub fn codec(&self) -> Codec {
+        self.codec
+    }
+
+    /// The batch's buffer, for reuse by another batch.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.bytes
     }
 
     /// Writes `stamp` (producer id, epoch, base sequence, transactional flag) into the
