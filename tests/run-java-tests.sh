@@ -33,6 +33,6 @@ KARROW_TEST_KAFKA_BOOTSTRAP="127.0.0.1:${KAFKA_PORT}" \
 KARROW_TEST_KAFKA_BOOTSTRAP="127.0.0.1:${KAFKA_PORT}" \
   cargo test --release -p karrow-kafka --test producer_broker
 
-# Issue #22: the Nexmark suite's short variant on the same broker (a handful of queries, 20,000
+# Issue #22: the Nexmark suite's short variant on the same broker (three queries, 10,000
 # events, JSON, Avro and Protobuf): every output compared between stock Flink and karrow.
 KARROW_SKIP_BUILD=1 bash benches/nexmark/run.sh --short

@@ -24,7 +24,7 @@ for a in "$@"; do
   [[ "$a" == --out ]] && OUT_GIVEN=1
 done
 if [[ "$SHORT" == 1 ]]; then
-  ARGS+=(--events 20000 --formats json,avro,protobuf --queries q0,q1,q4,q9,q13 --warmup 0 --rounds 1 --check-only)
+  ARGS+=(--events 10000 --formats json,avro,protobuf --queries q0,q4,q13 --warmup 0 --rounds 1 --check-only)
   JOB_JVM_OPTS=(-Xmx1g -XX:+UseParallelGC)
 fi
 [[ "$OUT_GIVEN" == 1 ]] || ARGS+=(--out "$ROOT_DIR/benches/nexmark/target/report$([[ "$SHORT" == 1 ]] && echo -short)")

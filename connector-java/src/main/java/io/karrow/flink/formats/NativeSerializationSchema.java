@@ -8,12 +8,15 @@ import io.karrow.flink.rows.BinaryRowImages;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.SimpleCounter;
+import org.apache.flink.metrics.ThreadSafeSimpleCounter;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 
 import java.io.IOException;
 import java.io.Serializable;
+import java.util.Map;
 import java.util.Objects;
+import java.util.WeakHashMap;
 
 /**
  * What every native format's {@code SerializationSchema} shares: the row type and format
@@ -79,8 +82,17 @@ public abstract class NativeSerializationSchema<C extends Serializable>
     @Override
     public void open(InitializationContext context) throws Exception {
         MetricGroup metrics = context == null ? null : context.getMetricGroup();
-        recordsEncoded = metrics == null ? new SimpleCounter() : metrics.addGroup("karrow").counter("numRecordsEncoded");
+        recordsEncoded = metrics == null ? new SimpleCounter() : encodedCounter(metrics.addGroup("karrow"));
         openEncoder();
+    }
+
+    /** Counters by metric group: the key and value schemas of one writer share one, and so does a second open. */
+    private static final Map<MetricGroup, Counter> ENCODED = new WeakHashMap<>();
+
+    private static Counter encodedCounter(MetricGroup group) {
+        synchronized (ENCODED) {
+            return ENCODED.computeIfAbsent(group, g -> g.counter("numRecordsEncoded", new ThreadSafeSimpleCounter()));
+        }
     }
 
     private void openEncoder() throws IOException {

@@ -83,7 +83,7 @@ class UpsertKafkaNativeFormatsITCase {
             String label = i % 7 == 0 ? "CAST(NULL AS STRING)" : "'label-" + (i * 31 % 101) + "-é'";
             v.append(String.format(Locale.ROOT,
                     "(CAST(%d AS BIGINT), 'g%d', CAST(%d.%02d AS DECIMAL(10, 2)), TIMESTAMP '2025-01-01 00:00:00.000'"
-                            + " + INTERVAL '%d' SECOND, %s, CAST(%d.25 AS DOUBLE))",
+                            + " + INTERVAL '%d' SECOND(4), %s, CAST(%d.25 AS DOUBLE))",
                     i % 53, i % 3, i % 997, i % 100, i * 7 % 5000, label, i % 11 - 5));
         }
         return v.toString();
