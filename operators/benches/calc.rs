@@ -14,10 +14,9 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray};
 use arrow_schema::Schema;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use karrow_codecs::avro::{
-    AvroConfluentDecoder, AvroConfluentEncoder, EncodedBatch, WriterSchemaSource,
-};
+use karrow_codecs::avro::{AvroConfluentDecoder, AvroConfluentEncoder, EncodedBatch};
 use karrow_codecs::flink_binary::{write_batch_rows, RowImages};
+use karrow_codecs::schema_source::{InMemorySchemas, SchemaType};
 use karrow_codecs::types::row_arrow_fields;
 use karrow_codecs::FlinkType;
 use karrow_operators::pipeline::formats::{ValueDecoder, ValueEncoder};
@@ -124,13 +123,6 @@ fn bids() -> RecordBatch {
     .unwrap()
 }
 
-struct One(Arc<str>);
-impl WriterSchemaSource for One {
-    fn writer_schema(&self, _id: i32) -> Result<Arc<str>, String> {
-        Ok(self.0.clone())
-    }
-}
-
 fn bench(c: &mut Criterion) {
     let bid_type = FlinkType::from_json(&bid_json()).unwrap();
     let out_type = FlinkType::from_json(&out_json()).unwrap();
@@ -171,8 +163,12 @@ fn bench(c: &mut Criterion) {
     let schema = AvroConfluentEncoder::derived_schema(&bid_type).unwrap();
     let mut pipeline = ValuesPipeline::new(
         ValueDecoder::Avro(
-            AvroConfluentDecoder::new(&bid_type, None, Arc::new(One(Arc::from(schema.as_str()))))
-                .unwrap(),
+            AvroConfluentDecoder::new(
+                &bid_type,
+                None,
+                Arc::new(InMemorySchemas::default().with(1, SchemaType::Avro, &schema)),
+            )
+            .unwrap(),
         ),
         calc,
         Projection::new(
