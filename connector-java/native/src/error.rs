@@ -33,6 +33,15 @@ pub enum NativeError {
     /// The native fetch failed (connection, protocol, partition error, corrupt batch).
     #[error("native fetch: {0}")]
     Fetch(String),
+    /// The native producer failed (connection, a broker's refusal, a transaction error, a
+    /// record that cannot be written, a bad layout of the records passed).
+    #[error("native produce: {message}{}", index.map(|i| format!(" (record {i} of the batch)")).unwrap_or_default())]
+    Produce {
+        /// What failed.
+        message: String,
+        /// The record of the batch it concerns, if one.
+        index: Option<usize>,
+    },
     /// A panic was caught at the JNI boundary.
     #[error("internal error in karrow native code (please report): {0}")]
     Panic(String),
@@ -58,6 +67,7 @@ impl NativeError {
         match self {
             NativeError::Codec(e) => e.context().and_then(|c| c.record_index),
             NativeError::InRecord { index, .. } => Some(*index),
+            NativeError::Produce { index, .. } => *index,
             _ => None,
         }
     }

@@ -5,7 +5,8 @@
 //! `long`s; [`session`] the [`session::Session`] trait every kind of session implements
 //! and the table of kinds. Everything else is plain Rust returning `Result`: [`avro`],
 //! [`json`], [`protobuf`] (the decode and encode sessions of each format; every decoder
-//! shares [`row_list`]), [`fetch`] (the native fetch session), [`config`] (the JSON the Java
+//! shares [`row_list`]), [`fetch`] (the native fetch session), [`produce`] (the native
+//! producer session), [`config`] (the JSON the Java
 //! side passes), [`value_batch`] (the input of batch calls), [`encoded_values`] (the output
 //! of batch encodes) and [`registry_source`] (writer schemas from the registry).
 //! Flink binary rows are written and read by `karrow_codecs::flink_binary`.
@@ -18,6 +19,7 @@ pub mod fetch;
 pub mod handles;
 pub mod jni;
 pub mod json;
+pub mod produce;
 pub mod protobuf;
 pub mod registry_source;
 pub mod row_list;

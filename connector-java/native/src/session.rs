@@ -12,6 +12,7 @@ use crate::avro::{AvroDecodeSession, AvroEncodeSession};
 use crate::error::NativeError;
 use crate::fetch::NativeFetch;
 use crate::json::{JsonDecodeSession, JsonEncodeSession};
+use crate::produce::NativeProducer;
 use crate::protobuf::{ProtobufDecodeSession, ProtobufEncodeSession};
 use crate::row_list::RowList;
 use crate::value_batch::ValueBatch;
@@ -35,11 +36,13 @@ pub enum SessionKind {
     ProtobufEncoder = 6,
     /// The native fetch of the `kafka-native` source.
     Fetch = 7,
+    /// The native producer of the `kafka-native` sink (and its committer's EndTxn).
+    Produce = 8,
 }
 
 impl SessionKind {
     /// Every kind, in code order.
-    pub const ALL: [SessionKind; 7] = [
+    pub const ALL: [SessionKind; 8] = [
         SessionKind::AvroDecoder,
         SessionKind::AvroEncoder,
         SessionKind::JsonDecoder,
@@ -47,10 +50,11 @@ impl SessionKind {
         SessionKind::ProtobufDecoder,
         SessionKind::ProtobufEncoder,
         SessionKind::Fetch,
+        SessionKind::Produce,
     ];
 
     /// One more than the largest code: the length of per-kind tables (code 0 is unused).
-    pub const CODES: usize = 8;
+    pub const CODES: usize = 9;
 
     /// The kind with code `code`.
     pub fn from_code(code: i32) -> Result<Self, NativeError> {
@@ -75,6 +79,7 @@ impl SessionKind {
             SessionKind::ProtobufDecoder => "Protobuf decoder",
             SessionKind::ProtobufEncoder => "Protobuf encoder",
             SessionKind::Fetch => "fetch session",
+            SessionKind::Produce => "native producer",
         }
     }
 
@@ -118,6 +123,10 @@ impl SessionKind {
             SessionKind::Fetch => {
                 no_bytes()?;
                 Box::new(NativeFetch::open(config_json)?)
+            }
+            SessionKind::Produce => {
+                no_bytes()?;
+                Box::new(NativeProducer::open(config_json)?)
             }
         })
     }
@@ -182,6 +191,12 @@ pub trait Session: Send {
     /// The parts of the last poll, in the order Java's buffers receive them.
     fn polled_parts(&self) -> Result<Vec<&[u8]>, NativeError> {
         Err(unsupported(self.kind(), "copy out"))
+    }
+
+    /// Takes `count` items laid out in `parts` (the kind's parts, in its order; e.g. the
+    /// producer's encoded records: metadata, keys, values, headers).
+    fn copy_in(&mut self, _parts: &[&[u8]], _count: usize) -> Result<(), NativeError> {
+        Err(unsupported(self.kind(), "copy in"))
     }
 }
 
