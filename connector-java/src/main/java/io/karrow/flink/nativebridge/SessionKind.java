@@ -19,10 +19,12 @@ public enum SessionKind {
     /** {@code protobuf-native} / {@code protobuf-confluent-native} encoder (bytes: a descriptor set). */
     PROTOBUF_ENCODER(6, "Protobuf encoder"),
     /** The native fetch of the {@code kafka-native} source. */
-    FETCH(7, "fetch session");
+    FETCH(7, "fetch session"),
+    /** The native producer of the {@code kafka-native} sink (and its committer's EndTxn). */
+    PRODUCE(8, "native producer");
 
     /** One more than the largest code: the number of per-kind entries {@link KarrowNative#stats} reports. */
-    static final int CODES = 8;
+    static final int CODES = 9;
 
     private final int code;
     private final String description;

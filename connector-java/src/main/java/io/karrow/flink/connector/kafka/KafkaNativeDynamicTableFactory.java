@@ -1,6 +1,7 @@
 package io.karrow.flink.connector.kafka;
 
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 
 import java.util.HashSet;
@@ -50,12 +51,27 @@ public class KafkaNativeDynamicTableFactory extends KafkaDynamicTableFactory {
         return IDENTIFIER;
     }
 
-    /** Flink's {@code kafka} options plus {@link KafkaNativeConnectorOptions#SCAN_FETCH_MODE}. */
+    /**
+     * Flink's {@code kafka} options plus {@link KafkaNativeConnectorOptions#SCAN_FETCH_MODE} and
+     * {@link KafkaNativeConnectorOptions#SINK_PRODUCE_MODE}.
+     */
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
         Set<ConfigOption<?>> options = new HashSet<>(super.optionalOptions());
         options.add(KafkaNativeConnectorOptions.SCAN_FETCH_MODE);
+        options.add(KafkaNativeConnectorOptions.SINK_PRODUCE_MODE);
         return options;
+    }
+
+    /** Flink's sink, told how to produce ({@code sink.produce-mode}). */
+    @Override
+    public DynamicTableSink createDynamicTableSink(Context context) {
+        DynamicTableSink sink = super.createDynamicTableSink(context);
+        boolean nativeProduce = KafkaNativeConnectorOptions.nativeProduce(context.getCatalogTable().getOptions());
+        if (sink instanceof KafkaNativeDynamicSink) {
+            ((KafkaNativeDynamicSink) sink).setNativeProduce(nativeProduce);
+        }
+        return sink;
     }
 
     /** Flink's source, told how to fetch ({@code scan.fetch-mode}). */
