@@ -2,12 +2,14 @@
 #   make demo   the main job on the embedded default: broker + dev registry + Flink SQL, stock vs native
 #   make test   every test: Rust unit/integration, lint, Java unit + parity, Kafka/Flink ITCases, Confluent client
 #   make bench  JMH decode benchmark, stock vs native in one run
+#   make nexmark  the Nexmark suite over Kafka, stock Flink vs karrow, outputs compared
 #   make jar    the connector jar with the native library inside
+#   make fuzz-short / fuzz-long   coverage-guided fuzzing of every parser (fuzz/README.md)
 
 CARGO ?= cargo
 MVN ?= mvn -B -ntp
 
-.PHONY: native jar test test-rust lint test-java test-python demo bench bench-source bench-fetch bench-produce clean
+.PHONY: native jar test test-rust lint test-java test-python demo bench bench-source bench-fetch bench-produce fuzz-short fuzz-long nexmark nexmark-short clean
 
 native:
 	$(CARGO) build --release -p karrow-native -p karrow
@@ -48,6 +50,22 @@ bench-fetch:
 # Issue #20's first question: Kafka's Java producer CPU per record vs record batches written natively.
 bench-produce:
 	bash benches/run-produce-bench.sh
+
+# Fuzzing (fuzz/, outside the workspace): FUZZ_SECONDS per target for CI (13 targets), or
+# FUZZ_RUNS executions per target; both start from seeds each target writes.
+fuzz-short:
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-12} bash fuzz/run.sh short
+
+fuzz-long:
+	FUZZ_RUNS=$${FUZZ_RUNS:-10000000} bash fuzz/run.sh long
+
+# Issue #22: the Nexmark suite over Kafka, stock Flink against karrow, outputs compared (benches/nexmark/README.md).
+nexmark:
+	bash benches/nexmark/run.sh
+
+# Its CI variant: a handful of queries, small event count, one round, correctness only.
+nexmark-short:
+	bash benches/nexmark/run.sh --short
 
 clean:
 	$(CARGO) clean

@@ -10,6 +10,7 @@
 # KARROW_REGISTRY_PORT (default: a free port). A broker that is already running on KAFKA_PORT is
 # used and left running; one this script starts is stopped on exit, as is the registry.
 set -euo pipefail
+JOB_JVM_OPTS=("${JOB_JVM_OPTS[@]+"${JOB_JVM_OPTS[@]}"}")
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -66,5 +67,6 @@ done
 grep -q 'listening on' "$WORK/registry.log" || { cat "$WORK/registry.log" >&2; echo "dev registry did not start" >&2; exit 1; }
 echo "dev registry on http://127.0.0.1:$REGISTRY_PORT"
 
-"$JAVA" "${KARROW_JVM_OPTS[@]}" -Djava.io.tmpdir="$WORK" -cp "$KARROW_CLASSPATH" "$MAIN_CLASS" \
+# A caller may add JVM flags (e.g. a larger heap) in JOB_JVM_OPTS (an array) before sourcing this file.
+"$JAVA" "${KARROW_JVM_OPTS[@]}" "${JOB_JVM_OPTS[@]}" -Djava.io.tmpdir="$WORK" -cp "$KARROW_CLASSPATH" "$MAIN_CLASS" \
   --bootstrap "127.0.0.1:$KAFKA_PORT" --registry "http://127.0.0.1:$REGISTRY_PORT" "$@"

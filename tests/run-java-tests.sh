@@ -4,7 +4,8 @@
 # exit; the same Maven run builds the JVM benchmarks (benches/jvm: the stock Flink harness
 # and TopicDump of `karrow bench`). Then, in the same broker window, the CLI's topic-input
 # test (cli/tests/bench_topic.rs) and the native producer's (kafka/tests/producer_broker.rs)
-# with KARROW_TEST_KAFKA_BOOTSTRAP set. The native library
+# with KARROW_TEST_KAFKA_BOOTSTRAP set, and the Nexmark suite's short variant
+# (benches/nexmark/run.sh --short). The native library
 # must be built (make native).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,3 +32,7 @@ KARROW_TEST_KAFKA_BOOTSTRAP="127.0.0.1:${KAFKA_PORT}" \
   cargo test --release -p karrow --test bench_topic
 KARROW_TEST_KAFKA_BOOTSTRAP="127.0.0.1:${KAFKA_PORT}" \
   cargo test --release -p karrow-kafka --test producer_broker
+
+# Issue #22: the Nexmark suite's short variant on the same broker (three queries, 10,000
+# events, JSON, Avro and Protobuf): every output compared between stock Flink and karrow.
+KARROW_SKIP_BUILD=1 bash benches/nexmark/run.sh --short

@@ -53,6 +53,34 @@ fn temp(name: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// A count far beyond memory is refused before anything is allocated (it aborted the
+/// process: the capacity was taken from the argument); so are string and collection
+/// lengths beyond their limits (messages that together outgrow the corpus limit: the
+/// generator's unit tests).
+#[test]
+fn generating_beyond_the_corpus_limit_is_a_usage_error_not_an_abort() {
+    let huge = usize::MAX.to_string();
+    assert_one_line_error(
+        &bench(&["--columns", "a BIGINT", "--generate", &huge, "--no-stock"]),
+        2,
+        "at most",
+    );
+    let long = (u64::MAX / 4).to_string();
+    assert_one_line_error(
+        &bench(&[
+            "--columns",
+            "s STRING NOT NULL",
+            "--generate",
+            "2",
+            "--string-len",
+            &long,
+            "--no-stock",
+        ]),
+        2,
+        "--string-len",
+    );
+}
+
 #[test]
 fn argument_errors_exit_2_with_one_line() {
     assert_one_line_error(&bench(&["--generate", "10"]), 2, "no schema");

@@ -1,7 +1,6 @@
 //! Decoding Confluent Avro messages built byte by byte into Arrow, checking Flink's
 //! conversions, schema evolution and error outcomes.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
@@ -9,18 +8,17 @@ use arrow_array::types::{
     Decimal128Type, Float64Type, Int32Type, Int64Type, Int8Type, TimestampMillisecondType,
 };
 use arrow_array::Array;
-use karrow_codecs::avro::{AvroConfluentDecoder, WriterSchemaSource};
+use karrow_codecs::avro::AvroConfluentDecoder;
+use karrow_codecs::schema_source::{InMemorySchemas, SchemaType};
 use karrow_codecs::{CodecError, FlinkType};
 
-struct Schemas(HashMap<i32, Arc<str>>);
-
-impl WriterSchemaSource for Schemas {
-    fn writer_schema(&self, id: i32) -> Result<Arc<str>, String> {
-        self.0
-            .get(&id)
-            .cloned()
-            .ok_or_else(|| format!("Could not find schema with id {id} in registry"))
-    }
+fn schemas(entries: &[(i32, &str)]) -> Arc<InMemorySchemas> {
+    let schemas = entries
+        .iter()
+        .fold(InMemorySchemas::default(), |s, &(id, text)| {
+            s.with(id, SchemaType::Avro, text)
+        });
+    Arc::new(schemas)
 }
 
 fn zigzag(v: i64, out: &mut Vec<u8>) {
@@ -67,10 +65,8 @@ const WRITER: &str = r#"{"type":"record","name":"Bid","namespace":"com.acme","fi
   {"name":"tags","type":{"type":"array","items":"int"}}]}"#;
 
 fn decoder() -> AvroConfluentDecoder {
-    let mut schemas = HashMap::new();
-    schemas.insert(7, Arc::from(WRITER));
     let row = FlinkType::from_json_str(ROW).unwrap();
-    AvroConfluentDecoder::new(&row, None, Arc::new(Schemas(schemas))).unwrap()
+    AvroConfluentDecoder::new(&row, None, schemas(&[(7, WRITER)])).unwrap()
 }
 
 fn record(
@@ -209,12 +205,8 @@ fn missing_required_field_fails_when_reached() {
         r#"{"type":"ROW","nullable":false,"fields":[{"name":"must","type":{"type":"INT","nullable":false}}]}"#,
     )
     .unwrap();
-    let mut schemas = HashMap::new();
-    schemas.insert(
-        1,
-        Arc::from(r#"{"type":"record","name":"X","fields":[{"name":"other","type":"int"}]}"#),
-    );
-    let mut d = AvroConfluentDecoder::new(&row, None, Arc::new(Schemas(schemas))).unwrap();
+    let writer = r#"{"type":"record","name":"X","fields":[{"name":"other","type":"int"}]}"#;
+    let mut d = AvroConfluentDecoder::new(&row, None, schemas(&[(1, writer)])).unwrap();
     let err = d.decode_one(&framed(1, &[2])).unwrap_err().to_string();
     assert!(err.contains("missing required field must"), "{err}");
 }

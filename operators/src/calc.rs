@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions};
+use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions};
 use arrow_schema::{Schema, SchemaRef};
 use karrow_codecs::types::row_arrow_fields;
 
@@ -16,6 +16,8 @@ use crate::plan::RunnablePlan;
 pub struct Calc {
     plan: RunnablePlan,
     output: SchemaRef,
+    /// The input columns the projections read (sorted).
+    projected: Vec<usize>,
 }
 
 /// The rows a Calc kept and their projected values.
@@ -35,7 +37,17 @@ impl Calc {
             .row_fields()
             .map_err(|e| PipelineError::Internal(e.to_string()))?;
         let output = Arc::new(Schema::new(row_arrow_fields(fields)));
-        Ok(Calc { plan, output })
+        let mut projected = Vec::new();
+        for p in &plan.projections {
+            p.collect_columns(&mut projected);
+        }
+        projected.sort_unstable();
+        projected.dedup();
+        Ok(Calc {
+            plan,
+            output,
+            projected,
+        })
     }
 
     /// The plan.
@@ -61,20 +73,33 @@ impl Calc {
                     .downcast_ref::<BooleanArray>()
                     .ok_or_else(|| internal_row("the filter is not BOOLEAN"))?;
                 // TRUE keeps a row; FALSE and NULL drop it.
-                let keep = arrow_select::filter::prep_null_mask_filter(mask);
-                let selected: Vec<u32> = (0..rows)
-                    .filter(|&i| keep.value(i))
-                    .map(|i| i as u32)
-                    .collect();
+                let keep = match mask.nulls() {
+                    None => BooleanArray::new(mask.values().clone(), None),
+                    Some(valid) => BooleanArray::new(mask.values() & valid.inner(), None),
+                };
+                let selected: Vec<u32> = keep.values().set_indices().map(|i| i as u32).collect();
                 let kept = if selected.len() == rows {
                     columns.to_vec()
                 } else {
                     let predicate = arrow_select::filter::FilterBuilder::new(&keep)
                         .optimize()
                         .build();
+                    // Only the columns the projections read are filtered; the others become
+                    // NULL placeholders of the kept length.
+                    let n = selected.len();
                     columns
                         .iter()
-                        .map(|c| predicate.filter(c.as_ref()))
+                        .enumerate()
+                        .map(|(i, c)| {
+                            if self.projected.binary_search(&i).is_ok() {
+                                predicate.filter(c.as_ref())
+                            } else {
+                                Ok(arrow_array::new_null_array(
+                                    &arrow_schema::DataType::Null,
+                                    n,
+                                ))
+                            }
+                        })
                         .collect::<Result<Vec<_>, _>>()
                         .map_err(|e| internal_row(&e.to_string()))?
                 };

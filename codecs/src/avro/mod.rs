@@ -14,5 +14,5 @@ pub mod derive;
 pub mod encode;
 pub mod model;
 
-pub use decode::{AvroConfluentDecoder, DecodedBatch, WriterSchemaSource};
+pub use decode::{AvroConfluentDecoder, DecodedBatch};
 pub use encode::{AvroConfluentEncoder, EncodedBatch};

@@ -3,7 +3,7 @@
 //! is an 8-byte slot in a scratch buffer plus its variable part (images are relocatable).
 
 use super::layout::{
-    array_header_bytes, element_size, is_fixed_length, pad8, put, round8, set_bit,
+    array_header_bytes, element_size, is_fixed_length, pad_from, put, round8, set_bit,
 };
 use crate::error::CodecError;
 use crate::types::{FlinkKind, FlinkType};
@@ -109,7 +109,10 @@ impl ElementImages {
             };
             let start = out.len();
             out.extend_from_slice(&self.scratch[offset..offset + length]);
-            pad8(out);
+            // Padded within the array (Flink's writer aligns an array's parts to its own
+            // start): an array placed at an unaligned offset, the value array of a map after
+            // its 4-byte key size, otherwise got up to 4 bytes more than Flink's.
+            pad_from(out, base);
             let moved = (((start - base) as u64) << 32) | low as u64;
             put(out, dst, &moved.to_le_bytes());
         }

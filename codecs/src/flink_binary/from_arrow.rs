@@ -1,7 +1,7 @@
 //! Arrow batches written as Flink binary row images (layouts in [`super`]).
 
 use super::layout::{
-    array_header_bytes, element_size, pad8, put, round8, row_null_bytes, set_bit,
+    array_header_bytes, element_size, pad_from, put, round8, row_null_bytes, set_bit,
     set_offset_and_size, write_big_decimal, write_big_timestamp, write_var_bytes,
 };
 use crate::types::{FlinkKind, FlinkType};
@@ -295,7 +295,11 @@ fn write_map(
     put(out, start, &(key_size as i32).to_le_bytes());
     write_array(out, map.values(), from, to - from, value)?;
     let size = out.len() - start;
-    pad8(out);
+    // A map's size is 4 mod 8; the variable part after it is padded to a multiple of 8
+    // from the start of the enclosing row or array (`base`), as Flink's writers pad it, so
+    // a row holding the map has the size Flink gives it even where the row itself sits at
+    // an odd word (an element of a map's value array).
+    pad_from(out, base);
     set_offset_and_size(out, base, slot, start, size)
 }
 

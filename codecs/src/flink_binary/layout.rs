@@ -50,9 +50,17 @@ pub(crate) fn round8(n: usize) -> usize {
     (n + 7) & !7
 }
 
-/// Pads `out` with zeros to a multiple of 8.
+/// Pads `out` with zeros to a multiple of 8 (test images, which start at 0).
+#[cfg(test)]
 pub(crate) fn pad8(out: &mut Vec<u8>) {
     let len = round8(out.len());
+    out.resize(len, 0);
+}
+
+/// Pads `out` with zeros to a multiple of 8 bytes past `base` (the start of the row or
+/// array being written: Flink aligns each structure's parts to its own start).
+pub(crate) fn pad_from(out: &mut Vec<u8>, base: usize) {
+    let len = base + round8(out.len() - base);
     out.resize(len, 0);
 }
 
@@ -114,7 +122,7 @@ pub(crate) fn write_big_decimal(
 ) -> Result<(), CodecError> {
     let start = out.len();
     out.resize(start + 16, 0);
-    let bytes = crate::avro::encode::arrow::minimal_be(unscaled);
+    let bytes = crate::java::big_integer::to_byte_array(unscaled);
     put(out, start, &bytes);
     set_offset_and_size(out, base, slot, start, bytes.len())
 }

@@ -517,14 +517,8 @@ pub fn read_batch_rows<'a>(
 mod tests {
     use super::super::{write_batch_rows, RowImages};
     use super::*;
-    use crate::avro::{AvroConfluentDecoder, WriterSchemaSource};
-
-    struct One(Arc<str>);
-    impl WriterSchemaSource for One {
-        fn writer_schema(&self, _id: i32) -> Result<Arc<str>, String> {
-            Ok(self.0.clone())
-        }
-    }
+    use crate::avro::AvroConfluentDecoder;
+    use crate::schema_source::{InMemorySchemas, SchemaType};
 
     /// Arrow -> binary rows -> Arrow gives the same batch, for every type karrow writes,
     /// and decoding Avro straight to binary rows gives the same images.
@@ -553,9 +547,8 @@ mod tests {
         .unwrap();
         // Build an Arrow batch by decoding Avro written with the derived schema.
         let schema = crate::avro::derive::derive_schema_json(&row_type).unwrap();
-        let mut decoder =
-            AvroConfluentDecoder::new(&row_type, None, Arc::new(One(Arc::from(schema.as_str()))))
-                .unwrap();
+        let schemas = InMemorySchemas::default().with(1, SchemaType::Avro, &schema);
+        let mut decoder = AvroConfluentDecoder::new(&row_type, None, Arc::new(schemas)).unwrap();
         let mut messages = Vec::new();
         for k in 0..3i64 {
             let mut b = vec![0, 0, 0, 0, 1];

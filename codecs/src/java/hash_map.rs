@@ -64,6 +64,14 @@ pub(crate) struct JavaHashMap {
     old: Vec<u32>,
     nodes: Vec<Node>,
     threshold: usize,
+    /// The table size of the first `put` when the map was made with an initial capacity
+    /// (`new HashMap(initialCapacity)`); 0 for `new HashMap()`.
+    initial_capacity: usize,
+}
+
+/// `(int) (capacity * 0.75f)`: the resize threshold of a table of `capacity` buckets.
+fn load_threshold(capacity: usize) -> usize {
+    (capacity as f32 * 0.75f32) as usize
 }
 
 /// `HashMap.hash`: the high half of the hash code folded into the low half.
@@ -82,6 +90,16 @@ impl JavaHashMap {
         self.table.clear();
         self.nodes.clear();
         self.threshold = 0;
+        self.initial_capacity = 0;
+    }
+
+    /// Forgets every mapping, as a fresh `new HashMap(initialCapacity)`: the first `put`
+    /// makes a table of `tableSizeFor(initialCapacity)` buckets.
+    pub(crate) fn clear_with_capacity(&mut self, initial_capacity: usize) {
+        self.clear();
+        self.initial_capacity = initial_capacity
+            .clamp(1, MAXIMUM_CAPACITY)
+            .next_power_of_two();
     }
 
     /// `put(key, value)` of a key whose `hashCode()` is `hash_code`: a new key is added,
@@ -182,10 +200,14 @@ impl JavaHashMap {
             self.threshold = usize::MAX;
             return;
         }
-        let (new_cap, new_threshold) = if old_cap == 0 {
-            (INITIAL_CAPACITY, INITIAL_CAPACITY * 3 / 4)
-        } else {
-            (old_cap * 2, self.threshold * 2)
+        let (new_cap, new_threshold) = match old_cap {
+            0 if self.initial_capacity > 0 => {
+                (self.initial_capacity, load_threshold(self.initial_capacity))
+            }
+            0 => (INITIAL_CAPACITY, INITIAL_CAPACITY * 3 / 4),
+            // Below the default capacity the JDK computes the threshold anew.
+            _ if old_cap < INITIAL_CAPACITY => (old_cap * 2, load_threshold(old_cap * 2)),
+            _ => (old_cap * 2, self.threshold * 2),
         };
         self.threshold = new_threshold;
         std::mem::swap(&mut self.table, &mut self.old);
@@ -558,6 +580,42 @@ impl JavaHashMap {
     }
 }
 
+/// For string keys `put` in this order into a `HashMap` made by Flink's
+/// `CollectionUtil.newHashMapWithExpectedSize(keys.len())` (Avro's map writer), the index
+/// of the entry holding each distinct key's final value, in the map's iteration order.
+pub(crate) fn string_map_order(keys: &[&str]) -> Vec<usize> {
+    struct Strings<'a>(&'a [&'a str]);
+    impl JavaKeys for Strings<'_> {
+        fn same(&self, a: u32, b: u32) -> bool {
+            self.0[a as usize] == self.0[b as usize]
+        }
+        fn compare(&self, a: u32, b: u32) -> Ordering {
+            string_compare(self.0[a as usize], self.0[b as usize])
+        }
+    }
+    let mut map = JavaHashMap::default();
+    map.clear_with_capacity(expected_size_capacity(keys.len()));
+    let strings = Strings(keys);
+    for (index, key) in keys.iter().enumerate() {
+        // Indexes past u32 cannot occur: a map image holds fewer than 2^31 entries.
+        map.put(string_hash(key), index as u32, index as u32, &strings);
+    }
+    let mut order = Vec::with_capacity(keys.len());
+    map.for_each(|_, value| order.push(value as usize));
+    order
+}
+
+/// The initial capacity Flink's `CollectionUtil.newHashMapWithExpectedSize(n)` asks for.
+fn expected_size_capacity(n: usize) -> usize {
+    if n <= 2 {
+        n + 1
+    } else if n < (1 << 30) {
+        (n as f32 / 0.75f32).ceil() as usize
+    } else {
+        i32::MAX as usize
+    }
+}
+
 /// `Integer.hashCode()`.
 pub(crate) fn int_hash(value: i32) -> i32 {
     value
@@ -605,6 +663,18 @@ pub(crate) fn string_compare(a: &str, b: &str) -> Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn maps_of_an_expected_size_as_avro_writes_them() {
+        // HashMap<String,_> sized for 4 entries (capacity 8): "b"=98 -> bucket 2,
+        // "a"=97 -> 1, "c"=99 -> 3, "aa"=3104 -> 0 (3104 & 7), so aa, a, b, c.
+        assert_eq!(string_map_order(&["b", "a", "c", "aa"]), vec![3, 1, 0, 2]);
+        // A duplicate keeps its first position and takes the last value.
+        assert_eq!(string_map_order(&["x", "y", "x"]), vec![2, 1]);
+        assert_eq!(string_map_order(&[]), Vec::<usize>::new());
+        assert_eq!(string_hash("hello"), 99162322);
+        assert_eq!(string_hash("\u{1F600}"), 1772899); // 0xD83D * 31 + 0xDE00
+    }
 
     /// Keys given as Java strings.
     struct Strings<'a>(&'a [&'a str]);

@@ -6,7 +6,7 @@
 //! Decode: a value shorter than the header or whose first byte is not `0` fails ("Unknown
 //! data format. Magic number does not match"), or is skipped under `ignore-parse-errors`
 //! (whose purpose is skipping unreadable values). The schema id is ignored unless a
-//! [`JsonSchemaSource`] is given (`validate-schema-id`): then each id must name a JSON
+//! [`SchemaSource`] is given (`validate-schema-id`): then each id must name a JSON
 //! schema in the registry, checked once per id; a failed check is never skipped.
 
 use std::collections::HashSet;
@@ -17,15 +17,8 @@ use crate::framing::{confluent_header, split_header, CONFLUENT_HEADER_LEN};
 use crate::json::decode::JsonRowDecoder;
 use crate::json::encode::JsonRowEncoder;
 use crate::json::options::JsonDecodeOptions;
+use crate::schema_source::{by_id, SchemaSource, SchemaType};
 use crate::types::FlinkType;
-
-/// Tells whether a schema id names a JSON schema (the native library implements it on top of
-/// the schema registry client; tests use an in-memory map).
-pub trait JsonSchemaSource: Send + Sync {
-    /// `Ok` when `id` is registered as a JSON schema; otherwise a message naming the id, e.g.
-    /// "Could not find schema with id 7 in registry".
-    fn check_json_schema(&self, id: i32) -> Result<(), String>;
-}
 
 /// Decodes Confluent-framed JSON values of one row type. Not thread-safe: each parallel
 /// reader owns one.
@@ -37,7 +30,7 @@ pub struct JsonConfluentDecoder {
 
 /// `validate-schema-id`: the source and the ids it has confirmed.
 struct IdCheck {
-    source: Arc<dyn JsonSchemaSource>,
+    source: Arc<dyn SchemaSource>,
     confirmed: HashSet<i32>,
 }
 
@@ -59,7 +52,7 @@ impl JsonConfluentDecoder {
     pub fn new(
         row_type: &FlinkType,
         options: JsonDecodeOptions,
-        schema_ids: Option<Arc<dyn JsonSchemaSource>>,
+        schema_ids: Option<Arc<dyn SchemaSource>>,
     ) -> Result<Self, CodecError> {
         Ok(JsonConfluentDecoder {
             decoder: JsonRowDecoder::new(row_type, options)?,
@@ -100,7 +93,8 @@ impl IdCheck {
             return Ok(());
         }
         self.source
-            .check_json_schema(id)
+            .schema_by_id(id)
+            .and_then(|schema| schema.expect(SchemaType::Json, by_id(id)))
             .map_err(|message| CodecError::WriterSchema {
                 message,
                 context: ErrorContext {
@@ -154,33 +148,16 @@ impl JsonConfluentEncoder {
 mod tests {
     use super::*;
     use crate::json::options::JsonEncodeOptions;
-    use std::collections::HashMap;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use crate::schema_source::InMemorySchemas;
+    use std::sync::atomic::Ordering;
 
-    /// An in-memory registry: id -> schema type, counting the look-ups.
-    struct FakeRegistry {
-        types: HashMap<i32, &'static str>,
-        lookups: AtomicUsize,
-    }
-
-    impl FakeRegistry {
-        fn new(entries: &[(i32, &'static str)]) -> Arc<Self> {
-            Arc::new(FakeRegistry {
-                types: entries.iter().copied().collect(),
-                lookups: AtomicUsize::new(0),
-            })
-        }
-    }
-
-    impl JsonSchemaSource for FakeRegistry {
-        fn check_json_schema(&self, id: i32) -> Result<(), String> {
-            self.lookups.fetch_add(1, Ordering::SeqCst);
-            match self.types.get(&id) {
-                Some(&"JSON") => Ok(()),
-                Some(other) => Err(format!("schema id {id} is a {other} schema, not JSON")),
-                None => Err(format!("Could not find schema with id {id} in registry")),
-            }
-        }
+    fn registry(entries: &[(i32, SchemaType)]) -> Arc<InMemorySchemas> {
+        let schemas = entries
+            .iter()
+            .fold(InMemorySchemas::default(), |s, &(id, t)| {
+                s.with(id, t, "{}")
+            });
+        Arc::new(schemas)
     }
 
     fn row_type() -> FlinkType {
@@ -314,8 +291,12 @@ mod tests {
 
     #[test]
     fn validated_ids_are_looked_up_once_and_unknown_ids_fail_even_when_ignoring() {
-        let registry = FakeRegistry::new(&[(1, "JSON"), (2, "JSON"), (3, "AVRO")]);
-        let source: Arc<dyn JsonSchemaSource> = registry.clone();
+        let registry = registry(&[
+            (1, SchemaType::Json),
+            (2, SchemaType::Json),
+            (3, SchemaType::Avro),
+        ]);
+        let source: Arc<dyn SchemaSource> = registry.clone();
         for ignore in [false, true] {
             let options = JsonDecodeOptions {
                 ignore_parse_errors: ignore,
@@ -347,7 +328,11 @@ mod tests {
             let err = decoder
                 .decode_message(&framed(3, r#"{"a":1}"#), &mut out, &mut ends)
                 .unwrap_err();
-            assert!(err.to_string().contains("not JSON"), "{err}");
+            assert!(
+                err.to_string()
+                    .contains("Schema with id 3 in registry is a AVRO schema, not a JSON schema"),
+                "{err}"
+            );
             // Failures are not cached: the id is asked again next time.
             let lookups = registry.lookups.load(Ordering::SeqCst);
             assert!(decoder

@@ -3,11 +3,11 @@
 //! bytes `JsonRowDataSerializationSchema` writes.
 //!
 //! One file per concern: `options.rs` (the format options), `tokens.rs` (a Jackson-like
-//! streaming token reader), `numbers.rs` (Java's number grammars and spellings),
-//! `temporal.rs` (the date/time grammars of both timestamp standards), `base64.rs`
-//! (Jackson's base64 variant), `decode/` (tokens -> rows), `encode/` (rows -> bytes).
-//! `confluent.rs` adds Confluent's JSON Schema framing (`json-confluent-native`) and
-//! `json_schema.rs` the JSON Schema derived from a row type for the registry.
+//! streaming token reader), `decode/` (tokens -> rows), `encode/` (rows -> bytes).
+//! Java's number, date/time and base64 grammars, which flink-json gets from the JVM and
+//! Jackson, are in [`crate::java`]. `confluent.rs` adds Confluent's JSON Schema framing
+//! (`json-confluent-native`) and `json_schema.rs` the JSON Schema derived from a row type
+//! for the registry.
 
 pub mod confluent;
 pub mod decode;
@@ -16,7 +16,7 @@ pub mod json_schema;
 pub mod options;
 pub(crate) mod tokens;
 
-pub use confluent::{JsonConfluentDecoder, JsonConfluentEncoder, JsonSchemaSource};
+pub use confluent::{JsonConfluentDecoder, JsonConfluentEncoder};
 pub use decode::JsonRowDecoder;
 pub use encode::JsonRowEncoder;
 pub use options::{JsonDecodeOptions, JsonEncodeOptions, MapNullKeyMode, TimestampStandard};

@@ -2,17 +2,7 @@
 
 use serde::Deserialize;
 
-/// `timestamp-format.standard`: how TIMESTAMP and TIMESTAMP_LTZ text looks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-pub enum TimestampStandard {
-    /// `yyyy-MM-dd HH:mm:ss[.f]` (the default).
-    #[default]
-    #[serde(rename = "SQL")]
-    Sql,
-    /// `yyyy-MM-ddTHH:mm[:ss[.f]]`.
-    #[serde(rename = "ISO-8601")]
-    Iso8601,
-}
+pub use crate::java::temporal::TimestampStandard;
 
 /// Decode-side options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

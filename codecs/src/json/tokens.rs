@@ -56,6 +56,13 @@ impl fmt::Display for SyntaxError {
 const MAX_DEPTH: usize = 1000;
 /// Jackson's default `StreamReadConstraints.maxNumberLength`.
 const MAX_NUMBER_LENGTH: usize = 1000;
+/// Jackson's default `StreamReadConstraints.maxStringLength` (2.18; Flink's mapper keeps the
+/// defaults), in UTF-16 units. Checked where Jackson checks it: when a string's text is read
+/// (a skipped string is not read).
+const MAX_STRING_LENGTH: usize = 20_000_000;
+/// Jackson's default `StreamReadConstraints.maxNameLength`, in UTF-16 units; every field name
+/// is read.
+const MAX_NAME_LENGTH: usize = 50_000;
 
 /// What is known about the current string token's content.
 #[derive(Default, Clone, Copy)]
@@ -421,6 +428,15 @@ impl<'a> Tokens<'a> {
         if let Some(at) = self.string.bad_at {
             return Err(self.utf8_error(at));
         }
+        // Units never outnumber bytes: only a long name needs counting.
+        if self.end - self.start > MAX_NAME_LENGTH {
+            let len = utf16_len(&self.input[self.start..self.end]);
+            if len > MAX_NAME_LENGTH {
+                return Err(SyntaxError(format!(
+                    "Name length ({len}) exceeds the maximum allowed ({MAX_NAME_LENGTH}, from `StreamReadConstraints.getMaxNameLength()`)"
+                )));
+            }
+        }
         let b = self.skip_ws_in(true)?;
         if b != b':' {
             return Err(
@@ -691,6 +707,14 @@ impl<'a> Tokens<'a> {
                     return Err(self.utf8_error(at).0);
                 }
                 let raw = &self.input[self.start..self.end];
+                if raw.len() > MAX_STRING_LENGTH && self.current == Some(Token::String) {
+                    let len = utf16_len(raw);
+                    if len > MAX_STRING_LENGTH {
+                        return Err(format!(
+                            "String value length ({len}) exceeds the maximum allowed ({MAX_STRING_LENGTH}, from `StreamReadConstraints.getMaxStringLength()`)"
+                        ));
+                    }
+                }
                 self.text_lossy = false;
                 if !info.escaped && !info.lenient {
                     return Ok(raw);
@@ -807,6 +831,29 @@ fn word8(s: &[u8], at: usize) -> u64 {
     let mut w = [0u8; 8];
     w.copy_from_slice(&s[at..at + 8]);
     u64::from_le_bytes(w)
+}
+
+/// The length in UTF-16 units (Java `String.length()`) of the raw, still escaped content of
+/// a string that holds valid UTF-8: an escape is one unit, a 4-byte character two.
+fn utf16_len(raw: &[u8]) -> usize {
+    let mut units = 0;
+    let mut i = 0;
+    while i < raw.len() {
+        let b = raw[i];
+        i += match b {
+            b'\\' if raw.get(i + 1) == Some(&b'u') => 6,
+            b'\\' => 2,
+            0xF0.. => {
+                units += 1;
+                4
+            }
+            0xE0.. => 3,
+            0xC0.. => 2,
+            _ => 1,
+        };
+        units += 1;
+    }
+    units
 }
 
 fn number_too_long(len: usize) -> SyntaxError {

@@ -22,6 +22,7 @@ pub fn message_from_descriptor_set(
     let bytes = lowered.as_deref().unwrap_or(descriptor_set);
     let set = FileDescriptorSet::decode(bytes)
         .map_err(|e| CodecError::InvalidProtobufSchema(format!("bad descriptor set: {e}")))?;
+    super::descriptor_checks::check_descriptor_set(&set)?;
     for file in &set.file {
         match file.syntax.as_deref() {
             None | Some("") | Some("proto2") | Some("proto3") => {}

@@ -17,10 +17,12 @@
 pub(crate) mod checks;
 pub mod confluent;
 pub mod decode;
+pub(crate) mod descriptor_checks;
 pub mod descriptors;
 pub(crate) mod editions;
 pub mod encode;
 pub(crate) mod features;
+pub(crate) mod flat_plan;
 pub(crate) mod plan;
 pub mod printer;
 pub mod proto_text;

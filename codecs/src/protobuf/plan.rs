@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use prost_reflect::{Cardinality, FieldDescriptor, Kind, MessageDescriptor, Syntax, Value};
 
 use super::checks::Checks;
-use super::decode::flat::FlatPlan;
 use super::features;
+use super::flat_plan::FlatPlan;
 use super::wire::WireType;
 use crate::error::CodecError;
 use crate::types::{FlinkField, FlinkKind, FlinkType};

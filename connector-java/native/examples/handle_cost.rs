@@ -38,8 +38,11 @@ impl Session for Fixed {
     }
 
     #[inline(never)]
-    fn decode_one(&mut self, value: &[u8]) -> Result<Option<OneValueRows<'_>>, NativeError> {
-        self.image[0] = value.len() as u8;
+    fn decode_one(
+        &mut self,
+        value: Option<&[u8]>,
+    ) -> Result<Option<OneValueRows<'_>>, NativeError> {
+        self.image[0] = value.map_or(0, <[u8]>::len) as u8;
         Ok(Some([&self.image, &[]]))
     }
 }
@@ -59,14 +62,14 @@ fn call_pointer(handle: i64, value: &[u8]) -> Result<usize, NativeError> {
     if slot.tag != TAG {
         return Err(NativeError::InvalidCall("wrong tag".into()));
     }
-    let parts = slot.value.decode_one(value)?;
+    let parts = slot.value.decode_one(Some(value))?;
     Ok(parts.map_or(0, |p| p[0].len() + p[1].len()))
 }
 
 #[inline(never)]
 fn call_table(handle: i64, value: &[u8]) -> Result<usize, NativeError> {
     handles::with_session(handle, |session| {
-        let parts = session.decode_one(value)?;
+        let parts = session.decode_one(Some(value))?;
         Ok(parts.map_or(0, |p| p[0].len() + p[1].len()))
     })
 }

@@ -33,6 +33,15 @@ pub enum NativeError {
     /// The native fetch failed (connection, protocol, partition error, corrupt batch).
     #[error("native fetch: {0}")]
     Fetch(String),
+    /// A row of an operator pipeline failed as Flink's generated code would (the job fails),
+    /// or the pipeline around it failed.
+    #[error("operator pipeline: {message}")]
+    Operator {
+        /// Index of the failing input row or value in the batch, when one failed.
+        index: Option<usize>,
+        /// What failed (Flink's exception class and message for a row).
+        message: String,
+    },
     /// The native producer failed (connection, a broker's refusal, a transaction error, a
     /// record that cannot be written, a bad layout of the records passed).
     #[error("native produce: {message}{}", index.map(|i| format!(" (record {i} of the batch)")).unwrap_or_default())]
@@ -67,6 +76,7 @@ impl NativeError {
         match self {
             NativeError::Codec(e) => e.context().and_then(|c| c.record_index),
             NativeError::InRecord { index, .. } => Some(*index),
+            NativeError::Operator { index, .. } => *index,
             NativeError::Produce { index, .. } => *index,
             _ => None,
         }

@@ -93,10 +93,16 @@ impl<D: MessageRows> RowListSession<D> {
     /// an empty message or `[]`; for any format an unreadable message under
     /// `ignore-parse-errors`).
     pub fn decode_message(&mut self, message: &[u8]) -> Result<Option<RowList<'_>>, NativeError> {
-        self.images.clear();
-        self.row_ends.clear();
-        self.decoder
-            .decode_message(message, &mut self.images, &mut self.row_ends)?;
+        self.decode_value(Some(message))
+    }
+
+    /// [`RowListSession::decode_message`] of a value that may be null (a tombstone, which
+    /// the format's [`MessageRows::decode_null`] decides about).
+    pub fn decode_value(
+        &mut self,
+        value: Option<&[u8]>,
+    ) -> Result<Option<RowList<'_>>, NativeError> {
+        self.decode_into(value)?;
         if self.row_ends.is_empty() {
             return Ok(None);
         }
@@ -111,10 +117,15 @@ impl<D: MessageRows> RowListSession<D> {
     /// and returns that row's image alone, without the row-list header; `None` when it
     /// yields no row. More than one row is an error.
     pub fn decode_single(&mut self, message: &[u8]) -> Result<Option<&[u8]>, NativeError> {
-        self.images.clear();
-        self.row_ends.clear();
-        self.decoder
-            .decode_message(message, &mut self.images, &mut self.row_ends)?;
+        self.decode_single_value(Some(message))
+    }
+
+    /// [`RowListSession::decode_single`] of a value that may be null.
+    pub fn decode_single_value(
+        &mut self,
+        value: Option<&[u8]>,
+    ) -> Result<Option<&[u8]>, NativeError> {
+        self.decode_into(value)?;
         match self.row_ends.as_slice() {
             [] => Ok(None),
             [end] if *end == self.images.len() => Ok(Some(&self.images)),
@@ -123,6 +134,22 @@ impl<D: MessageRows> RowListSession<D> {
                 ends.len(),
                 self.images.len()
             ))),
+        }
+    }
+
+    /// Decodes one value into the cleared buffers.
+    #[inline]
+    fn decode_into(&mut self, value: Option<&[u8]>) -> Result<(), CodecError> {
+        self.images.clear();
+        self.row_ends.clear();
+        match value {
+            Some(message) => {
+                self.decoder
+                    .decode_message(message, &mut self.images, &mut self.row_ends)
+            }
+            None => self
+                .decoder
+                .decode_null(&mut self.images, &mut self.row_ends),
         }
     }
 
@@ -147,6 +174,10 @@ impl<D: MessageRows> RowListSession<D> {
                     .decode_null(&mut self.images, &mut self.row_ends),
             }
             .map_err(|e| NativeError::at_record(e, index))?;
+            // The batch goes to Java as one array: stop at its limit after the value that
+            // crosses it, not after the whole batch (a batch's images may grow far faster
+            // than its values: an empty JSON object is a whole row of NULLs).
+            to_i32(self.images.len(), "decoded batch size")?;
             self.value_row_ends
                 .push(to_i32(self.row_ends.len(), "row count")?);
         }
@@ -174,12 +205,17 @@ impl<D: MessageRows> Session for RowListSession<D> {
     }
 
     #[inline]
-    fn decode_one(&mut self, value: &[u8]) -> Result<Option<OneValueRows<'_>>, NativeError> {
+    fn decode_one(
+        &mut self,
+        value: Option<&[u8]>,
+    ) -> Result<Option<OneValueRows<'_>>, NativeError> {
         if D::AT_MOST_ONE_ROW {
-            Ok(self.decode_single(value)?.map(|image| [image, &[][..]]))
+            Ok(self
+                .decode_single_value(value)?
+                .map(|image| [image, &[][..]]))
         } else {
             Ok(self
-                .decode_message(value)?
+                .decode_value(value)?
                 .map(|rows| [rows.header, rows.images]))
         }
     }

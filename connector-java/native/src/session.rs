@@ -36,13 +36,15 @@ pub enum SessionKind {
     ProtobufEncoder = 6,
     /// The native fetch of the `kafka-native` source.
     Fetch = 7,
+    /// An operator pipeline (#19): row images in, the Calc's kept and projected rows out.
+    OperatorRows = 8,
     /// The native producer of the `kafka-native` sink (and its committer's EndTxn).
-    Produce = 8,
+    Produce = 9,
 }
 
 impl SessionKind {
     /// Every kind, in code order.
-    pub const ALL: [SessionKind; 8] = [
+    pub const ALL: [SessionKind; 9] = [
         SessionKind::AvroDecoder,
         SessionKind::AvroEncoder,
         SessionKind::JsonDecoder,
@@ -50,11 +52,12 @@ impl SessionKind {
         SessionKind::ProtobufDecoder,
         SessionKind::ProtobufEncoder,
         SessionKind::Fetch,
+        SessionKind::OperatorRows,
         SessionKind::Produce,
     ];
 
     /// One more than the largest code: the length of per-kind tables (code 0 is unused).
-    pub const CODES: usize = 9;
+    pub const CODES: usize = 10;
 
     /// The kind with code `code`.
     pub fn from_code(code: i32) -> Result<Self, NativeError> {
@@ -79,6 +82,7 @@ impl SessionKind {
             SessionKind::ProtobufDecoder => "Protobuf decoder",
             SessionKind::ProtobufEncoder => "Protobuf encoder",
             SessionKind::Fetch => "fetch session",
+            SessionKind::OperatorRows => "operator pipeline",
             SessionKind::Produce => "native producer",
         }
     }
@@ -124,6 +128,10 @@ impl SessionKind {
                 no_bytes()?;
                 Box::new(NativeFetch::open(config_json)?)
             }
+            SessionKind::OperatorRows => {
+                no_bytes()?;
+                Box::new(crate::operators::OperatorRowsSession::open(config_json)?)
+            }
             SessionKind::Produce => {
                 no_bytes()?;
                 Box::new(NativeProducer::open(config_json)?)
@@ -147,8 +155,12 @@ pub trait Session: Send {
     /// `stats`; called after every call, so it only adds up a few capacities.
     fn retained_bytes(&self) -> usize;
 
-    /// Decodes one Kafka value into its rows; `None` when it gives no row.
-    fn decode_one(&mut self, _value: &[u8]) -> Result<Option<OneValueRows<'_>>, NativeError> {
+    /// Decodes one Kafka value (`None`: a null value, a tombstone) into its rows; `None`
+    /// when it gives no row.
+    fn decode_one(
+        &mut self,
+        _value: Option<&[u8]>,
+    ) -> Result<Option<OneValueRows<'_>>, NativeError> {
         Err(unsupported(self.kind(), "decode"))
     }
 

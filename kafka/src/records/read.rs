@@ -76,7 +76,6 @@ pub struct RecordBatches<'a> {
     topic: &'a str,
     partition: i32,
     buf: Reader<'a>,
-    from_offset: i64,
     stop_offset: i64,
     read_committed: bool,
     aborted: Vec<AbortedTransaction>,
@@ -104,7 +103,6 @@ impl<'a> RecordBatches<'a> {
             topic,
             partition,
             buf: Reader::new(records),
-            from_offset,
             stop_offset,
             read_committed,
             aborted,
@@ -167,7 +165,9 @@ impl<'a> RecordBatches<'a> {
                 self.stop();
                 return Ok(Walked::Stopped);
             }
-            if record.offset < self.from_offset {
+            // Below the next offset: before the fetch offset, or handed on already (a batch
+            // the response repeats); Kafka's consumer skips these too.
+            if record.offset < self.next_offset {
                 continue;
             }
             // `read_record` checked that the offset has a successor.
@@ -275,7 +275,7 @@ impl<'a> RecordBatches<'a> {
             this.next_offset = this.next_offset.max(after_last);
             Ok(None)
         };
-        if last_offset < self.from_offset {
+        if last_offset < self.next_offset {
             return skip(self);
         }
         let compression = attributes & ATTR_COMPRESSION;

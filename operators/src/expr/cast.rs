@@ -69,7 +69,11 @@ pub(crate) fn supported(from: &FlinkType, to: &FlinkType) -> Result<(), String> 
         _ if is_numeric(f) && is_numeric(t) => true,
         (K::Boolean, _) if is_exact(t) => true,
         (_, K::Boolean) if is_exact(f) => true,
-        _ if is_text(f) && (is_integer(t) || matches!(t, K::Decimal { .. } | K::Boolean)) => true,
+        _ if is_text(f)
+            && (is_integer(t) || matches!(t, K::Decimal { .. } | K::Boolean | K::Date)) =>
+        {
+            true
+        }
         _ if is_text(t) && (is_exact(f) || matches!(f, K::Boolean | K::Date) || is_text(f)) => true,
         (K::Timestamp(_), K::Timestamp(_)) => true,
         (K::TimestampLtz(_), K::TimestampLtz(_)) => true,
@@ -325,7 +329,7 @@ pub(crate) fn cast_array(
             let (v, _) = timestamp_values(a)?;
             let out = v
                 .into_iter()
-                .map(|(m, _)| m.div_euclid(86_400_000))
+                .map(|(m, _)| m / 86_400_000) // Java truncation: 1969-12-31 23:59:58.5 is day 0, as in Flink
                 .collect();
             (build_integer(&K::Date, out, nulls)?, none)
         }
@@ -461,77 +465,237 @@ fn text_to_boolean(text: &str) -> Result<bool, EvalError> {
     )))
 }
 
-/// `BinaryStringDataUtil.toDecimal` over the trimmed text: `new BigDecimal(text)`'s grammar
-/// (sign, digits with one optional point, optional exponent), then `fromBigDecimal`.
+/// `BinaryStringDataUtil.toDecimal(text, precision, scale)`, which has two parsers: a fast one
+/// for precisions up to 18 and texts of at most 18 bytes ([`fast_decimal`]) and
+/// `new BigDecimal(text)` otherwise ([`big_decimal`]). Either giving no value (unparsable, or
+/// too many digits) makes the CAST throw `For input string: '...'. Overflow.`.
 fn text_to_decimal(text: &str, precision: u8, scale: i8) -> Result<Option<i128>, EvalError> {
-    let t = trim_spaces(text);
-    let err = || nfe(text, "Invalid decimal.");
-    let b = t.as_bytes();
+    let value = if precision > 18 || text.len() > 18 {
+        big_decimal(text, precision, scale)?
+    } else {
+        fast_decimal(text.as_bytes(), precision, scale)?.map(i128::from)
+    };
+    value.map(Some).ok_or_else(|| nfe(text, "Overflow."))
+}
+
+fn decimal_space(b: u8) -> bool {
+    b == b' ' || b == b'\n' || b == b'\t'
+}
+
+/// `BinaryStringDataUtil.toDecimalFromBytes`, reproduced with its quirks: spaces, `\n` and
+/// `\t` around the number are skipped; the character that ends the digits (or the exponent)
+/// is consumed unchecked (`12x` is 12); the precision check counts every integer digit,
+/// leading zeros included, against `precision - scale` before rounding, and the rounded value
+/// is not checked again (`999.995` as DECIMAL(5, 2) is 1000.00).
+fn fast_decimal(b: &[u8], precision: u8, scale: i8) -> Result<Option<i64>, EvalError> {
+    let n = b.len();
     let mut i = 0;
-    let negative = match b.first() {
-        Some(b'-') => {
-            i = 1;
+    while i < n && decimal_space(b[i]) {
+        i += 1;
+    }
+    if i == n {
+        return Ok(None);
+    }
+    let negative = b[i] == b'-';
+    if negative || b[i] == b'+' {
+        i += 1;
+        if i == n {
+            return Ok(None);
+        }
+    }
+    let mut unscaled: i64 = 0;
+    let mut digits: i32 = 0;
+    let mut dot: i32 = -1;
+    let mut last = 0u8;
+    while i < n {
+        last = b[i];
+        i += 1;
+        if last.is_ascii_digit() {
+            unscaled = unscaled
+                .wrapping_mul(10)
+                .wrapping_add(i64::from(last - b'0'));
+            digits += 1;
+        } else if last == b'.' {
+            if dot >= 0 {
+                return Ok(None);
+            }
+            dot = digits;
+        } else {
+            break;
+        }
+    }
+    if dot < 0 {
+        dot = digits;
+    }
+    if negative {
+        unscaled = unscaled.wrapping_neg();
+    }
+    let mut shift: i32 = 0;
+    if (last == b'e' || last == b'E') && i < n {
+        let negative_exponent = b[i] == b'-';
+        if negative_exponent || b[i] == b'+' {
+            i += 1;
+            if i == n {
+                return Ok(None);
+            }
+        }
+        let mut exponent: i32 = 0;
+        while i < n {
+            let c = b[i];
+            i += 1;
+            if !c.is_ascii_digit() {
+                break;
+            }
+            if exponent < 40 {
+                exponent = exponent * 10 + i32::from(c - b'0');
+            }
+        }
+        shift = if negative_exponent {
+            -exponent
+        } else {
+            exponent
+        };
+    }
+    // shift = -(the text's scale)
+    shift -= digits - dot;
+    while i < n {
+        if !decimal_space(b[i]) {
+            return Ok(None);
+        }
+        i += 1;
+    }
+    let change = shift + i32::from(scale);
+    if digits + change > i32::from(precision) {
+        return Ok(None);
+    }
+    let power = |k: i32| -> Result<i64, EvalError> {
+        // DecimalDataUtils.power10 reads a table of 10^0..10^18.
+        u32::try_from(k)
+            .ok()
+            .filter(|k| *k <= 18)
+            .map(|k| 10i64.pow(k))
+            .ok_or_else(|| {
+                EvalError::Invalid(format!(
+                    "java.lang.ArrayIndexOutOfBoundsException: Index {k} out of bounds for length 19"
+                ))
+            })
+    };
+    let value = if change >= 0 {
+        unscaled.wrapping_mul(power(change)?)
+    } else {
+        let half = if negative { -5 } else { 5 };
+        unscaled
+            .wrapping_add(half * power(-change - 1)?)
+            .wrapping_div(power(-change)?)
+    };
+    Ok(Some(value))
+}
+
+/// Code points of the `0` of every BMP run of ten decimal digits `Character.digit` accepts.
+const BMP_DIGIT_ZEROS: [u32; 37] = [
+    0x0030, 0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6,
+    0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80,
+    0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0,
+    0xFF10,
+];
+
+/// `Character.digit(c, 10)` for a BMP character (what `BigDecimal(char[])` accepts).
+fn java_digit(c: char) -> Option<u32> {
+    let code = u32::from(c);
+    BMP_DIGIT_ZEROS
+        .iter()
+        .find(|&&zero| (zero..zero + 10).contains(&code))
+        .map(|zero| code - zero)
+}
+
+fn bad_char(c: char) -> EvalError {
+    EvalError::NumberFormat(format!(
+        "Character {c} is neither a decimal digit number, decimal point, nor \"e\" notation \
+         exponential mark."
+    ))
+}
+
+/// `new BigDecimal(text.trim(' ', '\n', '\t'))` then `DecimalData.fromBigDecimal(p, s)`:
+/// `Ok(None)` when the value does not fit; BigDecimal's own failures are thrown as they are.
+fn big_decimal(text: &str, precision: u8, scale: i8) -> Result<Option<i128>, EvalError> {
+    let t = text.trim_matches(|c| c == ' ' || c == '\n' || c == '\t');
+    let mut chars = t.chars().peekable();
+    let negative = match chars.peek() {
+        Some('-') => {
+            chars.next();
             true
         }
-        Some(b'+') => {
-            i = 1;
+        Some('+') => {
+            chars.next();
             false
         }
         _ => false,
     };
     let mut digits = String::new();
-    let mut frac_digits: i64 = 0;
-    let mut seen_point = false;
-    let mut any = false;
-    while i < b.len() {
-        match b[i] {
-            c @ b'0'..=b'9' => {
-                digits.push(char::from(c));
-                any = true;
-                if seen_point {
-                    frac_digits += 1;
-                }
+    let mut fraction: i64 = 0;
+    let mut point = false;
+    let mut exponent: Option<String> = None;
+    while let Some(c) = chars.next() {
+        if let Some(d) = java_digit(c) {
+            digits.push(char::from(b'0' + d as u8));
+            if point {
+                fraction += 1;
             }
-            b'.' if !seen_point => seen_point = true,
-            b'e' | b'E' => break,
-            _ => return Err(err()),
-        }
-        i += 1;
-    }
-    if !any {
-        return Err(err());
-    }
-    let mut exponent: i64 = 0;
-    if i < b.len() {
-        let rest = &t[i + 1..];
-        if rest.is_empty() || rest.len() > 10 {
-            return Err(err());
-        }
-        exponent = rest.parse::<i64>().map_err(|_| err())?;
-        if rest.starts_with('+') && rest.len() == 1 {
-            return Err(err());
+        } else if c == '.' {
+            if point {
+                return Err(EvalError::NumberFormat(
+                    "Character array contains more than one decimal point.".into(),
+                ));
+            }
+            point = true;
+        } else if c == 'e' || c == 'E' {
+            exponent = Some(chars.by_ref().collect());
+            break;
+        } else {
+            return Err(bad_char(c));
         }
     }
-    let scale_in = frac_digits - exponent;
+    if digits.is_empty() {
+        return Err(EvalError::NumberFormat("No digits found.".into()));
+    }
+    let exp: i64 = match exponent {
+        None => 0,
+        Some(e) => {
+            let body = e.strip_prefix('+').unwrap_or(&e);
+            if body.is_empty()
+                || body == "-"
+                || !body
+                    .trim_start_matches('-')
+                    .chars()
+                    .all(|c| c.is_ascii_digit())
+            {
+                return Err(EvalError::NumberFormat("No exponent digits.".into()));
+            }
+            match body.parse::<i64>() {
+                Ok(v) if v.abs() < i64::from(i32::MAX) => v,
+                _ => return Err(EvalError::NumberFormat("Exponent overflow.".into())),
+            }
+        }
+    };
+    let text_scale = fraction - exp;
     let stripped = digits.trim_start_matches('0');
-    let unscaled = if stripped.is_empty() {
+    let unscaled: num_bigint::BigInt = if stripped.is_empty() {
         num_bigint::BigInt::from(0)
     } else {
-        stripped.parse::<num_bigint::BigInt>().map_err(|_| err())?
+        stripped.parse().map_err(|_| bad_char('?'))?
     };
     let unscaled = if negative { -unscaled } else { unscaled };
-    // Bring to the target scale with HALF_UP, then check the precision.
     let target = i64::from(scale);
-    let value = if scale_in > target {
-        let k = u32::try_from(scale_in - target).map_err(|_| err())?;
+    let ten = num_bigint::BigInt::from(10u8);
+    let value = if text_scale > target {
+        let k = text_scale - target;
         if k > 200 {
             num_bigint::BigInt::from(0)
         } else {
-            let p = num_bigint::BigInt::from(10u8).pow(k);
+            let p = ten.pow(k as u32);
             let q = &unscaled / &p;
-            let r = &unscaled % &p;
-            let twice: num_bigint::BigInt = num_traits::Signed::abs(&r) * 2u8;
-            if twice >= p {
+            let r: num_bigint::BigInt = num_traits::Signed::abs(&(&unscaled % &p)) * 2u8;
+            if r >= p {
                 if negative {
                     q - 1
                 } else {
@@ -542,22 +706,91 @@ fn text_to_decimal(text: &str, precision: u8, scale: i8) -> Result<Option<i128>,
             }
         }
     } else {
-        let k = u32::try_from(target - scale_in).map_err(|_| err())?;
-        if k > 200 || digits.len() as u64 + u64::from(k) > 400 {
+        let k = target - text_scale;
+        if k > 80 {
             return Ok(None);
         }
-        unscaled * num_bigint::BigInt::from(10u8).pow(k)
+        unscaled * ten.pow(k as u32)
     };
-    let text_digits = num_traits::Signed::abs(&value).to_string();
-    if text_digits.len() > usize::from(precision) {
+    let magnitude = num_traits::Signed::abs(&value).to_string();
+    if magnitude.len() > usize::from(precision) {
         return Ok(None);
     }
     Ok(num_traits::ToPrimitive::to_i128(&value))
 }
 
+/// Java's `String.trim()`: strips characters up to U+0020.
+fn java_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| c <= ' ')
+}
+
+/// `DateTimeUtils.parseDate` (what CAST from a string to DATE calls): the text up to its first
+/// space (when it does not start with one), split at the first two `-` into year, month and
+/// day (missing ones are 1), each trimmed and all ASCII digits; year 0..9999 and a real
+/// calendar day. Anything else fails as Flink's `DateTimeException`.
+fn text_to_date(text: &str) -> Result<i32, EvalError> {
+    let fail = || {
+        EvalError::Invalid(format!(
+            "java.time.DateTimeException: For input string: '{text}'."
+        ))
+    };
+    let mut s = text;
+    if let Some(space) = s.find(' ') {
+        if space > 0 {
+            s = &s[..space];
+        }
+    }
+    let number = |t: &str| -> Result<i64, EvalError> {
+        let t = java_trim(t);
+        if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(fail());
+        }
+        // Integer.parseInt: more than an int's digits throw (a failure all the same).
+        t.parse::<i32>().map(i64::from).map_err(|_| fail())
+    };
+    let (y, m, d) = match s.find('-') {
+        None => (number(s)?, 1, 1),
+        Some(h1) => {
+            let y = number(&s[..h1])?;
+            let rest = &s[h1 + 1..];
+            match rest.find('-') {
+                None => (y, number(rest)?, 1),
+                Some(h2) => (y, number(&rest[..h2])?, number(&rest[h2 + 1..])?),
+            }
+        }
+    };
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days_in_month = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => 0,
+    };
+    if !(0..=9999).contains(&y) || !(1..=days_in_month).contains(&d) {
+        return Err(fail());
+    }
+    i32::try_from(temporal::days_from_civil(y, m as u32, d as u32)).map_err(|_| fail())
+}
+
 fn from_text(s: &StringArray, to: &FlinkType, safe: bool) -> Result<(ArrayRef, Errors), EvalError> {
     let rows = s.len();
     match &to.kind {
+        FlinkKind::Date => {
+            let mut c = Collect::<i64>::new(rows, safe);
+            for i in 0..rows {
+                let r = if s.is_valid(i) {
+                    text_to_date(s.value(i)).map(|d| Some(i64::from(d)))
+                } else {
+                    Ok(None)
+                };
+                c.push(i, r);
+            }
+            Ok((
+                build_integer(&FlinkKind::Date, c.values, nulls_from(c.ok))?,
+                c.errors,
+            ))
+        }
         k if is_integer(k) => {
             let mut c = Collect::<i64>::new(rows, safe);
             for i in 0..rows {
@@ -629,10 +862,11 @@ mod tests {
 
     #[test]
     fn decimal_parser() {
+        assert_eq!(text_to_decimal("12x", 10, 2).unwrap(), Some(1200));
         assert_eq!(text_to_decimal("1.005", 10, 2).unwrap(), Some(101));
         assert_eq!(text_to_decimal("-1.005", 10, 2).unwrap(), Some(-101));
         assert_eq!(text_to_decimal("1e2", 10, 2).unwrap(), Some(10000));
-        assert_eq!(text_to_decimal("123456789", 5, 2).unwrap(), None);
+        assert!(text_to_decimal("123456789", 5, 2).is_err());
         assert!(text_to_decimal("abc", 5, 2).is_err());
     }
 }

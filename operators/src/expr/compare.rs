@@ -12,8 +12,9 @@
 
 use std::cmp::Ordering;
 
+use arrow_array::BooleanArray;
 use arrow_array::{Array, ArrayRef};
-use arrow_buffer::NullBuffer;
+use arrow_buffer::{BooleanBuffer, NullBuffer};
 use karrow_codecs::types::FlinkKind;
 
 use super::kernels::{
@@ -204,8 +205,8 @@ pub(crate) fn compare_arrays(
         }
         _ => {
             let nulls: Option<NullBuffer> = union_nulls(a.as_ref(), b.as_ref());
-            let values = ords.into_iter().map(|o| holds(o, op)).collect();
-            Ok(build_bool(values, nulls))
+            let values = BooleanBuffer::collect_bool(rows, |i| holds(ords[i], op));
+            Ok(std::sync::Arc::new(BooleanArray::new(values, nulls)))
         }
     }
 }

@@ -1,7 +1,8 @@
-//! `CASE WHEN c1 THEN v1 ... ELSE e END`, which `COALESCE`, `NULLIF` and `IF` are lowered
-//! to at validation. Flink's generated code evaluates the conditions in order and only the
-//! branch taken: a condition's failures count for rows no earlier condition took, a branch
-//! value's failures only for the rows that take it.
+//! `CASE WHEN c1 THEN v1 ... ELSE e END`, which `NULLIF` and `IF` are lowered to at
+//! validation. Flink's generated code evaluates the conditions in order and only the branch
+//! taken: a condition's failures count for rows no earlier condition took, a branch value's
+//! failures only for the rows that take it. `COALESCE` is different: Flink evaluates every
+//! operand (`COALESCE(i, 10 / j)` fails for `j = 0` even where `i` is not NULL).
 
 use arrow_array::{Array, ArrayRef, BooleanArray};
 use arrow_select::zip::zip;
@@ -50,6 +51,44 @@ pub(crate) fn eval_case(
             )));
         }
         let mask = BooleanArray::from(take);
+        result = zip(&mask, &value, &result).map_err(|e| internal(e.to_string()))?;
+    }
+    Ok(Evaluated {
+        array: result,
+        errors,
+    })
+}
+
+/// Evaluates `COALESCE(operands...)` (all of the result type `ty`).
+pub(crate) fn eval_coalesce(
+    operands: &[Expr],
+    ty: &FlinkType,
+    ctx: &Context<'_>,
+) -> Result<Evaluated, EvalError> {
+    let mut errors = super::Errors::default();
+    let mut values = Vec::with_capacity(operands.len());
+    for o in operands {
+        let v = o.eval(ctx)?;
+        errors = errors.merge(v.errors);
+        values.push(v.array);
+    }
+    let expected = ty.arrow_type();
+    let mut result = values
+        .pop()
+        .ok_or_else(|| internal("COALESCE without operands".into()))?;
+    for value in values.into_iter().rev() {
+        if value.data_type() != &expected || result.data_type() != &expected {
+            return Err(internal(format!(
+                "COALESCE operand of {}",
+                value.data_type()
+            )));
+        }
+        let nulls = value.logical_nulls();
+        let mask = BooleanArray::from(
+            (0..ctx.rows)
+                .map(|i| nulls.as_ref().is_none_or(|n| n.is_valid(i)))
+                .collect::<Vec<bool>>(),
+        );
         result = zip(&mask, &value, &result).map_err(|e| internal(e.to_string()))?;
     }
     Ok(Evaluated {

@@ -232,10 +232,11 @@ pub(crate) fn as_str(a: &ArrayRef) -> Result<&StringArray, EvalError> {
         .ok_or_else(|| internal(format!("{} is not a string array", a.data_type())))
 }
 
+/// Timestamp values as (epoch millis, nano of milli), and their nulls.
+pub(crate) type Timestamps = (Vec<(i64, i32)>, Option<NullBuffer>);
+
 /// A timestamp array's values as (epoch millis, nano of milli), and its nulls.
-pub(crate) fn timestamp_values(
-    a: &ArrayRef,
-) -> Result<(Vec<(i64, i32)>, Option<NullBuffer>), EvalError> {
+pub(crate) fn timestamp_values(a: &ArrayRef) -> Result<Timestamps, EvalError> {
     let values = match a.data_type() {
         DataType::Timestamp(TimeUnit::Millisecond, _) => a
             .as_primitive::<TimestampMillisecondType>()

@@ -11,6 +11,7 @@ use super::{Context, Evaluated, Expr};
 use crate::error::EvalError;
 
 /// A one-operand test.
+#[allow(clippy::enum_variant_names)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Test {
     /// `IS NULL`.

@@ -17,6 +17,7 @@ pub(crate) mod decimal;
 pub(crate) mod errors;
 pub(crate) mod kernels;
 pub(crate) mod logic;
+pub(crate) mod regex;
 pub(crate) mod strings;
 pub(crate) mod temporal;
 
@@ -79,8 +80,11 @@ pub(crate) enum Node {
     Not(Box<Expr>),
     /// `IS [NOT] NULL / TRUE / FALSE`.
     Test(logic::Test, Box<Expr>),
-    /// `CASE WHEN c THEN v ... ELSE e END` (COALESCE, NULLIF and IF are lowered to it).
+    /// `CASE WHEN c THEN v ... ELSE e END` (NULLIF and IF are lowered to it).
     Case(Vec<(Expr, Expr)>, Box<Expr>),
+    /// `COALESCE(a, b, ...)`: every operand is evaluated (Flink's COALESCE is a function,
+    /// not a CASE), the first non-NULL value wins.
+    Coalesce(Vec<Expr>),
     /// `CAST` (`safe`: TRY_CAST, NULL instead of a failure).
     Cast {
         /// The value cast.
@@ -92,6 +96,8 @@ pub(crate) enum Node {
     Str(strings::StrFunc, Vec<Expr>),
     /// A temporal function.
     Time(temporal::TimeFunc, Vec<Expr>),
+    /// `REGEXP` (`false`) or `REGEXP_EXTRACT` (`true`) with a literal pattern.
+    Regex(regex::JavaRegex, bool, Vec<Expr>),
 }
 
 /// What an expression evaluates against: the batch's columns and the session.
@@ -118,9 +124,12 @@ impl Expr {
                 l.collect_columns(out);
                 r.collect_columns(out);
             }
-            Node::And(es) | Node::Or(es) | Node::Str(_, es) | Node::Time(_, es) => {
-                es.iter().for_each(|e| e.collect_columns(out))
-            }
+            Node::And(es)
+            | Node::Or(es)
+            | Node::Coalesce(es)
+            | Node::Str(_, es)
+            | Node::Regex(_, _, es)
+            | Node::Time(_, es) => es.iter().for_each(|e| e.collect_columns(out)),
             Node::Case(branches, otherwise) => {
                 for (c, v) in branches {
                     c.collect_columns(out);
@@ -173,9 +182,11 @@ impl Expr {
             Node::Case(branches, otherwise) => {
                 conditional::eval_case(branches, otherwise, &self.ty, ctx)
             }
+            Node::Coalesce(es) => conditional::eval_coalesce(es, &self.ty, ctx),
             Node::Cast { input, safe } => cast::eval(input, &self.ty, *safe, ctx),
             Node::Str(f, args) => strings::eval(f, args, &self.ty, ctx),
-            Node::Time(f, args) => temporal::eval(*f, args, &self.ty, ctx),
+            Node::Time(f, args) => temporal::eval(f, args, &self.ty, ctx),
+            Node::Regex(r, extract, args) => regex::eval(r, *extract, args, ctx),
         }
     }
 }

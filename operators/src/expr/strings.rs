@@ -41,87 +41,180 @@ pub(crate) enum StrFunc {
     SplitIndex,
 }
 
-/// A LIKE pattern: a sequence of literal runs, `_` (one character) and `%` (any run).
+/// A literal LIKE pattern, compiled the way Flink's `LikeCallGen` dispatches on its shape
+/// (without an ESCAPE clause):
+/// - no `_`: a pattern without `%` is `equals`, `abc%` `startsWith`, `%abc` `endsWith`,
+///   `%abc%` `contains`, anything else `SqlLikeChainChecker` (its `%`-separated parts found
+///   in order; an empty pattern or one of only `%` matches every string). `%` then matches
+///   any characters, line terminators included;
+/// - with `_`: `Pattern.matches` of the regex `SqlLikeUtils.sqlToRegexLike` builds, where `_`
+///   is `.` and `%` is `.*`, and neither matches a line terminator (`\n`, `\r`, U+0085,
+///   U+2028, U+2029: Java's `.` without DOTALL).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct LikePattern(Vec<LikeToken>);
+pub(crate) enum LikePattern {
+    /// `s.equals(p)`.
+    Equals(String),
+    /// `s.startsWith(p)`.
+    StartsWith(String),
+    /// `s.endsWith(p)`.
+    EndsWith(String),
+    /// `s.contains(p)`.
+    Contains(String),
+    /// `SqlLikeChainChecker`.
+    Chain {
+        /// The part before the first `%` when the pattern does not start with one.
+        begin: Option<String>,
+        /// The parts between.
+        middle: Vec<String>,
+        /// The part after the last `%` when the pattern does not end with one.
+        end: Option<String>,
+    },
+    /// The regex path.
+    Regex(Vec<LikeToken>),
+}
 
+/// A token of the regex path.
 #[derive(Debug, Clone, PartialEq)]
-enum LikeToken {
+pub(crate) enum LikeToken {
+    /// Literal characters.
     Text(String),
+    /// `_`: one character that is not a line terminator.
     One,
+    /// `%`: any run of characters that are not line terminators.
     Any,
 }
 
+fn is_line_terminator(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
 impl LikePattern {
-    /// Compiles `pattern` with an optional escape character; `Err` as Flink rejects it.
-    pub fn compile(pattern: &str, escape: Option<char>) -> Result<LikePattern, String> {
-        let mut tokens = Vec::new();
-        let mut text = String::new();
-        let mut chars = pattern.chars();
-        while let Some(c) = chars.next() {
-            if Some(c) == escape {
-                match chars.next() {
-                    Some(n) if n == '_' || n == '%' || Some(n) == escape => text.push(n),
-                    _ => {
-                        return Err(format!(
-                            "invalid escape sequence in LIKE pattern '{pattern}'"
-                        ))
-                    }
-                }
-                continue;
-            }
-            match c {
-                '_' | '%' => {
-                    if !text.is_empty() {
-                        tokens.push(LikeToken::Text(std::mem::take(&mut text)));
-                    }
-                    tokens.push(if c == '_' {
-                        LikeToken::One
-                    } else {
-                        LikeToken::Any
-                    });
-                }
-                c => text.push(c),
-            }
+    /// Compiles a literal pattern (no ESCAPE clause); `Err` for what is declined.
+    pub fn compile(pattern: &str) -> Result<LikePattern, String> {
+        if pattern.contains('\\') {
+            return Err("a LIKE pattern with a backslash is not supported".into());
         }
-        if !text.is_empty() {
-            tokens.push(LikeToken::Text(text));
+        if pattern.contains('_') {
+            let mut tokens = Vec::new();
+            let mut text = String::new();
+            for c in pattern.chars() {
+                match c {
+                    '_' | '%' => {
+                        if !text.is_empty() {
+                            tokens.push(LikeToken::Text(std::mem::take(&mut text)));
+                        }
+                        tokens.push(if c == '_' {
+                            LikeToken::One
+                        } else {
+                            LikeToken::Any
+                        });
+                    }
+                    c => text.push(c),
+                }
+            }
+            if !text.is_empty() {
+                tokens.push(LikeToken::Text(text));
+            }
+            return Ok(LikePattern::Regex(tokens));
         }
-        Ok(LikePattern(tokens))
+        let inner = |p: &str| !p.is_empty() && !p.contains('%');
+        if inner(pattern) {
+            return Ok(LikePattern::Equals(pattern.into()));
+        }
+        if let Some(p) = pattern.strip_suffix('%').filter(|p| inner(p)) {
+            return Ok(LikePattern::StartsWith(p.into()));
+        }
+        if let Some(p) = pattern.strip_prefix('%').filter(|p| inner(p)) {
+            return Ok(LikePattern::EndsWith(p.into()));
+        }
+        if let Some(p) = pattern
+            .strip_prefix('%')
+            .and_then(|p| p.strip_suffix('%'))
+            .filter(|p| inner(p))
+        {
+            return Ok(LikePattern::Contains(p.into()));
+        }
+        let mut parts: Vec<String> = pattern
+            .split('%')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect();
+        let begin = (!pattern.starts_with('%') && !parts.is_empty()).then(|| parts.remove(0));
+        let end = (!pattern.ends_with('%') && !parts.is_empty())
+            .then(|| parts.pop())
+            .flatten();
+        Ok(LikePattern::Chain {
+            begin,
+            middle: parts,
+            end,
+        })
     }
 
-    /// Whether `s` matches (every character, line terminators included, is a character).
+    /// Whether `s` matches.
     pub fn matches(&self, s: &str) -> bool {
-        fn go(tokens: &[LikeToken], s: &str) -> bool {
-            match tokens.split_first() {
-                None => s.is_empty(),
-                Some((LikeToken::Text(t), rest)) => {
-                    s.strip_prefix(t.as_str()).is_some_and(|r| go(rest, r))
+        match self {
+            LikePattern::Equals(p) => s == p,
+            LikePattern::StartsWith(p) => s.starts_with(p.as_str()),
+            LikePattern::EndsWith(p) => s.ends_with(p.as_str()),
+            LikePattern::Contains(p) => s.contains(p.as_str()),
+            LikePattern::Chain { begin, middle, end } => {
+                let b = s.as_bytes();
+                let min: usize = begin.iter().chain(middle).chain(end).map(String::len).sum();
+                if b.len() < min {
+                    return false;
                 }
-                Some((LikeToken::One, rest)) => {
-                    let mut it = s.chars();
-                    it.next().is_some() && go(rest, it.as_str())
+                let mut from = 0;
+                let mut to = b.len();
+                if let Some(p) = begin {
+                    if !b.starts_with(p.as_bytes()) {
+                        return false;
+                    }
+                    from = p.len();
                 }
-                Some((LikeToken::Any, rest)) => {
-                    if rest.is_empty() {
-                        return true;
+                if let Some(p) = end {
+                    if !b.ends_with(p.as_bytes()) {
+                        return false;
                     }
-                    // Try every split point (patterns are small; inputs bounded by rows).
-                    let mut tail = s;
-                    loop {
-                        if go(rest, tail) {
-                            return true;
-                        }
-                        let mut it = tail.chars();
-                        if it.next().is_none() {
-                            return false;
-                        }
-                        tail = it.as_str();
+                    to -= p.len();
+                }
+                for p in middle {
+                    let hay = &b[from.min(to)..to];
+                    match hay.windows(p.len()).position(|w| w == p.as_bytes()) {
+                        Some(at) => from += at + p.len(),
+                        None => return false,
                     }
+                }
+                true
+            }
+            LikePattern::Regex(tokens) => regex_matches(tokens, s),
+        }
+    }
+}
+
+fn regex_matches(tokens: &[LikeToken], s: &str) -> bool {
+    match tokens.split_first() {
+        None => s.is_empty(),
+        Some((LikeToken::Text(t), rest)) => s
+            .strip_prefix(t.as_str())
+            .is_some_and(|r| regex_matches(rest, r)),
+        Some((LikeToken::One, rest)) => {
+            let mut it = s.chars();
+            matches!(it.next(), Some(c) if !is_line_terminator(c))
+                && regex_matches(rest, it.as_str())
+        }
+        Some((LikeToken::Any, rest)) => {
+            let mut tail = s;
+            loop {
+                if regex_matches(rest, tail) {
+                    return true;
+                }
+                let mut it = tail.chars();
+                match it.next() {
+                    Some(c) if !is_line_terminator(c) => tail = it.as_str(),
+                    _ => return false,
                 }
             }
         }
-        go(&self.0, s)
     }
 }
 
@@ -310,13 +403,16 @@ mod tests {
     }
 
     #[test]
-    fn like_patterns() {
-        let p = LikePattern::compile("a%b_", None).unwrap();
-        assert!(p.matches("axxbc"));
-        assert!(p.matches("abc"));
-        assert!(!p.matches("abcc"));
-        let e = LikePattern::compile("100!%", Some('!')).unwrap();
-        assert!(e.matches("100%"));
-        assert!(!e.matches("1000"));
+    fn like_dispatch_follows_flink() {
+        let m = |p: &str, s: &str| LikePattern::compile(p).unwrap().matches(s);
+        assert!(m("a%b_", "axxbc"));
+        assert!(m("a%b_", "abc"));
+        assert!(!m("a%b_", "abcc"));
+        assert!(m("", "anything"));
+        assert!(m("line%2", "line1\nline2"));
+        assert!(!m("line1_line2", "line1\nline2"));
+        assert!(!m("x%ab%b", "xcab"));
+        assert!(m("%", ""));
+        assert!(LikePattern::compile("a\\%").is_err());
     }
 }

@@ -59,13 +59,145 @@ impl Unit {
     }
 }
 
+/// One piece of a `DateTimeFormatter` pattern the core prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum FormatItem {
+    /// Text printed as is.
+    Literal(String),
+    /// `yyyy` (year of era, at least 4 digits) or `yy` (two digits).
+    Year(u8),
+    /// `M`/`MM`, `d`/`dd`, `H`/`HH`, `m`/`mm`, `s`/`ss`: the field and its minimum width.
+    Field(char, u8),
+    /// `S` x n: the first n digits of the fraction of second.
+    Fraction(u8),
+}
+
+/// Compiles a `DateTimeFormatter.ofPattern` pattern of numeric fields; `Err` names what is
+/// not supported (text fields, which depend on the locale, and optional sections).
+pub(crate) fn compile_format(pattern: &str) -> Result<Vec<FormatItem>, String> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut items = Vec::new();
+    let mut i = 0;
+    let mut literal = String::new();
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\'' {
+            // '' is a quote; 'text' is literal text.
+            if chars.get(i + 1) == Some(&'\'') {
+                literal.push('\'');
+                i += 2;
+                continue;
+            }
+            let mut j = i + 1;
+            loop {
+                match chars.get(j) {
+                    None => {
+                        return Err(format!(
+                            "unterminated quote in DATE_FORMAT pattern '{pattern}'"
+                        ))
+                    }
+                    Some('\'') if chars.get(j + 1) == Some(&'\'') => {
+                        literal.push('\'');
+                        j += 2;
+                    }
+                    Some('\'') => break,
+                    Some(&x) => {
+                        literal.push(x);
+                        j += 1;
+                    }
+                }
+            }
+            i = j + 1;
+            continue;
+        }
+        if c.is_ascii_alphabetic() {
+            let mut n = 1;
+            while chars.get(i + n) == Some(&c) {
+                n += 1;
+            }
+            let item = match (c, n) {
+                ('y', 2) => FormatItem::Year(2),
+                ('y', 4) => FormatItem::Year(4),
+                ('M' | 'd' | 'H' | 'm' | 's', 1 | 2) => FormatItem::Field(c, n as u8),
+                ('S', 1..=9) => FormatItem::Fraction(n as u8),
+                _ => {
+                    return Err(format!(
+                        "DATE_FORMAT pattern letter '{}' is not supported",
+                        c.to_string().repeat(n)
+                    ))
+                }
+            };
+            if !literal.is_empty() {
+                items.push(FormatItem::Literal(std::mem::take(&mut literal)));
+            }
+            items.push(item);
+            i += n;
+            continue;
+        }
+        if matches!(c, '[' | ']' | '{' | '}' | '#') {
+            return Err(format!(
+                "DATE_FORMAT pattern character '{c}' is not supported"
+            ));
+        }
+        literal.push(c);
+        i += 1;
+    }
+    if !literal.is_empty() {
+        items.push(FormatItem::Literal(literal));
+    }
+    Ok(items)
+}
+
+/// `LocalDateTime.ofInstant(ts, UTC).format(pattern)`.
+fn format_timestamp(items: &[FormatItem], millis: i64, nanos: i32) -> String {
+    let days = millis.div_euclid(86_400_000);
+    let ms = millis.rem_euclid(86_400_000);
+    let (y, m, d) = civil_from_days(days);
+    let nano = (ms % 1000) * 1_000_000 + i64::from(nanos);
+    let mut out = String::new();
+    for item in items {
+        match item {
+            FormatItem::Literal(t) => out.push_str(t),
+            FormatItem::Year(n) => {
+                let era_year = if y >= 1 { y } else { 1 - y };
+                if *n == 2 {
+                    out.push_str(&format!("{:02}", era_year.rem_euclid(100)));
+                } else {
+                    out.push_str(&format!("{era_year:04}"));
+                }
+            }
+            FormatItem::Field(c, width) => {
+                let v = match c {
+                    'M' => i64::from(m),
+                    'd' => i64::from(d),
+                    'H' => ms / 3_600_000,
+                    'm' => ms / 60_000 % 60,
+                    _ => ms / 1000 % 60,
+                };
+                if *width == 2 {
+                    out.push_str(&format!("{v:02}"));
+                } else {
+                    out.push_str(&v.to_string());
+                }
+            }
+            FormatItem::Fraction(n) => {
+                let digits = format!("{nano:09}");
+                out.push_str(&digits[..usize::from(*n)]);
+            }
+        }
+    }
+    out
+}
+
 /// A temporal function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum TimeFunc {
     /// `EXTRACT(unit FROM v)` over DATE, TIMESTAMP or TIMESTAMP_LTZ.
     Extract(Unit),
     /// `TO_TIMESTAMP_LTZ(epoch, precision)` with precision 0 (seconds) or 3 (millis).
     ToTimestampLtz(u8),
+    /// `DATE_FORMAT(timestamp, pattern)` with a literal pattern.
+    DateFormat(Vec<FormatItem>),
 }
 
 /// Days since 1970-01-01 -> (year, month, day), proleptic Gregorian.
@@ -116,27 +248,43 @@ pub(crate) fn truncate_to_precision(millis: i64, nanos: i32, precision: u8) -> (
     }
 }
 
+/// `unit` of a local time in epoch millis, as Flink's generated code computes it: the day
+/// is `millis / 86400000` and the time of day `millis % 86400000`, both Java's truncating
+/// operations, so before 1970 a time of day can be negative (`1969-12-31 23:59:58.5` is day
+/// 0 at second -1).
 fn extract(unit: Unit, local_millis: i64) -> i64 {
-    let days = local_millis.div_euclid(86_400_000);
-    let ms = local_millis.rem_euclid(86_400_000);
-    let (y, m, d) = civil_from_days(days);
+    let days = local_millis / 86_400_000;
+    let ms = local_millis % 86_400_000;
     match unit {
-        Unit::Year => y,
-        Unit::Quarter => i64::from((m + 2) / 3),
-        Unit::Month => i64::from(m),
-        Unit::Day => i64::from(d),
         Unit::Hour => ms / 3_600_000,
         Unit::Minute => ms / 60_000 % 60,
         Unit::Second => ms / 1000 % 60,
-        // 1970-01-01 was a Thursday (DOW 5 with Sunday = 1).
-        Unit::Dow => (days + 4).rem_euclid(7) + 1,
-        Unit::Doy => days - days_from_civil(y, 1, 1) + 1,
+        _ => date_extract(unit, days),
     }
 }
 
+/// `unit` of a DATE (days since the epoch).
+fn date_extract(unit: Unit, days: i64) -> i64 {
+    let (y, m, d) = civil_from_days(days);
+    match unit {
+        Unit::Year => y,
+        Unit::Quarter => i64::from(m.div_ceil(3)),
+        Unit::Month => i64::from(m),
+        Unit::Day => i64::from(d),
+        // 1970-01-01 was a Thursday (DOW 5 with Sunday = 1).
+        Unit::Dow => (days + 4).rem_euclid(7) + 1,
+        Unit::Doy => days - days_from_civil(y, 1, 1) + 1,
+        Unit::Hour | Unit::Minute | Unit::Second => 0,
+    }
+}
+
+/// The epoch millis `TimestampData` can hold (0000-01-01 to 9999-12-31 23:59:59.999).
+const MIN_EPOCH_MILLIS: i64 = -62_167_219_200_000;
+const MAX_EPOCH_MILLIS: i64 = 253_402_300_799_999;
+
 /// Evaluates a temporal function.
 pub(crate) fn eval(
-    f: TimeFunc,
+    f: &TimeFunc,
     args: &[Expr],
     ty: &FlinkType,
     ctx: &Context<'_>,
@@ -153,12 +301,24 @@ pub(crate) fn eval(
         .ok_or_else(|| internal("temporal function without operands".into()))?;
     let nulls = first.logical_nulls();
     let array = match f {
+        TimeFunc::DateFormat(items) => {
+            let (v, _) = timestamp_values(first)?;
+            let out: arrow_array::StringArray = v
+                .iter()
+                .enumerate()
+                .map(|(i, (m, n))| {
+                    valid(nulls.as_ref(), i).then(|| format_timestamp(items, *m, *n))
+                })
+                .collect();
+            std::sync::Arc::new(out)
+        }
         TimeFunc::Extract(unit) => {
+            let unit = *unit;
             let local: Vec<i64> = match &args[0].ty.kind {
                 FlinkKind::Date => i64_values(first)?
                     .0
                     .into_iter()
-                    .map(|d| d * 86_400_000)
+                    .map(|d| date_extract(unit, d))
                     .collect(),
                 FlinkKind::Timestamp(_) => timestamp_values(first)?
                     .0
@@ -175,21 +335,28 @@ pub(crate) fn eval(
                 }
                 other => return Err(internal(format!("EXTRACT from {other:?}"))),
             };
-            let out = local.into_iter().map(|m| extract(unit, m)).collect();
+            let out = if args[0].ty.kind == FlinkKind::Date {
+                local
+            } else {
+                local.into_iter().map(|m| extract(unit, m)).collect()
+            };
             build_integer(&ty.kind, out, nulls)?
         }
         TimeFunc::ToTimestampLtz(precision) => {
+            let precision = *precision;
             let (v, _) = i64_values(first)?;
             let mut ok = Vec::with_capacity(v.len());
             let out: Vec<(i64, i32)> = v
                 .into_iter()
                 .enumerate()
                 .map(|(i, x)| {
+                    // DateTimeUtils.toTimestampData: NULL outside the years 0000-9999.
                     let millis = if precision == 0 {
                         x.checked_mul(1000)
                     } else {
                         Some(x)
-                    };
+                    }
+                    .filter(|m| (MIN_EPOCH_MILLIS..=MAX_EPOCH_MILLIS).contains(m));
                     ok.push(valid(nulls.as_ref(), i) && millis.is_some());
                     (millis.unwrap_or(0), 0)
                 })

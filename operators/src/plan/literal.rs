@@ -197,7 +197,7 @@ fn parse_plain_decimal(text: &str, precision: u8, scale: i8) -> Option<i128> {
 /// Standard base64 with padding.
 fn decode_base64(text: &str) -> Option<Vec<u8>> {
     let bytes = text.as_bytes();
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return None;
     }
     let value = |c: u8| -> Option<u32> {

@@ -16,13 +16,16 @@ use crate::error::Decline;
 use crate::expr::arith::ArithOp;
 use crate::expr::compare::{domain, CmpOp};
 use crate::expr::logic::Test;
+use crate::expr::regex::JavaRegex;
 use crate::expr::strings::{LikePattern, StrFunc, TrimSide};
-use crate::expr::temporal::{TimeFunc, Unit};
+use crate::expr::temporal::{compile_format, TimeFunc, Unit};
 use crate::expr::{cast, Expr, Node};
 use crate::session::Session;
 
 /// Validates a parsed plan.
 pub fn validate(spec: &PlanSpec) -> Result<RunnablePlan, Decline> {
+    check_type(&spec.input).map_err(|d| Decline::new(format!("input: {}", d.0)))?;
+    check_type(&spec.output).map_err(|d| Decline::new(format!("output: {}", d.0)))?;
     let input = spec
         .input
         .row_fields()
@@ -81,6 +84,26 @@ pub fn validate(spec: &PlanSpec) -> Result<RunnablePlan, Decline> {
         output: spec.output.clone(),
         session: spec.session.clone(),
     })
+}
+
+/// Longest CHAR(n) a CAST pads to: the padding is allocated per row.
+const MAX_CHAR_PAD: u32 = 1 << 16;
+
+/// Type parameters within Flink's ranges (the JSON form allows any integer): precisions of
+/// TIME/TIMESTAMP/TIMESTAMP_LTZ up to 9.
+fn check_type(ty: &FlinkType) -> Result<(), Decline> {
+    match &ty.kind {
+        FlinkKind::Time(p) | FlinkKind::Timestamp(p) | FlinkKind::TimestampLtz(p) if *p > 9 => Err(
+            Decline::new(format!("{} has a precision above 9", show(ty))),
+        ),
+        FlinkKind::Array(e) | FlinkKind::Multiset(e) => check_type(e),
+        FlinkKind::Map(k, v) => {
+            check_type(k)?;
+            check_type(v)
+        }
+        FlinkKind::Row(fields) => fields.iter().try_for_each(|f| check_type(&f.ty)),
+        _ => Ok(()),
+    }
 }
 
 /// Types the pipelines can carry through (a projection of such a column is a plain copy).
@@ -144,6 +167,14 @@ fn boolean() -> FlinkType {
 impl Validator<'_> {
     fn expr(&self, spec: &ExprSpec) -> Result<Expr, Decline> {
         match spec {
+            ExprSpec::Input { ty, .. }
+            | ExprSpec::Field { ty, .. }
+            | ExprSpec::Literal { ty, .. }
+            | ExprSpec::Call { ty, .. }
+                if check_type(ty).is_err() =>
+            {
+                Err(check_type(ty).err().unwrap_or_else(|| Decline::new("type")))
+            }
             ExprSpec::Input { index, ty } => {
                 let actual = self.input.get(*index).ok_or_else(|| {
                     Decline::new(format!(
@@ -322,7 +353,7 @@ impl Validator<'_> {
                 Node::Test(test, Box::new(e))
             }
             "CASE" => {
-                if operands.len() < 3 || operands.len() % 2 == 0 {
+                if operands.len() < 3 || operands.len().is_multiple_of(2) {
                     return Err(Decline::new("needs when/then pairs and an else operand"));
                 }
                 let es = self.operands(operands)?;
@@ -343,21 +374,12 @@ impl Validator<'_> {
                 if operands.is_empty() {
                     return Err(Decline::new("needs operands"));
                 }
-                let mut es = self.operands(operands)?;
-                let last = es.pop().ok_or_else(|| Decline::new("needs operands"))?;
-                let mut branches = Vec::new();
-                for e in es {
-                    let test = Expr {
-                        ty: boolean(),
-                        node: Node::Test(Test::IsNotNull, Box::new(e.clone())),
-                    };
-                    branches.push((test, coerce(e, ty)?));
-                }
-                let otherwise = coerce(last, ty)?;
-                if branches.is_empty() {
-                    return Ok(otherwise);
-                }
-                Node::Case(branches, Box::new(otherwise))
+                let es = self
+                    .operands(operands)?
+                    .into_iter()
+                    .map(|e| coerce(e, ty))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Node::Coalesce(es)
             }
             "NULLIF" => {
                 arity(2)?;
@@ -395,6 +417,12 @@ impl Validator<'_> {
             "CAST" | "TRY_CAST" => {
                 arity(1)?;
                 let e = self.expr(&operands[0])?;
+                if matches!(ty.kind, FlinkKind::Char(n) if n > MAX_CHAR_PAD) {
+                    return Err(Decline::new(format!(
+                        "CAST to {} pads every row to that length",
+                        show(ty)
+                    )));
+                }
                 cast::supported(&e.ty, ty).map_err(Decline::new)?;
                 Node::Cast {
                     input: Box::new(e),
@@ -462,27 +490,15 @@ impl Validator<'_> {
                 Node::Str(StrFunc::Trim(side), vec![chars, s])
             }
             "LIKE" => {
-                if !(2..=3).contains(&operands.len()) {
-                    return Err(Decline::new("expects 2 or 3 operands"));
+                if operands.len() != 2 {
+                    return Err(Decline::new("LIKE with an ESCAPE clause is not supported"));
                 }
                 expect_boolean(ty)?;
                 let s = self.expr(&operands[0])?;
                 expect_text(&s.ty)?;
                 let pattern = literal_text(&operands[1])
                     .ok_or_else(|| Decline::new("only a literal pattern is supported"))?;
-                let escape = match operands.get(2) {
-                    None => None,
-                    Some(e) => {
-                        let text = literal_text(e)
-                            .ok_or_else(|| Decline::new("only a literal escape is supported"))?;
-                        let mut chars = text.chars();
-                        match (chars.next(), chars.next()) {
-                            (Some(c), None) => Some(c),
-                            _ => return Err(Decline::new("the escape is not one character")),
-                        }
-                    }
-                };
-                let compiled = LikePattern::compile(&pattern, escape).map_err(Decline::new)?;
+                let compiled = LikePattern::compile(&pattern).map_err(Decline::new)?;
                 Node::Str(StrFunc::Like(compiled), vec![s])
             }
             "SPLIT_INDEX" => {
@@ -501,6 +517,35 @@ impl Validator<'_> {
                     }
                 }
                 Node::Str(StrFunc::SplitIndex, es)
+            }
+            "REGEXP" | "REGEXP_EXTRACT" => {
+                let extract = op == "REGEXP_EXTRACT";
+                let allowed = if extract { 2..=3 } else { 2..=2 };
+                if !allowed.contains(&operands.len()) {
+                    return Err(Decline::new(format!(
+                        "unexpected {} operands",
+                        operands.len()
+                    )));
+                }
+                let s = self.expr(&operands[0])?;
+                expect_text(&s.ty)?;
+                let pattern = literal_text(&operands[1])
+                    .ok_or_else(|| Decline::new("only a literal pattern is supported"))?;
+                let regex = JavaRegex::compile(&pattern).map_err(Decline::new)?;
+                let mut args = vec![s];
+                if let Some(index) = operands.get(2) {
+                    let index = self.expr(index)?;
+                    if !is_integer(&index.ty.kind) {
+                        return Err(Decline::new(format!("index of {}", show(&index.ty))));
+                    }
+                    args.push(index);
+                }
+                if extract {
+                    expect_text(ty)?;
+                } else {
+                    expect_boolean(ty)?;
+                }
+                Node::Regex(regex, extract, args)
             }
             "EXTRACT" | "HOUR" | "MINUTE" | "SECOND" => {
                 let (unit, value) = match op {
@@ -533,6 +578,21 @@ impl Validator<'_> {
                 }
                 expect_kind(ty, &FlinkKind::BigInt)?;
                 Node::Time(TimeFunc::Extract(unit), vec![e])
+            }
+            "DATE_FORMAT" => {
+                arity(2)?;
+                let e = self.expr(&operands[0])?;
+                if !matches!(e.ty.kind, FlinkKind::Timestamp(_)) {
+                    return Err(Decline::new(format!(
+                        "DATE_FORMAT of {} is not supported",
+                        show(&e.ty)
+                    )));
+                }
+                let pattern = literal_text(&operands[1])
+                    .ok_or_else(|| Decline::new("only a literal pattern is supported"))?;
+                let items = compile_format(&pattern).map_err(Decline::new)?;
+                expect_text(ty)?;
+                Node::Time(TimeFunc::DateFormat(items), vec![e])
             }
             "TO_TIMESTAMP_LTZ" => {
                 arity(2)?;

@@ -7,7 +7,7 @@
 //!   (a FLOAT/DOUBLE literal is written as `Double.toString` text: `0.5:DOUBLE`);
 //! - `#BOTH` a symbol;
 //! - `(OP:TYPE operand ...)` a call, with the result type Flink infers.
-#![allow(dead_code, clippy::unwrap_used)]
+#![allow(dead_code, clippy::unwrap_used, clippy::needless_range_loop)]
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -127,14 +127,31 @@ pub fn type_json(ty: &FlinkType) -> Value {
 }
 
 impl Case {
+    /// Reads the inputs of `oracle/cases/<name>.txt` alone (no expected results).
+    pub fn load_inputs(name: &str) -> Case {
+        Self::read(name, false)
+    }
+
     /// Reads `oracle/cases/<name>.txt` and `oracle/expected/<name>.txt`.
     pub fn load(name: &str) -> Case {
+        Self::read(name, true)
+    }
+
+    fn read(name: &str, with_expected: bool) -> Case {
         let input = std::fs::read_to_string(oracle_dir().join("cases").join(format!("{name}.txt")))
             .unwrap();
         let mut columns = Vec::new();
         let mut rows = Vec::new();
         let mut zone = "UTC".to_string();
+        let mut keys = Vec::new();
         for line in input.lines().map(str::trim) {
+            if let Some(e) = line.strip_prefix("expr ") {
+                keys.push(if zone == "UTC" {
+                    e.to_string()
+                } else {
+                    format!("@{zone} {e}")
+                });
+            }
             if let Some(t) = line.strip_prefix("table ") {
                 for c in split_top(t) {
                     let (name, ty) = c.split_once(' ').unwrap();
@@ -146,18 +163,29 @@ impl Case {
                 zone = z.to_string();
             }
         }
-        let output =
+        let zone = "UTC".to_string();
+        let output = if with_expected {
             std::fs::read_to_string(oracle_dir().join("expected").join(format!("{name}.txt")))
-                .unwrap();
+                .unwrap()
+        } else {
+            keys.clear();
+            String::new()
+        };
         let mut expected = HashMap::new();
-        for line in output.lines() {
+        assert_eq!(
+            keys.len(),
+            output.lines().count(),
+            "{name}: case and expected files differ"
+        );
+        for (key, line) in keys.iter().zip(output.lines()) {
             let parts: Vec<&str> = line.splitn(3, '\t').collect();
+            assert!(key.ends_with(parts[0]), "{key} vs {}", parts[0]);
             let values = if parts[1] == "PLAN-ERROR" {
                 vec![]
             } else {
                 parts[2].split(" | ").map(str::to_string).collect()
             };
-            expected.insert(parts[0].to_string(), (parts[1].to_string(), values));
+            expected.insert(key.clone(), (parts[1].to_string(), values));
         }
         Case {
             columns,
@@ -196,6 +224,19 @@ fn column(ty: &FlinkType, cells: &[&str]) -> ArrayRef {
     let is_null = |c: &str| c.starts_with("CAST(NULL");
     let text = |c: &str| -> String {
         let c = c.trim();
+        if c.contains("||") {
+            // 'a' || CHR(10) || 'b'
+            return c
+                .split("||")
+                .map(|p| {
+                    let p = p.trim();
+                    match p.strip_prefix("CHR(").and_then(|x| x.strip_suffix(')')) {
+                        Some(code) => char::from_u32(code.parse().unwrap()).unwrap().to_string(),
+                        None => unquote(p),
+                    }
+                })
+                .collect();
+        }
         if c.starts_with('\'') {
             unquote(c)
         } else {
@@ -249,14 +290,154 @@ fn column(ty: &FlinkType, cells: &[&str]) -> ArrayRef {
                 .collect();
             Arc::new(v.with_precision_and_scale(*precision, *scale).unwrap())
         }
-        FlinkKind::VarChar(_) | FlinkKind::Char(_) => Arc::new(
+        FlinkKind::VarChar(_) => Arc::new(
             cells
                 .iter()
                 .map(|c| if is_null(c) { None } else { Some(text(c)) })
                 .collect::<arrow_array::StringArray>(),
         ),
+        // CAST('ab' AS CHAR(3)) pads with spaces.
+        FlinkKind::Char(n) => Arc::new(
+            cells
+                .iter()
+                .map(|c| {
+                    if is_null(c) {
+                        None
+                    } else {
+                        let t = text(c);
+                        let pad = (*n as usize).saturating_sub(t.chars().count());
+                        Some(format!("{t}{}", " ".repeat(pad)))
+                    }
+                })
+                .collect::<arrow_array::StringArray>(),
+        ),
+        FlinkKind::Date => prim!(Date32Type, |s: &str| parse_date(
+            s.trim_start_matches("DATE ").trim_matches('\'')
+        )),
+        FlinkKind::Timestamp(_) | FlinkKind::TimestampLtz(_) => {
+            let values: Vec<Option<(i64, i32)>> = cells
+                .iter()
+                .map(|c| {
+                    if is_null(c) {
+                        return None;
+                    }
+                    let c = c.trim();
+                    if let Some(args) = c.strip_prefix("TO_TIMESTAMP_LTZ(") {
+                        let millis: i64 = args.split(',').next().unwrap().trim().parse().unwrap();
+                        return Some((millis, 0));
+                    }
+                    Some(parse_timestamp(
+                        c.trim_start_matches("TIMESTAMP ").trim_matches('\''),
+                    ))
+                })
+                .collect();
+            timestamp_array(ty, &values)
+        }
         other => panic!("input column of {other:?}"),
     }
+}
+
+fn days(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let m = i64::from(m);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(d) - 1;
+    era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
+}
+
+fn civil(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// `yyyy-MM-dd` -> days.
+fn parse_date(s: &str) -> i32 {
+    let p: Vec<&str> = s.split('-').collect();
+    days(
+        p[0].parse().unwrap(),
+        p[1].parse().unwrap(),
+        p[2].parse().unwrap(),
+    ) as i32
+}
+
+/// `yyyy-MM-dd HH:mm:ss[.fffffffff]` -> (epoch millis, nano of milli).
+fn parse_timestamp(s: &str) -> (i64, i32) {
+    let (date, time) = s.split_once(' ').unwrap();
+    let (hms, frac) = time.split_once('.').unwrap_or((time, ""));
+    let t: Vec<i64> = hms.split(':').map(|x| x.parse().unwrap()).collect();
+    let mut frac = frac.to_string();
+    while frac.len() < 9 {
+        frac.push('0');
+    }
+    let nanos: i64 = frac.parse().unwrap();
+    let millis = i64::from(parse_date(date)) * 86_400_000
+        + t[0] * 3_600_000
+        + t[1] * 60_000
+        + t[2] * 1000
+        + nanos / 1_000_000;
+    (millis, (nanos % 1_000_000) as i32)
+}
+
+fn timestamp_array(ty: &FlinkType, values: &[Option<(i64, i32)>]) -> ArrayRef {
+    let zone = matches!(ty.kind, FlinkKind::TimestampLtz(_)).then(|| Arc::<str>::from("UTC"));
+    match ty.arrow_type() {
+        arrow_schema::DataType::Timestamp(arrow_schema::TimeUnit::Millisecond, _) => Arc::new(
+            values
+                .iter()
+                .map(|v| v.map(|v| v.0))
+                .collect::<arrow_array::TimestampMillisecondArray>()
+                .with_timezone_opt(zone),
+        ),
+        arrow_schema::DataType::Timestamp(arrow_schema::TimeUnit::Microsecond, _) => Arc::new(
+            values
+                .iter()
+                .map(|v| v.map(|v| v.0 * 1000 + i64::from(v.1 / 1000)))
+                .collect::<arrow_array::TimestampMicrosecondArray>()
+                .with_timezone_opt(zone),
+        ),
+        _ => Arc::new(
+            values
+                .iter()
+                .map(|v| v.map(|v| v.0 * 1_000_000 + i64::from(v.1)))
+                .collect::<arrow_array::TimestampNanosecondArray>()
+                .with_timezone_opt(zone),
+        ),
+    }
+}
+
+/// `LocalDateTime.toString()` (or `Instant.toString()` with `instant`).
+fn render_timestamp(millis: i64, nanos: i32, instant: bool) -> String {
+    let d = millis.div_euclid(86_400_000);
+    let ms = millis.rem_euclid(86_400_000);
+    let (y, m, day) = civil(d);
+    let (h, mi, s) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60);
+    let nano = (ms % 1000) * 1_000_000 + i64::from(nanos);
+    let mut out = format!("{y:04}-{m:02}-{day:02}T{h:02}:{mi:02}");
+    if s != 0 || nano != 0 || instant {
+        out.push_str(&format!(":{s:02}"));
+    }
+    if nano != 0 {
+        if nano % 1_000_000 == 0 {
+            out.push_str(&format!(".{:03}", nano / 1_000_000));
+        } else if nano % 1000 == 0 {
+            out.push_str(&format!(".{:06}", nano / 1000));
+        } else {
+            out.push_str(&format!(".{nano:09}"));
+        }
+    }
+    if instant {
+        out.push('Z');
+    }
+    out
 }
 
 fn java_float(s: &str) -> f64 {
@@ -424,6 +605,26 @@ pub fn render(a: &ArrayRef, i: usize) -> String {
                 .replace('\'', "\\'")
                 .replace('\n', "\\n")
         ),
+        D::Date32 => {
+            let (y, m, d) = civil(i64::from(a.as_primitive::<Date32Type>().value(i)));
+            format!("{y:04}-{m:02}-{d:02}")
+        }
+        D::Timestamp(unit, zone) => {
+            let (millis, nanos) = match unit {
+                arrow_schema::TimeUnit::Millisecond => {
+                    (a.as_primitive::<TimestampMillisecondType>().value(i), 0)
+                }
+                arrow_schema::TimeUnit::Microsecond => {
+                    let v = a.as_primitive::<TimestampMicrosecondType>().value(i);
+                    (v.div_euclid(1000), (v.rem_euclid(1000) * 1000) as i32)
+                }
+                _ => {
+                    let v = a.as_primitive::<TimestampNanosecondType>().value(i);
+                    (v.div_euclid(1_000_000), v.rem_euclid(1_000_000) as i32)
+                }
+            };
+            render_timestamp(millis, nanos, zone.is_some())
+        }
         other => format!("<{other}>"),
     }
 }
@@ -482,6 +683,10 @@ pub fn check(case_name: &str, exprs: &[(&str, &str)]) {
             .get(*sql)
             .unwrap_or_else(|| panic!("no oracle result for `{sql}`"));
         let ty = parse_type(ty_text);
+        let zone = match sql.strip_prefix('@') {
+            Some(rest) => rest.split(' ').next().unwrap().to_string(),
+            None => case.zone.clone(),
+        };
         let expr = expr_json(sexpr, &case.columns);
         let plan = json!({
             "version": 1,
@@ -489,7 +694,7 @@ pub fn check(case_name: &str, exprs: &[(&str, &str)]) {
             "filter": null,
             "projections": [expr],
             "output": {"type": "ROW", "nullable": false, "fields": [{"name": "r", "type": type_json(&ty)}]},
-            "session": {"time_zone": case.zone, "locale": "en-US"}
+            "session": {"time_zone": zone, "locale": "en-US"}
         });
         let calc = match RunnablePlan::from_json(&plan.to_string()) {
             Ok(p) => Calc::new(p).unwrap(),

@@ -3,6 +3,7 @@
 mod cache;
 mod config;
 mod http;
+mod source;
 
 use std::sync::Arc;
 

@@ -4,37 +4,19 @@
 use std::sync::Arc;
 
 use arrow_array::RecordBatch;
-use karrow_codecs::avro::{
-    AvroConfluentDecoder, AvroConfluentEncoder, EncodedBatch, WriterSchemaSource,
-};
+use karrow_codecs::avro::{AvroConfluentDecoder, AvroConfluentEncoder, EncodedBatch};
 use karrow_codecs::flink_binary::read_batch_rows;
 use karrow_codecs::types::FlinkType;
-use karrow_registry::{RegistryClient, RegistryConfig, SchemaType};
+use karrow_registry::{RegistryClient, RegistryConfig};
 
 use super::error::BenchError;
 use super::format::{Encoded, Format, FormatKind, Rows, Session};
-
-/// Writer schemas by id from a registry, through the cached client.
-struct RegistrySource(RegistryClient);
-
-impl WriterSchemaSource for RegistrySource {
-    fn writer_schema(&self, id: i32) -> Result<Arc<str>, String> {
-        let schema = self.0.schema_by_id(id).map_err(|e| e.to_string())?;
-        if schema.definition.schema_type != SchemaType::Avro {
-            return Err(format!(
-                "schema id {id} is a {} schema, not Avro",
-                schema.definition.schema_type
-            ));
-        }
-        Ok(Arc::from(schema.definition.schema.as_str()))
-    }
-}
 
 /// `avro-confluent` for one row type.
 pub struct AvroConfluent {
     row_type: FlinkType,
     reader_schema: Option<String>,
-    source: Arc<dyn WriterSchemaSource>,
+    source: Arc<RegistryClient>,
     encode_schema_id: i32,
 }
 
@@ -52,7 +34,7 @@ impl AvroConfluent {
         let format = AvroConfluent {
             row_type,
             reader_schema,
-            source: Arc::new(RegistrySource(client)),
+            source: Arc::new(client),
             encode_schema_id,
         };
         // Fail early (bad row type, reader schema) rather than in a worker thread.

@@ -4,6 +4,7 @@
 //! on every platform (SplitMix64, no floating-point in the choices).
 
 use karrow_codecs::avro::model::AvroNode;
+use karrow_codecs::java::big_integer::to_byte_array;
 use karrow_codecs::types::{FlinkKind, FlinkType};
 
 use super::error::BenchError;
@@ -73,23 +74,69 @@ impl Rng {
 const NON_ASCII: [&str; 5] = ["é", "ß", "€", "中", "🦀"];
 const ALNUM: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
-/// Generates `opts.count` Confluent-framed messages with schema id `schema_id`.
+/// The most memory the generated corpus may take: its bytes plus [`MESSAGE_OVERHEAD`] per
+/// message (the corpus is held in memory, with its decoded batches, while it is measured).
+pub const MAX_CORPUS_BYTES: usize = 4 << 30;
+/// What one message costs besides its bytes (its vector and the header).
+const MESSAGE_OVERHEAD: usize = 32;
+/// The largest `--string-len` (mean length of strings and bytes).
+pub const MAX_STRING_LEN: usize = 1 << 20;
+/// The largest `--collection-len` (mean element count of arrays and maps).
+pub const MAX_COLLECTION_LEN: usize = 1 << 16;
+
+/// Generates `opts.count` Confluent-framed messages with schema id `schema_id`. A count or
+/// options whose messages would take more than [`MAX_CORPUS_BYTES`] are refused (up front
+/// for the count, as soon as the limit is crossed otherwise), never allocated.
 pub fn generate(
     writer: &AvroNode,
     row_type: &FlinkType,
     schema_id: i32,
     opts: &GenerateOptions,
 ) -> Result<Vec<Vec<u8>>, BenchError> {
+    generate_within(writer, row_type, schema_id, opts, MAX_CORPUS_BYTES)
+}
+
+/// [`generate`] with a corpus limit of `budget` bytes.
+fn generate_within(
+    writer: &AvroNode,
+    row_type: &FlinkType,
+    schema_id: i32,
+    opts: &GenerateOptions,
+    budget: usize,
+) -> Result<Vec<Vec<u8>>, BenchError> {
+    for (option, value, max) in [
+        ("--string-len", opts.string_len, MAX_STRING_LEN),
+        ("--collection-len", opts.collection_len, MAX_COLLECTION_LEN),
+    ] {
+        if value > max {
+            return Err(BenchError::Usage(format!(
+                "{option} {value}: at most {max}"
+            )));
+        }
+    }
+    let max_messages = budget / (MESSAGE_OVERHEAD + 5);
+    if opts.count > max_messages {
+        return Err(BenchError::Usage(format!(
+            "--generate {}: at most {max_messages} messages fit the {} a generated corpus may take",
+            opts.count,
+            size_text(budget)
+        )));
+    }
     let mut gen = Generator {
         rng: Rng::new(opts.seed),
         opts: *opts,
+        used: 0,
+        budget,
     };
-    let mut out = Vec::with_capacity(opts.count);
+    // Grown as messages come: a count near the limit reserves nothing up front.
+    let mut out = Vec::with_capacity(opts.count.min(1 << 16));
     for _ in 0..opts.count {
         let mut message = Vec::with_capacity(64);
         message.push(0);
         message.extend_from_slice(&schema_id.to_be_bytes());
         gen.value(writer, row_type, &mut message)?;
+        gen.used += message.len() + MESSAGE_OVERHEAD;
+        gen.check_budget(&[])?;
         out.push(message);
     }
     Ok(out)
@@ -98,6 +145,19 @@ pub fn generate(
 struct Generator {
     rng: Rng,
     opts: GenerateOptions,
+    /// Bytes the finished messages take (see [`MAX_CORPUS_BYTES`]).
+    used: usize,
+    /// The most bytes the messages may take.
+    budget: usize,
+}
+
+/// `4 GiB`, or bytes when not a whole number of GiB.
+fn size_text(bytes: usize) -> String {
+    if bytes.is_multiple_of(1 << 30) {
+        format!("{} GiB", bytes >> 30)
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 fn write_long(out: &mut Vec<u8>, v: i64) {
@@ -117,30 +177,37 @@ fn mismatch(node: &AvroNode, ty: &FlinkType) -> BenchError {
     ))
 }
 
-/// Minimal big-endian two's-complement bytes of `v` (Java's `BigInteger.toByteArray`).
-fn twos_complement(v: i128) -> Vec<u8> {
-    let bytes = v.to_be_bytes();
-    let mut start = 0;
-    while start < 15 {
-        let (b, next) = (bytes[start], bytes[start + 1]);
-        if (b == 0 && next & 0x80 == 0) || (b == 0xFF && next & 0x80 != 0) {
-            start += 1;
-        } else {
-            break;
-        }
-    }
-    bytes[start..].to_vec()
-}
-
 impl Generator {
     fn len(&mut self, mean: usize) -> usize {
-        self.rng.below(2 * mean as u64 + 1) as usize
+        let bound = (mean as u64).saturating_mul(2).saturating_add(1);
+        usize::try_from(self.rng.below(bound)).unwrap_or(usize::MAX)
     }
 
-    fn string(&mut self, out: &mut Vec<u8>) {
+    /// Fails once the finished messages and the one being written (`out`) exceed
+    /// [`MAX_CORPUS_BYTES`].
+    fn check_budget(&self, out: &[u8]) -> Result<(), BenchError> {
+        self.check_room(out, 0)
+    }
+
+    /// As [`Generator::check_budget`], with `more` bytes about to be written.
+    fn check_room(&self, out: &[u8], more: usize) -> Result<(), BenchError> {
+        if self.used.saturating_add(out.len()).saturating_add(more) > self.budget {
+            return Err(BenchError::Usage(format!(
+                "the generated messages exceed the {} a generated corpus may take; generate fewer \
+                 or smaller ones (--generate, --string-len, --collection-len)",
+                size_text(self.budget)
+            )));
+        }
+        Ok(())
+    }
+
+    fn string(&mut self, out: &mut Vec<u8>) -> Result<(), BenchError> {
         let chars = self.len(self.opts.string_len);
-        let mut s = String::with_capacity(chars);
-        for _ in 0..chars {
+        let mut s = String::new();
+        for i in 0..chars {
+            if i % 4096 == 0 {
+                self.check_budget(s.as_bytes())?;
+            }
             if self.rng.below(16) == 0 {
                 s.push_str(NON_ASCII[self.rng.below(NON_ASCII.len() as u64) as usize]);
             } else {
@@ -149,6 +216,7 @@ impl Generator {
         }
         write_long(out, s.len() as i64);
         out.extend_from_slice(s.as_bytes());
+        self.check_budget(out)
     }
 
     fn decimal_unscaled(&mut self, precision: u8, max_bytes: Option<usize>) -> i128 {
@@ -232,25 +300,26 @@ impl Generator {
                 out.extend_from_slice(&v.to_le_bytes());
                 Ok(())
             }
-            (AvroNode::String, FlinkKind::VarChar(_) | FlinkKind::Char(_)) => {
-                self.string(out);
-                Ok(())
-            }
+            (AvroNode::String, FlinkKind::VarChar(_) | FlinkKind::Char(_)) => self.string(out),
             (AvroNode::Bytes, FlinkKind::VarBinary(_) | FlinkKind::Binary(_)) => {
                 let n = self.len(self.opts.string_len);
                 write_long(out, n as i64);
-                for _ in 0..n {
+                for i in 0..n {
+                    if i % 4096 == 0 {
+                        self.check_budget(out)?;
+                    }
                     out.push(self.rng.next_u64() as u8);
                 }
-                Ok(())
+                self.check_budget(out)
             }
             (AvroNode::Bytes, FlinkKind::Decimal { precision, .. }) => {
-                let bytes = twos_complement(self.decimal_unscaled(*precision, None));
+                let bytes = to_byte_array(self.decimal_unscaled(*precision, None));
                 write_long(out, bytes.len() as i64);
                 out.extend_from_slice(&bytes);
                 Ok(())
             }
             (AvroNode::Fixed(f), FlinkKind::Decimal { precision, .. }) => {
+                self.check_room(out, f.size)?;
                 let v = self.decimal_unscaled(*precision, Some(f.size));
                 let full = v.to_be_bytes();
                 if f.size <= 16 {
@@ -263,6 +332,7 @@ impl Generator {
                 Ok(())
             }
             (AvroNode::Fixed(f), FlinkKind::VarBinary(_) | FlinkKind::Binary(_)) => {
+                self.check_room(out, f.size)?;
                 for _ in 0..f.size {
                     out.push(self.rng.next_u64() as u8);
                 }
@@ -279,6 +349,7 @@ impl Generator {
                 if n > 0 {
                     write_long(out, n as i64);
                     for _ in 0..n {
+                        self.check_budget(out)?;
                         self.value(items, element, out)?;
                     }
                 }
@@ -310,6 +381,7 @@ impl Generator {
         if n > 0 {
             write_long(out, n as i64);
             for i in 0..n {
+                self.check_budget(out)?;
                 let key = format!(
                     "k{i}_{}",
                     ALNUM[self.rng.below(ALNUM.len() as u64) as usize] as char
@@ -354,11 +426,57 @@ mod tests {
     use super::*;
 
     #[test]
-    fn twos_complement_is_minimal() {
-        assert_eq!(twos_complement(0), vec![0]);
-        assert_eq!(twos_complement(-1), vec![0xFF]);
-        assert_eq!(twos_complement(128), vec![0, 0x80]);
-        assert_eq!(twos_complement(-129), vec![0xFF, 0x7F]);
+    fn messages_that_outgrow_the_corpus_limit_are_refused_while_generated() {
+        let row = FlinkType::from_json_str(
+            r#"{"type":"ROW","nullable":false,"fields":[{"name":"a","type":{"type":"ARRAY","nullable":false,
+               "element":{"type":"ARRAY","nullable":false,"element":{"type":"BIGINT","nullable":false}}}}]}"#,
+        )
+        .unwrap();
+        let writer =
+            AvroNode::parse(&karrow_codecs::avro::derive::derive_schema_json(&row).unwrap())
+                .unwrap();
+        let opts = GenerateOptions {
+            count: 10,
+            seed: 1,
+            null_rate: 0.0,
+            string_len: 4,
+            collection_len: 1000,
+        };
+        let error = generate_within(&writer, &row, 1, &opts, 1 << 20).unwrap_err();
+        assert!(
+            error.to_string().contains("exceed the 1048576 bytes"),
+            "{error}"
+        );
+        let error = generate_within(
+            &writer,
+            &row,
+            1,
+            &GenerateOptions {
+                count: 1 << 20,
+                ..opts
+            },
+            1 << 20,
+        )
+        .unwrap_err();
+        assert!(
+            error.to_string().contains("at most 28339 messages"),
+            "{error}"
+        );
+        assert_eq!(
+            generate_within(
+                &writer,
+                &row,
+                1,
+                &GenerateOptions {
+                    collection_len: 2,
+                    ..opts
+                },
+                1 << 20
+            )
+            .unwrap()
+            .len(),
+            10
+        );
     }
 
     #[test]

@@ -9,14 +9,15 @@
 
 use crate::flink_binary::elements::ElementImages;
 use crate::flink_binary::layout::{
-    pad8, put, row_null_bytes, set_bit, set_offset_and_size, write_big_decimal,
+    pad_from, put, row_null_bytes, set_bit, set_offset_and_size, write_big_decimal,
     write_big_timestamp, write_var_bytes,
 };
 use crate::types::{FlinkField, FlinkKind, FlinkType};
 
-use super::arrow::{check_block_count, unscaled_from_be};
+use super::arrow::check_block_count;
 use super::cursor::{Cursor, ReadError, ReadResult};
 use super::resolve::{Read, RecordRead, Step, ValueRead};
+use crate::java::big_integer::from_byte_array;
 
 /// Whether a plan can be decoded straight into binary rows (no non-null defaults).
 pub(crate) fn supports_binary(read: &ValueRead) -> bool {
@@ -207,7 +208,7 @@ fn write_value(
                 other => return Err(unexpected(other, ty)),
             };
             let bound = 10i128.pow(*precision as u32);
-            match unscaled_from_be(bytes)? {
+            match from_byte_array(bytes).map_err(ReadError::new)? {
                 Some(v) if v.unsigned_abs() < bound.unsigned_abs() => {
                     if *precision <= 18 {
                         put(out, slot, &(v as i64).to_le_bytes());
@@ -272,12 +273,13 @@ fn read_blocks(
     item_read: &ValueRead,
     mut item: impl FnMut(&mut Cursor<'_>) -> ReadResult<()>,
 ) -> ReadResult<()> {
+    let mut total = 0;
     loop {
         let count = cur.read_block_count()?;
         if count == 0 {
             return Ok(());
         }
-        check_block_count(count, item_read, cur)?;
+        total = check_block_count(count, total, item_read, cur)?;
         for _ in 0..count {
             item(cur)?;
         }
@@ -313,7 +315,11 @@ fn write_map(
     put(out, start, &(key_size as i32).to_le_bytes());
     values.write_array(value, out)?;
     let size = out.len() - start;
-    pad8(out);
+    // A map's size is 4 mod 8; the variable part after it is padded to a multiple of 8
+    // from the start of the enclosing row or array (`base`), as Flink's writers pad it, so
+    // a row holding the map has the size Flink gives it even where the row itself sits at
+    // an odd word (an element of a map's value array).
+    pad_from(out, base);
     set_offset_and_size(out, base, slot, start, size).map_err(rows_error)
 }
 

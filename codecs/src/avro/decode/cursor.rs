@@ -44,12 +44,30 @@ pub type ReadResult<T> = Result<T, ReadError>;
 pub struct Cursor<'a> {
     buf: &'a [u8],
     pos: usize,
+    /// How many more array/map items that take no bytes the datum may contain
+    /// ([`super::limits::MAX_ZERO_WIDTH_ITEMS`]).
+    zero_width_left: u64,
 }
 
 impl<'a> Cursor<'a> {
     /// A cursor at the start of `buf`.
     pub fn new(buf: &'a [u8]) -> Self {
-        Cursor { buf, pos: 0 }
+        Cursor {
+            buf,
+            pos: 0,
+            zero_width_left: super::limits::MAX_ZERO_WIDTH_ITEMS,
+        }
+    }
+
+    /// Takes `count` items from the datum's allowance of items that take no bytes.
+    pub(crate) fn take_zero_width_items(&mut self, count: u64) -> ReadResult<()> {
+        match self.zero_width_left.checked_sub(count) {
+            Some(left) => {
+                self.zero_width_left = left;
+                Ok(())
+            }
+            None => Err(super::limits::too_many_zero_width_items()),
+        }
     }
 
     /// Bytes not read yet.

@@ -4,6 +4,7 @@
 pub(crate) mod arrow;
 mod binary_rows;
 pub mod cursor;
+pub mod limits;
 pub mod resolve;
 pub mod skip;
 
@@ -22,13 +23,8 @@ use super::model::AvroNode;
 use crate::error::{CodecError, ErrorContext};
 use crate::flink_binary::{write_batch_rows, RowImages};
 use crate::framing::split_confluent;
+use crate::schema_source::{by_id, SchemaSource, SchemaType};
 use crate::types::{row_arrow_fields, FlinkField, FlinkKind, FlinkType};
-
-/// Where the decoder gets writer schemas by Confluent id (the registry, in production).
-pub trait WriterSchemaSource: Send + Sync {
-    /// The Avro schema JSON text registered under `id`, or a message naming the id.
-    fn writer_schema(&self, id: i32) -> Result<Arc<str>, String>;
-}
 
 /// The resolved read plan of one writer schema id.
 #[derive(Clone)]
@@ -58,7 +54,7 @@ pub struct AvroConfluentDecoder {
     /// The plan of the last value's schema id: consecutive values almost always share
     /// it, and this skips the map lookup per value.
     current: Option<(i32, Plan)>,
-    source: Arc<dyn WriterSchemaSource>,
+    source: Arc<dyn SchemaSource>,
 }
 
 impl std::fmt::Debug for AvroConfluentDecoder {
@@ -98,7 +94,7 @@ impl AvroConfluentDecoder {
     pub fn new(
         row_type: &FlinkType,
         reader_schema: Option<&str>,
-        source: Arc<dyn WriterSchemaSource>,
+        source: Arc<dyn SchemaSource>,
     ) -> Result<Self, CodecError> {
         let fields = row_type.row_fields()?;
         // Flink derives the schema even when one is given, so underivable types fail.
@@ -137,7 +133,9 @@ impl AvroConfluentDecoder {
         };
         let text = self
             .source
-            .writer_schema(id)
+            .schema_by_id(id)
+            .and_then(|schema| schema.expect(SchemaType::Avro, by_id(id)))
+            .map(|schema| schema.text)
             .map_err(|message| CodecError::WriterSchema {
                 message,
                 context: context.clone(),

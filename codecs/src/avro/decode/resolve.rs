@@ -81,6 +81,29 @@ impl ValueRead {
     }
 }
 
+impl ValueRead {
+    /// Whether a value takes no bytes on the wire (see [`Read::is_zero_width`]); a union
+    /// always takes its branch index.
+    pub fn is_zero_width(&self) -> bool {
+        match self {
+            ValueRead::Direct(read) => read.is_zero_width(),
+            ValueRead::Union(_) => false,
+        }
+    }
+}
+
+impl Read {
+    /// Whether a value takes no bytes on the wire: `null`, `fixed(0)`, a record whose every
+    /// field does, and a resolution error (which fails before reading).
+    pub fn is_zero_width(&self) -> bool {
+        match self {
+            Read::Null | Read::Error(_) | Read::Fixed(0) => true,
+            Read::Record(rec) => rec.zero_width,
+            _ => false,
+        }
+    }
+}
+
 /// The mapping of writer enum indexes to reader symbols.
 #[derive(Debug)]
 pub struct EnumRead {
@@ -97,6 +120,8 @@ pub struct RecordRead {
     pub defaults: Vec<(usize, Value)>,
     /// Number of reader fields.
     pub reader_len: usize,
+    /// Whether the record takes no bytes on the wire (every writer field takes none).
+    pub zero_width: bool,
 }
 
 /// One writer field: read into a reader field, or skip.
@@ -317,10 +342,15 @@ fn resolve_record(writer: &RecordSchema, reader: &RecordSchema) -> Read {
             }
         }
     }
+    let zero_width = steps.iter().all(|step| match step {
+        Step::Field { read, .. } => read.is_zero_width(),
+        Step::Skip(skip) => skip.is_zero_width(),
+    });
     Read::Record(Arc::new(RecordRead {
         steps,
         defaults,
         reader_len: reader.fields.len(),
+        zero_width,
     }))
 }
 

@@ -42,17 +42,31 @@ impl Skip {
             AvroNode::Float => Skip::Four,
             AvroNode::Double => Skip::Eight,
             AvroNode::Bytes | AvroNode::String => Skip::LenPrefixed,
+            // Values that take no bytes are skipped by doing nothing, which lets an array of
+            // them be skipped without a step per item (`skip_blocks`).
+            AvroNode::Fixed(f) if f.size == 0 => Skip::Nothing,
             AvroNode::Fixed(f) => Skip::Fixed(f.size),
             AvroNode::Array(items) => Skip::Array(Box::new(Skip::plan(items))),
             AvroNode::Map(values) => Skip::Map(Box::new(Skip::plan(values))),
             AvroNode::Record(r) => {
-                Skip::Record(r.fields.iter().map(|f| Skip::plan(&f.schema)).collect())
+                let fields: Vec<Skip> = r.fields.iter().map(|f| Skip::plan(&f.schema)).collect();
+                if fields.iter().all(Skip::is_zero_width) {
+                    Skip::Nothing
+                } else {
+                    Skip::Record(fields)
+                }
             }
             AvroNode::Union(branches) => Skip::Union(branches.iter().map(Skip::plan).collect()),
             AvroNode::Recursive(name) => {
                 Skip::Unsupported(format!("recursive writer type '{name}' is not supported"))
             }
         }
+    }
+
+    /// Whether the value takes no bytes on the wire (planning folds every such value into
+    /// [`Skip::Nothing`]).
+    pub fn is_zero_width(&self) -> bool {
+        matches!(self, Skip::Nothing)
     }
 
     /// Steps the cursor over one value.
@@ -65,11 +79,18 @@ impl Skip {
             Skip::Eight => cur.fixed(8, "a double").map(drop),
             Skip::LenPrefixed => cur.read_len_prefixed().map(drop),
             Skip::Fixed(n) => cur.fixed(*n, "a fixed").map(drop),
-            Skip::Array(items) => skip_blocks(cur, |c| items.skip(c)),
-            Skip::Map(values) => skip_blocks(cur, |c| {
-                c.read_len_prefixed()?;
-                values.skip(c)
-            }),
+            // Items that take no bytes: nothing to step over, whatever the count claims (Java
+            // Avro loops once per claimed item).
+            Skip::Array(items) if items.is_zero_width() => skip_blocks(cur, |_| Ok(()), true),
+            Skip::Array(items) => skip_blocks(cur, |c| items.skip(c), false),
+            Skip::Map(values) => skip_blocks(
+                cur,
+                |c| {
+                    c.read_len_prefixed()?;
+                    values.skip(c)
+                },
+                false,
+            ),
             Skip::Record(fields) => fields.iter().try_for_each(|f| f.skip(cur)),
             Skip::Union(branches) => {
                 let index = cur.read_int()?;
@@ -86,9 +107,11 @@ impl Skip {
     }
 }
 
+/// Skips the blocks of an array or map; `zero_width` items are not visited one by one.
 fn skip_blocks(
     cur: &mut Cursor<'_>,
     mut item: impl FnMut(&mut Cursor<'_>) -> ReadResult<()>,
+    zero_width: bool,
 ) -> ReadResult<()> {
     loop {
         let (count, byte_size) = cur.read_block_header()?;
@@ -99,6 +122,7 @@ fn skip_blocks(
             Some(size) => {
                 cur.fixed(size, "a skipped block")?;
             }
+            None if zero_width => {}
             None => {
                 for _ in 0..count {
                     item(cur)?;

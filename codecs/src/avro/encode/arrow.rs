@@ -12,6 +12,8 @@ use arrow_array::{Array, ArrayRef};
 use arrow_schema::{DataType, TimeUnit};
 
 use crate::error::{CodecError, ErrorContext};
+use crate::java::big_integer::to_byte_array;
+use crate::java::hash_map::string_map_order;
 use crate::types::{FlinkKind, FlinkType};
 
 /// Writes one value (row `i` of its array) as Avro binary.
@@ -40,22 +42,6 @@ pub fn write_long(v: i64, out: &mut Vec<u8>) {
 fn write_bytes(bytes: &[u8], out: &mut Vec<u8>) {
     write_long(bytes.len() as i64, out);
     out.extend_from_slice(bytes);
-}
-
-/// The minimal big-endian two's-complement bytes of `v`, as Java's
-/// `BigInteger.toByteArray()` (zero is `[0]`, -1 is `[0xff]`, 128 is `[0, 0x80]`).
-pub fn minimal_be(v: i128) -> Vec<u8> {
-    let bytes = v.to_be_bytes();
-    let mut skip = 0;
-    while skip < 15 {
-        let (b, next) = (bytes[skip], bytes[skip + 1]);
-        let redundant = (b == 0x00 && next & 0x80 == 0) || (b == 0xff && next & 0x80 != 0);
-        if !redundant {
-            break;
-        }
-        skip += 1;
-    }
-    bytes[skip..].to_vec()
 }
 
 /// Builds the encoder of a column of Flink type `ty` held in `array`.
@@ -171,7 +157,7 @@ fn value_encoder<'a>(
         }
         FlinkKind::Decimal { .. } => {
             primitive!(array, ty, path, Decimal128Type, |v: i128, out| write_bytes(
-                &minimal_be(v),
+                &to_byte_array(v),
                 out
             ))
         }
@@ -349,7 +335,7 @@ impl Encoder for Map<'_> {
             }
             keys.push(self.keys.value(j));
         }
-        let order = java_hash_map_order(&keys);
+        let order = string_map_order(&keys);
         if !order.is_empty() {
             write_long(order.len() as i64, out);
             for k in order {
@@ -360,58 +346,6 @@ impl Encoder for Map<'_> {
         out.push(0);
         Ok(())
     }
-}
-
-/// Java's `String.hashCode()`: over UTF-16 code units.
-fn java_string_hash(s: &str) -> i32 {
-    s.encode_utf16()
-        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(c as i32))
-}
-
-/// The capacity Flink's `CollectionUtil.newHashMapWithExpectedSize(n)` asks for.
-fn flink_required_capacity(n: usize) -> usize {
-    if n <= 2 {
-        n + 1
-    } else if n < (1 << 30) {
-        (n as f32 / 0.75f32).ceil() as usize
-    } else {
-        i32::MAX as usize
-    }
-}
-
-/// For keys put in this order into such a `HashMap`, the index of the entry that holds
-/// each distinct key's final value, in the map's iteration order (bucket index, then
-/// insertion order within a bucket). Tree bins (8+ colliding keys in a bucket of a
-/// table of 64+) are not modelled.
-pub(crate) fn java_hash_map_order(keys: &[&str]) -> Vec<usize> {
-    let mut cap = flink_required_capacity(keys.len())
-        .next_power_of_two()
-        .max(1);
-    let threshold = |cap: usize| (cap as f32 * 0.75f32) as usize;
-    // (spread hash, last index holding the key), in first-insertion order.
-    let mut entries: Vec<(u32, usize)> = Vec::with_capacity(keys.len());
-    let mut seen: std::collections::HashMap<&str, usize> =
-        std::collections::HashMap::with_capacity(keys.len());
-    for (index, key) in keys.iter().enumerate() {
-        if let Some(&slot) = seen.get(key) {
-            entries[slot].1 = index;
-            continue;
-        }
-        seen.insert(key, entries.len());
-        let h = java_string_hash(key);
-        entries.push(((h ^ ((h as u32) >> 16) as i32) as u32, index));
-        if entries.len() > threshold(cap) {
-            cap *= 2;
-        }
-    }
-    let mask = (cap - 1) as u32;
-    let mut order: Vec<(u32, usize, usize)> = entries
-        .iter()
-        .enumerate()
-        .map(|(seq, (hash, last))| (hash & mask, seq, *last))
-        .collect();
-    order.sort_unstable();
-    order.into_iter().map(|(_, _, last)| last).collect()
 }
 
 struct Record<'a> {
@@ -427,31 +361,6 @@ impl Encoder for Record<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn java_biginteger_bytes() {
-        assert_eq!(minimal_be(0), vec![0x00]);
-        assert_eq!(minimal_be(-1), vec![0xff]);
-        assert_eq!(minimal_be(127), vec![0x7f]);
-        assert_eq!(minimal_be(128), vec![0x00, 0x80]);
-        assert_eq!(minimal_be(-128), vec![0x80]);
-        assert_eq!(minimal_be(-129), vec![0xff, 0x7f]);
-    }
-
-    #[test]
-    fn java_hash_map_iteration_order() {
-        // HashMap<String,_> sized for 4 entries (capacity 8): "b"=98 -> bucket 2,
-        // "a"=97 -> 1, "c"=99 -> 3, "aa"=3104 -> 0 (3104 & 7), so aa, a, b, c.
-        assert_eq!(
-            java_hash_map_order(&["b", "a", "c", "aa"]),
-            vec![3, 1, 0, 2]
-        );
-        // A duplicate keeps its first position and takes the last value.
-        assert_eq!(java_hash_map_order(&["x", "y", "x"]), vec![2, 1]);
-        assert_eq!(java_hash_map_order(&[]), Vec::<usize>::new());
-        assert_eq!(java_string_hash("hello"), 99162322);
-        assert_eq!(java_string_hash("\u{1F600}"), 1772899); // 0xD83D * 31 + 0xDE00
-    }
 
     #[test]
     fn zigzag_like_avro() {

@@ -8,10 +8,12 @@
 
 use std::borrow::Cow;
 
-use super::arrow::{java_hash_map_order, minimal_be, write_long};
+use super::arrow::write_long;
 use crate::error::{CodecError, ErrorContext};
 use crate::flink_binary::layout::element_size;
 use crate::flink_binary::slots::{read_i32, Slots};
+use crate::java::big_integer::{from_byte_array, to_byte_array};
+use crate::java::hash_map::string_map_order;
 use crate::types::{FlinkField, FlinkKind, FlinkType};
 
 fn failure(message: String) -> CodecError {
@@ -119,13 +121,13 @@ fn encode_value(
                 i64::from_le_bytes(slots.fixed::<8>(i, size)) as i128
             } else {
                 let bytes = slots.var(i, size)?;
-                crate::avro::decode::arrow::unscaled_from_be(bytes)
-                    .map_err(|e| failure(format!("field '{path}': {}", e.message())))?
+                from_byte_array(bytes)
+                    .map_err(|e| failure(format!("field '{path}': {e}")))?
                     .ok_or_else(|| {
                         failure(format!("field '{path}': decimal wider than 128 bits"))
                     })?
             };
-            write_bytes(&minimal_be(unscaled), out);
+            write_bytes(&to_byte_array(unscaled), out);
         }
         FlinkKind::Row(fields) => {
             let (at, _) = slots.reference(i, size);
@@ -185,7 +187,7 @@ fn encode_map(
         texts.push(String::from_utf8_lossy(bytes));
     }
     let borrowed: Vec<&str> = texts.iter().map(|t| t.as_ref()).collect();
-    let order = java_hash_map_order(&borrowed);
+    let order = string_map_order(&borrowed);
     if !order.is_empty() {
         write_long(order.len() as i64, out);
         for k in order {

@@ -33,12 +33,9 @@ pub struct JsonRowDecoder {
 
 impl JsonRowDecoder {
     /// Compiles a decoder; fails for types flink-json rejects (MAP with non-string keys).
+    /// The options are the format's, validated by the Java factory (which refuses
+    /// `fail-on-missing-field` together with `ignore-parse-errors`, as Flink does).
     pub fn new(row_type: &FlinkType, options: JsonDecodeOptions) -> Result<Self, CodecError> {
-        if options.fail_on_missing_field && options.ignore_parse_errors {
-            return Err(CodecError::InvalidType(
-                "fail-on-missing-field and ignore-parse-errors shouldn't both be true.".into(),
-            ));
-        }
         let plan = RowPlan::new(row_type.row_fields()?)?;
         let has_decimal = plan::has_decimal(row_type);
         Ok(JsonRowDecoder {

@@ -344,13 +344,7 @@ impl ParserConverters {
         );
         let r = r.and_then(|_| {
             // HashMap semantics: a later equal key replaces the earlier entry.
-            let keep: Vec<bool> = (0..key_spans.len())
-                .map(|i| {
-                    !key_spans[i + 1..]
-                        .iter()
-                        .any(|k| same_key(&key_text, key_spans[i], *k))
-                })
-                .collect();
+            let keep = last_of_each_key(&key_text, &key_spans);
             let start = out.len();
             out.resize(start + 4, 0);
             keys.write_selected(&key.ty, out, Some(&keep))
@@ -520,6 +514,31 @@ pub(crate) enum MapKey {
         end: usize,
         lossy: bool,
     },
+}
+
+/// Maps with more entries than this find repeated keys through a hash set instead of
+/// comparing every pair (which made one message of n entries cost n^2).
+const LINEAR_KEYS: usize = 16;
+
+/// Per entry, whether no later entry has an equal key (Java `HashMap.put` keeps the last).
+fn last_of_each_key(text: &[u8], keys: &[MapKey]) -> Vec<bool> {
+    if keys.len() <= LINEAR_KEYS {
+        return (0..keys.len())
+            .map(|i| !keys[i + 1..].iter().any(|k| same_key(text, keys[i], *k)))
+            .collect();
+    }
+    let mut seen = std::collections::HashSet::with_capacity(keys.len());
+    let mut seen_null = false;
+    let mut keep = vec![true; keys.len()];
+    for (i, key) in keys.iter().enumerate().rev() {
+        keep[i] = match *key {
+            MapKey::Null => !std::mem::replace(&mut seen_null, true),
+            // A lossy key equals no other key.
+            MapKey::Text { lossy: true, .. } => true,
+            MapKey::Text { start, end, .. } => seen.insert(&text[start..end]),
+        };
+    }
+    keep
 }
 
 /// Java `HashMap` key equality of two decoded keys.

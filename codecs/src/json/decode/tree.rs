@@ -57,46 +57,174 @@ impl Entry {
     }
 }
 
-/// Reads the value at the current token (a container ends on its end token).
-pub(crate) fn read_node(t: &mut Tokens<'_>) -> Result<Node, String> {
-    match t.current() {
-        Some(Token::StartObject) => {
-            let mut entries: Vec<Entry> = Vec::new();
-            loop {
-                match t.next().map_err(|e| e.0)? {
-                    Some(Token::EndObject) => return Ok(Node::Object(entries)),
-                    Some(Token::FieldName) => {
-                        let key = t.text()?.to_vec();
-                        let lossy = t.text_was_lossy();
-                        t.next().map_err(|e| e.0)?;
-                        let value = read_node(t)?;
-                        // LinkedHashMap.put: an equal key keeps its place, takes the value.
-                        match entries.iter_mut().find(|e| !lossy && e.is_named(&key)) {
-                            Some(entry) => entry.value = value,
-                            None => entries.push(Entry { key, lossy, value }),
+/// Objects with more members than this find an equal key through a hash index instead of
+/// comparing every member (Jackson's `LinkedHashMap` costs the same per member however many
+/// there are; pairwise comparison made one message of n members cost n^2).
+const LINEAR_KEYS: usize = 16;
+
+/// An object or array being read, with what it has so far.
+enum Open {
+    Object {
+        entries: Vec<Entry>,
+        /// Key -> position in `entries`, once there are more than [`LINEAR_KEYS`].
+        index: Option<std::collections::HashMap<Vec<u8>, usize>>,
+        /// The member whose value is being read.
+        key: Vec<u8>,
+        lossy: bool,
+    },
+    Array(Vec<Node>),
+}
+
+impl Open {
+    /// Adds a finished value to this container (`LinkedHashMap.put` for objects: an equal
+    /// key keeps its place and takes the value).
+    fn add(&mut self, value: Node) {
+        match self {
+            Open::Array(items) => items.push(value),
+            Open::Object {
+                entries,
+                index,
+                key,
+                lossy,
+            } => {
+                let key = std::mem::take(key);
+                let lossy = *lossy;
+                let found = if lossy {
+                    None
+                } else if let Some(index) = index {
+                    index.get(&key).copied()
+                } else {
+                    entries.iter().position(|e| e.is_named(&key))
+                };
+                match found {
+                    Some(at) => entries[at].value = value,
+                    None => {
+                        if !lossy {
+                            if let Some(index) = index {
+                                index.insert(key.clone(), entries.len());
+                            }
+                        }
+                        entries.push(Entry { key, lossy, value });
+                        if index.is_none() && entries.len() > LINEAR_KEYS {
+                            *index = Some(
+                                entries
+                                    .iter()
+                                    .enumerate()
+                                    .filter(|(_, e)| !e.lossy)
+                                    .map(|(i, e)| (e.key.clone(), i))
+                                    .collect(),
+                            );
                         }
                     }
-                    other => return Err(format!("unexpected token {other:?} in an object")),
                 }
             }
         }
-        Some(Token::StartArray) => {
-            let mut items = Vec::new();
-            loop {
-                match t.next().map_err(|e| e.0)? {
-                    Some(Token::EndArray) => return Ok(Node::Array(items)),
-                    Some(_) => items.push(read_node(t)?),
-                    None => return Err("Unexpected end-of-input in an array".into()),
+    }
+
+    fn close(self) -> Node {
+        match self {
+            Open::Object { entries, .. } => Node::Object(entries),
+            Open::Array(items) => Node::Array(items),
+        }
+    }
+}
+
+/// Reads the value at the current token (a container ends on its end token). Iterative:
+/// the containers being read are on a heap stack, so nesting (up to the tokenizer's 1000
+/// levels) costs no native stack.
+pub(crate) fn read_node(t: &mut Tokens<'_>) -> Result<Node, String> {
+    let mut open: Vec<Open> = Vec::new();
+    // The token to read a value from; `None` after a value was read (then the next token
+    // continues the innermost container).
+    let mut at_value = true;
+    loop {
+        let value = if at_value {
+            match t.current() {
+                Some(Token::StartObject) => {
+                    open.push(Open::Object {
+                        entries: Vec::new(),
+                        index: None,
+                        key: Vec::new(),
+                        lossy: false,
+                    });
+                    at_value = false;
+                    continue;
+                }
+                Some(Token::StartArray) => {
+                    open.push(Open::Array(Vec::new()));
+                    at_value = false;
+                    continue;
+                }
+                Some(Token::String) => Node::Text(t.text()?.to_vec()),
+                Some(Token::Int) => Node::Int(t.literal().to_vec()),
+                Some(Token::Float) => Node::Float(t.literal().to_vec()),
+                Some(Token::True) => Node::Bool(true),
+                Some(Token::False) => Node::Bool(false),
+                Some(Token::Null) => Node::Null,
+                other => return Err(format!("unexpected token {other:?}")),
+            }
+        } else {
+            // Inside the innermost container: its next member, or its end.
+            // `at_value` is false only while a container is open.
+            let Some(container) = open.last_mut() else {
+                return Err(LOST.into());
+            };
+            let token = t.next().map_err(|e| e.0)?;
+            match (container, token) {
+                (Open::Object { .. }, Some(Token::EndObject))
+                | (Open::Array(_), Some(Token::EndArray)) => match open.pop() {
+                    Some(done) => done.close(),
+                    None => return Err(LOST.into()),
+                },
+                (Open::Object { key, lossy, .. }, Some(Token::FieldName)) => {
+                    *key = t.text()?.to_vec();
+                    *lossy = t.text_was_lossy();
+                    t.next().map_err(|e| e.0)?;
+                    at_value = true;
+                    continue;
+                }
+                (Open::Object { .. }, other) => {
+                    return Err(format!("unexpected token {other:?} in an object"))
+                }
+                (Open::Array(_), None) => return Err("Unexpected end-of-input in an array".into()),
+                (Open::Array(_), Some(_)) => {
+                    at_value = true;
+                    continue;
                 }
             }
+        };
+        match open.last_mut() {
+            None => return Ok(value),
+            Some(container) => {
+                container.add(value);
+                at_value = false;
+            }
         }
-        Some(Token::String) => Ok(Node::Text(t.text()?.to_vec())),
-        Some(Token::Int) => Ok(Node::Int(t.literal().to_vec())),
-        Some(Token::Float) => Ok(Node::Float(t.literal().to_vec())),
-        Some(Token::True) => Ok(Node::Bool(true)),
-        Some(Token::False) => Ok(Node::Bool(false)),
-        Some(Token::Null) => Ok(Node::Null),
-        other => Err(format!("unexpected token {other:?}")),
+    }
+}
+
+const LOST: &str = "internal error: the JSON tree reader lost its place";
+
+impl Drop for Node {
+    /// Drops the children of deep trees from a heap stack (the derived drop recurses once
+    /// per level).
+    fn drop(&mut self) {
+        fn take_children(node: &mut Node, into: &mut Vec<Node>) {
+            match node {
+                Node::Array(items) => into.append(items),
+                Node::Object(entries) => into.extend(
+                    entries
+                        .iter_mut()
+                        .map(|e| std::mem::replace(&mut e.value, Node::Null)),
+                ),
+                _ => {}
+            }
+        }
+        let mut pending = Vec::new();
+        take_children(self, &mut pending);
+        while let Some(mut node) = pending.pop() {
+            take_children(&mut node, &mut pending);
+        }
     }
 }
 
@@ -141,38 +269,67 @@ impl Node {
     }
 }
 
+/// Writes `node` as compact JSON. Iterative: each open container is a heap-stack entry
+/// with the position of its next child.
 fn write_node(node: &Node, has_decimal: bool, out: &mut Vec<u8>) {
-    match node {
-        Node::Object(entries) => {
-            out.push(b'{');
-            for (i, entry) in entries.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
+    enum Next<'a> {
+        Members(std::slice::Iter<'a, Entry>, bool),
+        Items(std::slice::Iter<'a, Node>, bool),
+    }
+    let mut stack: Vec<Next<'_>> = Vec::new();
+    let mut current = Some(node);
+    loop {
+        if let Some(node) = current.take() {
+            match node {
+                Node::Object(entries) => {
+                    out.push(b'{');
+                    stack.push(Next::Members(entries.iter(), true));
                 }
-                write_quoted(&entry.key, out);
-                out.push(b':');
-                write_node(&entry.value, has_decimal, out);
-            }
-            out.push(b'}');
-        }
-        Node::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
+                Node::Array(items) => {
+                    out.push(b'[');
+                    stack.push(Next::Items(items.iter(), true));
                 }
-                write_node(item, has_decimal, out);
+                Node::Text(text) => write_quoted(text, out),
+                // A non-finite double is written as a quoted string (QUOTE_NON_NUMERIC_NUMBERS).
+                Node::Float(literal) if !has_decimal && !lit_f64(literal).is_finite() => {
+                    out.push(b'"');
+                    float_text(literal, has_decimal, out);
+                    out.push(b'"');
+                }
+                scalar => scalar.as_text(has_decimal, out),
             }
-            out.push(b']');
         }
-        Node::Text(text) => write_quoted(text, out),
-        // A non-finite double is written as a quoted string (QUOTE_NON_NUMERIC_NUMBERS).
-        Node::Float(literal) if !has_decimal && !lit_f64(literal).is_finite() => {
-            out.push(b'"');
-            float_text(literal, has_decimal, out);
-            out.push(b'"');
+        let Some(top) = stack.last_mut() else {
+            return;
+        };
+        match top {
+            Next::Members(members, first) => match members.next() {
+                Some(entry) => {
+                    if !std::mem::take(first) {
+                        out.push(b',');
+                    }
+                    write_quoted(&entry.key, out);
+                    out.push(b':');
+                    current = Some(&entry.value);
+                }
+                None => {
+                    out.push(b'}');
+                    stack.pop();
+                }
+            },
+            Next::Items(items, first) => match items.next() {
+                Some(item) => {
+                    if !std::mem::take(first) {
+                        out.push(b',');
+                    }
+                    current = Some(item);
+                }
+                None => {
+                    out.push(b']');
+                    stack.pop();
+                }
+            },
         }
-        scalar => scalar.as_text(has_decimal, out),
     }
 }
 

@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use prost_reflect::MessageDescriptor;
 
-use super::schema::{resolve_schema, CompiledSchema, ProtobufSchemaSource};
+use super::schema::{resolve_schema, CompiledSchema};
 use crate::error::{CodecError, ErrorContext};
 use crate::framing::{read_message_indexes, split_header};
 use crate::protobuf::{ProtobufOptions, ProtobufRowDecoder};
+use crate::schema_source::SchemaSource;
 use crate::types::FlinkType;
 
 /// Decodes Confluent-framed Protobuf values into rows of one row type, reading each value
@@ -18,7 +19,7 @@ use crate::types::FlinkType;
 pub struct ProtobufConfluentDecoder {
     row_type: FlinkType,
     options: ProtobufOptions,
-    source: Arc<dyn ProtobufSchemaSource>,
+    source: Arc<dyn SchemaSource>,
     schemas: HashMap<i32, SchemaEntry>,
     /// The index path of the value being decoded (reused).
     path: Vec<i32>,
@@ -45,7 +46,7 @@ impl ProtobufConfluentDecoder {
     pub fn new(
         row_type: &FlinkType,
         options: ProtobufOptions,
-        source: Arc<dyn ProtobufSchemaSource>,
+        source: Arc<dyn SchemaSource>,
     ) -> Result<Self, CodecError> {
         row_type.row_fields()?;
         // No Flink format to match here: absent fields that track presence read as NULL, so

@@ -11,7 +11,7 @@
 //! text does not declare as messages).
 //!
 //! Decode ([`ProtobufConfluentDecoder`]): the writer schema is fetched by id through a
-//! [`ProtobufSchemaSource`] (references resolved recursively by subject and version) and
+//! [`crate::schema_source::SchemaSource`] (references resolved recursively by subject and version) and
 //! compiled with protox, once per id; the message named by the index path gets a
 //! [`ProtobufRowDecoder`] for the table's row type, once per (id, path). After that the
 //! bytes are read exactly as `protobuf-native` reads them. A value without a valid header
@@ -30,9 +30,7 @@ mod schema;
 
 pub use decode::ProtobufConfluentDecoder;
 pub use encode::{writer_schema, ProtobufConfluentEncoder, WriterSchema};
-pub use schema::{
-    resolve_schema, CompiledSchema, ProtoReference, ProtoSchema, ProtobufSchemaSource,
-};
+pub use schema::{resolve_schema, CompiledSchema};
 
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,6 @@
 //! The writer schemas of `protobuf-confluent-native`: registered `.proto` text with its
 //! references (fetched recursively by subject and version through a
-//! [`ProtobufSchemaSource`]), compiled with protox, and the messages of a compiled file found
+//! [`SchemaSource`]), compiled with protox, and the messages of a compiled file found
 //! by index path or name.
 
 use std::collections::HashMap;
@@ -10,36 +10,7 @@ use prost_reflect::prost_types::FileDescriptorSet;
 use prost_reflect::{DescriptorPool, FileDescriptor, Kind, MessageDescriptor};
 use protox::file::{File, FileResolver, GoogleFileResolver};
 
-/// A Protobuf schema as registered: its `.proto` text and the schemas it imports.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProtoSchema {
-    /// The `.proto` source.
-    pub text: String,
-    /// The registered schemas it imports, by import name.
-    pub references: Vec<ProtoReference>,
-}
-
-/// A reference of a registered schema: the file imported as `name` is version `version`
-/// of subject `subject`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProtoReference {
-    /// The import path the referencing schema uses (`import "<name>";`).
-    pub name: String,
-    /// The subject the imported schema is registered under.
-    pub subject: String,
-    /// Its version within the subject.
-    pub version: i32,
-}
-
-/// Where writer schemas come from (the native library implements it on top of the schema
-/// registry client; tests use an in-memory map).
-pub trait ProtobufSchemaSource: Send + Sync {
-    /// The Protobuf schema with this id, or a message naming the id, e.g. "Could not find
-    /// schema with id 7 in registry" (also when the id names a schema of another type).
-    fn schema_by_id(&self, id: i32) -> Result<ProtoSchema, String>;
-    /// Version `version` of `subject` (a referenced schema), or a message naming them.
-    fn schema_by_version(&self, subject: &str, version: i32) -> Result<ProtoSchema, String>;
-}
+use crate::schema_source::{by_id, SchemaReference, SchemaSource, SchemaType};
 
 /// How deep references may nest (a guard against registries answering with endless chains).
 const MAX_REFERENCE_DEPTH: usize = 64;
@@ -228,11 +199,10 @@ fn declared_children(parent: &MessageDescriptor) -> Vec<MessageDescriptor> {
 }
 
 /// Fetches schema `id` and, recursively, every schema it references, and compiles it.
-pub fn resolve_schema(
-    source: &dyn ProtobufSchemaSource,
-    id: i32,
-) -> Result<CompiledSchema, String> {
-    let root = source.schema_by_id(id)?;
+pub fn resolve_schema(source: &dyn SchemaSource, id: i32) -> Result<CompiledSchema, String> {
+    let root = source
+        .schema_by_id(id)?
+        .expect(SchemaType::Protobuf, by_id(id))?;
     let mut imports = HashMap::new();
     collect_references(source, &root.references, &mut imports, 0)?;
     let mut name = format!("registry-schema-{id}.proto");
@@ -245,8 +215,8 @@ pub fn resolve_schema(
 /// Adds the texts of `references` (and of theirs) to `imports`; a name already present is
 /// not fetched again (it also ends reference cycles).
 fn collect_references(
-    source: &dyn ProtobufSchemaSource,
-    references: &[ProtoReference],
+    source: &dyn SchemaSource,
+    references: &[SchemaReference],
     imports: &mut HashMap<String, String>,
     depth: usize,
 ) -> Result<(), String> {
@@ -261,6 +231,14 @@ fn collect_references(
         }
         let schema = source
             .schema_by_version(&reference.subject, reference.version)
+            .and_then(|schema| {
+                schema.expect(SchemaType::Protobuf, || {
+                    format!(
+                        "Subject '{}' version {}",
+                        reference.subject, reference.version
+                    )
+                })
+            })
             .map_err(|e| {
                 format!(
                     "could not resolve the reference '{}' (subject '{}', version {}): {e}",

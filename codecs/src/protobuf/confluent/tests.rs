@@ -1,7 +1,7 @@
 //! Schemas with references, index paths and values of `protobuf-confluent-native`.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::*;
@@ -9,6 +9,7 @@ use crate::error::CodecError;
 use crate::framing::confluent_header;
 use crate::protobuf::test_support::{render, row, ty};
 use crate::protobuf::{ProtobufOptions, ProtobufRowDecoder, ProtobufRowEncoder};
+use crate::schema_source::{InMemorySchemas, SchemaReference, SchemaType, SourcedSchema};
 use crate::types::FlinkType;
 
 const OUTER: &str = r#"
@@ -116,37 +117,13 @@ fn schemas_that_do_not_compile_say_why() {
     assert!(err.contains("missing.proto"), "{err}");
 }
 
-/// An in-memory registry: ids and (subject, version) -> schema, counting look-ups.
-#[derive(Default)]
-struct FakeRegistry {
-    ids: HashMap<i32, ProtoSchema>,
-    versions: HashMap<(String, i32), ProtoSchema>,
-    lookups: AtomicUsize,
-}
-
-impl ProtobufSchemaSource for FakeRegistry {
-    fn schema_by_id(&self, id: i32) -> Result<ProtoSchema, String> {
-        self.lookups.fetch_add(1, Ordering::SeqCst);
-        self.ids
-            .get(&id)
-            .cloned()
-            .ok_or_else(|| format!("Could not find schema with id {id} in registry"))
-    }
-
-    fn schema_by_version(&self, subject: &str, version: i32) -> Result<ProtoSchema, String> {
-        self.versions
-            .get(&(subject.to_string(), version))
-            .cloned()
-            .ok_or_else(|| format!("Subject '{subject}' version {version} not found"))
-    }
-}
-
-fn schema(text: &str, references: &[(&str, &str, i32)]) -> ProtoSchema {
-    ProtoSchema {
+fn schema(text: &str, references: &[(&str, &str, i32)]) -> SourcedSchema {
+    SourcedSchema {
+        schema_type: SchemaType::Protobuf,
         text: text.to_string(),
         references: references
             .iter()
-            .map(|(n, s, v)| ProtoReference {
+            .map(|(n, s, v)| SchemaReference {
                 name: n.to_string(),
                 subject: s.to_string(),
                 version: *v,
@@ -157,8 +134,8 @@ fn schema(text: &str, references: &[(&str, &str, i32)]) -> ProtoSchema {
 
 /// Id 7: OUTER, referencing common.proto (subject "common", version 2), which itself
 /// references nothing but google's timestamp.
-fn registry() -> Arc<FakeRegistry> {
-    let mut registry = FakeRegistry::default();
+fn registry() -> Arc<InMemorySchemas> {
+    let mut registry = InMemorySchemas::default();
     registry
         .ids
         .insert(7, schema(OUTER, &[("common.proto", "common", 2)]));
@@ -177,7 +154,7 @@ fn references_resolve_recursively_and_failures_name_them() {
     let mid = "syntax = \"proto3\"; package mid; import \"leaf.proto\"; \
                message M { leaf.L l = 1; }";
     let top = "syntax = \"proto3\"; import \"mid.proto\"; message T { mid.M m = 1; }";
-    let mut chain = FakeRegistry::default();
+    let mut chain = InMemorySchemas::default();
     chain
         .ids
         .insert(1, schema(top, &[("mid.proto", "mid-value", 1)]));

@@ -12,6 +12,7 @@
 //! the two-pass decoder, which reads it (or reports its error) from the start.
 
 use super::super::checks::Checks;
+use super::super::flat_plan::{FlatOp, FlatPlan};
 use super::super::plan::{Absent, DirectOp, MessagePlan, Shape, ValuePlan};
 use super::super::wire::WireReader;
 use super::scan::write_direct;
@@ -19,35 +20,6 @@ use super::small_values::put_small_value;
 use super::values::{write_bytes, write_text};
 use super::{row, Scratch};
 use crate::flink_binary::layout::{put, row_null_bytes};
-
-/// The one-pass plan of a flat message.
-#[derive(Debug)]
-pub(crate) struct FlatPlan {
-    /// The row image of the empty message (every column absent): header, null bits and
-    /// slots, no variable-length part.
-    template: Vec<u8>,
-    /// Per column whose absent value is NULL: its null bit (byte offset in the image,
-    /// mask), which its value clears; empty when no column reads NULL when absent.
-    null_bits: Vec<(usize, u8)>,
-    /// Per column, how the loop writes its value.
-    ops: Vec<FlatOp>,
-}
-
-/// How the one-pass loop writes a column: the common kinds inline, the rest through the
-/// scan's [`write_direct`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FlatOp {
-    /// `int64` / `uint64` into BIGINT: the varint's 64 bits.
-    Long,
-    /// `int32` / `uint32` into INT: the varint's low 32 bits.
-    Int,
-    /// A string (ASCII inline, anything else through [`write_direct`]).
-    Text,
-    /// Bytes.
-    Bytes,
-    /// Any other direct op.
-    Other,
-}
 
 impl FlatPlan {
     /// The flat plan of `plan` (not of its sub-messages), or `None` when the message is

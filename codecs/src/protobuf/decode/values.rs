@@ -124,7 +124,7 @@ fn non_ascii_text(bytes: &[u8], utf8_checked: bool) -> DecodeResult<Cow<'_, [u8]
         Ok(_) => Ok(Cow::Borrowed(bytes)),
         Err(_) if utf8_checked => Err(WireError::InvalidUtf8.into()),
         Err(_) => Ok(Cow::Owned(
-            crate::json::encode::escape::java_utf8_lossy(bytes)
+            crate::java::utf8::java_utf8_lossy(bytes)
                 .into_owned()
                 .into_bytes(),
         )),

@@ -32,12 +32,12 @@ mod tests;
 
 use prost_reflect::MessageDescriptor;
 
-use crate::java::hash_map::JavaHashMap;
 use self::program::MessageProgram;
 use super::checks::Checks;
 use super::plan::{MessagePlan, ProtobufOptions};
 use crate::error::CodecError;
 use crate::flink_binary::slots::Slots;
+use crate::java::hash_map::JavaHashMap;
 use crate::types::FlinkType;
 
 /// Writes Flink rows of one row type as protobuf messages of one message type, byte for

@@ -3,7 +3,6 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
-use crate::java::hash_map::{bool_hash, int_hash, long_hash, string_compare, string_hash, JavaKeys};
 use super::program::{
     EnumProgram, EnumSource, FieldProgram, FieldShape, MapKey, MapProgram, MessageProgram, Tag,
     ValueProgram,
@@ -11,6 +10,9 @@ use super::program::{
 use super::Scratch;
 use crate::error::CodecError;
 use crate::flink_binary::slots::{bad, read_i32, Slots};
+use crate::java::hash_map::{
+    bool_hash, int_hash, long_hash, string_compare, string_hash, JavaKeys,
+};
 use crate::protobuf::wire::{put_int32, put_varint, varint_len, zigzag_encode32, zigzag_encode64};
 
 /// The encoder's state while writing one row.
@@ -67,7 +69,7 @@ impl Prim<'_> {
 /// The Java string flink-protobuf gets from a `StringData` (`toString()`), as UTF-8:
 /// valid UTF-8 as is; malformed sequences become U+FFFD by the JDK's rules.
 pub(super) fn java_text(bytes: &[u8]) -> Cow<'_, str> {
-    crate::json::encode::escape::java_utf8_lossy(bytes)
+    crate::java::utf8::java_utf8_lossy(bytes)
 }
 
 /// Appends a one-byte length placeholder and returns where the content starts.

@@ -11,7 +11,6 @@ use karrow_registry::RegistryClient;
 
 use crate::config::AvroDecoderConfig;
 use crate::error::NativeError;
-use crate::registry_source::RegistrySchemaSource;
 use crate::row_list::{MessageRows, RowListSession};
 use crate::session::SessionKind;
 
@@ -49,8 +48,7 @@ impl AvroDecodeSession {
         let config = AvroDecoderConfig::from_json(config_json)?;
         let row_type = FlinkType::from_json(&config.row_type)?;
         let client = Arc::new(RegistryClient::new(config.registry_config())?);
-        let source = Arc::new(RegistrySchemaSource::new(client));
-        let decoder = AvroConfluentDecoder::new(&row_type, config.schema.as_deref(), source)?;
+        let decoder = AvroConfluentDecoder::new(&row_type, config.schema.as_deref(), client)?;
         Ok(RowListSession::new(AvroValueDecoder(decoder)))
     }
 }

@@ -132,9 +132,11 @@ fn forged_handles_are_errors() {
 #[test]
 fn a_call_the_kind_does_not_answer_names_the_kind() {
     let handle = open(Probe::boxed(SessionKind::JsonEncoder)).unwrap();
-    let error = with_session(handle, |session| session.decode_one(b"{}").map(|_| ()))
-        .unwrap_err()
-        .to_string();
+    let error = with_session(handle, |session| {
+        session.decode_one(Some(b"{}")).map(|_| ())
+    })
+    .unwrap_err()
+    .to_string();
     assert_eq!(error, "invalid call: a JSON encoder does not decode");
     close(handle).unwrap();
 }

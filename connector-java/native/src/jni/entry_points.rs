@@ -12,7 +12,8 @@ use super::{
 };
 use crate::error::NativeError;
 use crate::handles::{self, with_session};
-use crate::session::{Session, SessionKind};
+use crate::session::{OneValueRows, Session, SessionKind};
+use crate::value_batch::ValueBatch;
 
 /// `long open(int kind, String configJson, byte[] bytes)`: opens a session of `kind`;
 /// `bytes` (may be null) is the kind's binary argument (a Protobuf descriptor set).
@@ -96,19 +97,13 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_decodeOneD
     out_address: jlong,
     out_capacity: jint,
 ) -> jint {
-    guard(&mut env, 0, |_| {
-        // SAFETY: Java passes a direct buffer holding the value, alive and unmodified for
-        // the duration of this call.
-        let value = unsafe { direct_slice(in_address, in_length)? };
-        with_session(handle, |session| {
-            let Some(parts) = session.decode_one(value)? else {
-                return Ok(-1);
-            };
-            // SAFETY: Java passes a direct buffer of `out_capacity` bytes that nothing else
-            // reads or writes during this call.
-            unsafe { write_direct(&parts, out_address, out_capacity) }
-        })
-    })
+    let direct = Direct {
+        in_address,
+        in_length,
+        out_address,
+        out_capacity,
+    };
+    guard(&mut env, 0, |_| one_direct(handle, direct, decode_one))
 }
 
 /// `byte[] decodeBatch(long handle, long dataAddress, long lengthsAddress, int count, int[]
@@ -124,17 +119,13 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_decodeBatc
     count: jint,
     value_row_ends: JIntArray<'local>,
 ) -> jbyteArray {
+    let values = Batch {
+        data_address,
+        lengths_address,
+        count,
+    };
     guard(&mut env, std::ptr::null_mut(), |env| {
-        check_int_array(env, &value_row_ends, count.max(0) as usize)?;
-        // SAFETY: Java passes direct buffers in the documented layout, alive and unmodified
-        // for the duration of this call.
-        let values = unsafe { direct_values(data_address, lengths_address, count)? };
-        with_session(handle, |session| {
-            let (rows, ends) = session.decode_batch(values)?;
-            env.set_int_array_region(&value_row_ends, 0, ends)
-                .map_err(jni_error)?;
-            byte_array_from_parts(env, &[rows.header, rows.images])
-        })
+        batch(env, handle, values, &value_row_ends, 0, decode_batch)
     })
 }
 
@@ -152,17 +143,13 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_encodeOneD
     out_address: jlong,
     out_capacity: jint,
 ) -> jint {
-    guard(&mut env, 0, |_| {
-        // SAFETY: Java passes a direct buffer holding the row image, alive and unmodified
-        // for the duration of this call.
-        let image = unsafe { direct_slice(in_address, in_length)? };
-        with_session(handle, |session| {
-            let value = session.encode_one(image)?;
-            // SAFETY: Java passes a direct buffer of `out_capacity` bytes that nothing else
-            // reads or writes during this call.
-            unsafe { write_direct(&[value], out_address, out_capacity) }
-        })
-    })
+    let direct = Direct {
+        in_address,
+        in_length,
+        out_address,
+        out_capacity,
+    };
+    guard(&mut env, 0, |_| one_direct(handle, direct, encode_one))
 }
 
 /// `byte[] encodeBatch(long handle, long dataAddress, long lengthsAddress, int count, int[]
@@ -178,23 +165,122 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_encodeBatc
     count: jint,
     offsets: JIntArray<'local>,
 ) -> jbyteArray {
+    let images = Batch {
+        data_address,
+        lengths_address,
+        count,
+    };
     guard(&mut env, std::ptr::null_mut(), |env| {
-        check_int_array(env, &offsets, count.max(0) as usize + 1)?;
-        // SAFETY: Java passes direct buffers in the documented layout, alive and unmodified
-        // for the duration of this call.
-        let images = unsafe { direct_values(data_address, lengths_address, count)? }
-            .map(|i| i.ok_or_else(|| NativeError::InvalidCall("a row image is null".into())))
-            .collect::<Result<Vec<_>, _>>()?;
-        with_session(handle, |session| {
-            let (values, ends) = session.encode_batch(&images)?;
-            env.set_int_array_region(&offsets, 0, ends)
-                .map_err(jni_error)?;
-            Ok(env
-                .byte_array_from_slice(values)
-                .map_err(jni_error)?
-                .into_raw())
-        })
+        batch(env, handle, images, &offsets, 1, encode_batch)
     })
+}
+
+/// The direct memory of a per-record call: the input and the output buffer.
+#[derive(Clone, Copy)]
+struct Direct {
+    in_address: jlong,
+    in_length: jint,
+    out_address: jlong,
+    out_capacity: jint,
+}
+
+/// The direct memory of a batch call: values back to back and their lengths.
+#[derive(Clone, Copy)]
+struct Batch {
+    data_address: jlong,
+    lengths_address: jlong,
+    count: jint,
+}
+
+/// The body of the per-record calls: `call` turns the input (`None` when `inLength` is
+/// -1: a null value) into parts written back to back to the output buffer (`None`: no
+/// result, `-1`).
+#[inline]
+fn one_direct<F>(handle: jlong, direct: Direct, call: F) -> Result<jint, NativeError>
+where
+    F: for<'s> FnOnce(
+        &'s mut dyn Session,
+        Option<&[u8]>,
+    ) -> Result<Option<OneValueRows<'s>>, NativeError>,
+{
+    let input = if direct.in_length == -1 {
+        None
+    } else {
+        // SAFETY: Java passes a direct buffer holding the input, alive and unmodified for
+        // the duration of this call.
+        Some(unsafe { direct_slice(direct.in_address, direct.in_length)? })
+    };
+    with_session(handle, |session| {
+        let Some(parts) = call(session, input)? else {
+            return Ok(-1);
+        };
+        // SAFETY: Java passes a direct buffer of `out_capacity` bytes that nothing else
+        // reads or writes during this call.
+        unsafe { write_direct(&parts, direct.out_address, direct.out_capacity) }
+    })
+}
+
+/// The body of the batch calls: `call` turns the values into parts returned in one new
+/// `byte[]` and ints written to `ints` (which must hold `count + extra_ints`).
+fn batch<F>(
+    env: &mut JNIEnv<'_>,
+    handle: jlong,
+    values: Batch,
+    ints: &JIntArray<'_>,
+    extra_ints: usize,
+    call: F,
+) -> Result<jbyteArray, NativeError>
+where
+    F: for<'s> FnOnce(&'s mut dyn Session, ValueBatch<'_>) -> Result<BatchOutput<'s>, NativeError>,
+{
+    check_int_array(env, ints, values.count.max(0) as usize + extra_ints)?;
+    // SAFETY: Java passes direct buffers in the documented layout, alive and unmodified for
+    // the duration of this call.
+    let values =
+        unsafe { direct_values(values.data_address, values.lengths_address, values.count)? };
+    with_session(handle, |session| {
+        let (parts, written) = call(session, values)?;
+        env.set_int_array_region(ints, 0, written)
+            .map_err(jni_error)?;
+        byte_array_from_parts(env, &parts)
+    })
+}
+
+/// What a batch call returns: the bytes of its `byte[]` in parts, and its ints.
+type BatchOutput<'s> = ([&'s [u8]; 2], &'s [i32]);
+
+fn decode_one<'s>(
+    session: &'s mut dyn Session,
+    value: Option<&[u8]>,
+) -> Result<Option<OneValueRows<'s>>, NativeError> {
+    session.decode_one(value)
+}
+
+fn encode_one<'s>(
+    session: &'s mut dyn Session,
+    image: Option<&[u8]>,
+) -> Result<Option<OneValueRows<'s>>, NativeError> {
+    let image = image.ok_or_else(|| NativeError::InvalidCall("a row image is null".into()))?;
+    Ok(Some([session.encode_one(image)?, &[]]))
+}
+
+fn decode_batch<'s>(
+    session: &'s mut dyn Session,
+    values: ValueBatch<'_>,
+) -> Result<BatchOutput<'s>, NativeError> {
+    let (rows, ends) = session.decode_batch(values)?;
+    Ok(([rows.header, rows.images], ends))
+}
+
+fn encode_batch<'s>(
+    session: &'s mut dyn Session,
+    images: ValueBatch<'_>,
+) -> Result<BatchOutput<'s>, NativeError> {
+    let images = images
+        .map(|i| i.ok_or_else(|| NativeError::InvalidCall("a row image is null".into())))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (values, offsets) = session.encode_batch(&images)?;
+    Ok(([values, &[]], offsets))
 }
 
 /// `String control(long handle, String request)`: a request off the per-record and

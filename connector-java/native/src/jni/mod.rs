@@ -53,7 +53,7 @@ fn byte_array_from_parts(env: &mut JNIEnv<'_>, parts: &[&[u8]]) -> Result<jbyteA
         .map_err(|_| NativeError::InvalidCall(format!("{total} bytes do not fit a Java byte[]")))?;
     let array = env.new_byte_array(length).map_err(jni_error)?;
     let mut at = 0i32;
-    for part in parts {
+    for part in parts.iter().filter(|p| !p.is_empty()) {
         // SAFETY: `u8` and `i8` have the same size and alignment; the slice covers exactly
         // the part's bytes, which are only read.
         let as_jbytes =

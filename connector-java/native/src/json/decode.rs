@@ -6,13 +6,13 @@
 
 use std::sync::Arc;
 
-use karrow_codecs::json::{JsonConfluentDecoder, JsonRowDecoder, JsonSchemaSource};
+use karrow_codecs::json::{JsonConfluentDecoder, JsonRowDecoder};
+use karrow_codecs::schema_source::SchemaSource;
 use karrow_codecs::{CodecError, FlinkType};
 use karrow_registry::RegistryClient;
 
 use crate::config::JsonDecoderConfig;
 use crate::error::NativeError;
-use crate::registry_source::RegistrySchemaSource;
 use crate::row_list::{MessageRows, RowListSession};
 use crate::session::SessionKind;
 
@@ -53,8 +53,7 @@ impl JsonDecodeSession {
             Some(confluent) => {
                 let ids = if confluent.validate_schema_id {
                     let client = RegistryClient::new(confluent.registry.registry_config())?;
-                    let source: Arc<dyn JsonSchemaSource> =
-                        Arc::new(RegistrySchemaSource::new(Arc::new(client)));
+                    let source: Arc<dyn SchemaSource> = Arc::new(client);
                     Some(source)
                 } else {
                     None

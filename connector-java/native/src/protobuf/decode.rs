@@ -10,7 +10,6 @@ use karrow_codecs::protobuf::ProtobufRowDecoder;
 use karrow_codecs::{CodecError, ErrorContext, FlinkType};
 use karrow_registry::RegistryClient;
 
-use super::registry::RegistryProtobufSource;
 use crate::config::ProtobufConfig;
 use crate::error::NativeError;
 use crate::row_list::{MessageRows, RowListSession};
@@ -82,7 +81,7 @@ impl ProtobufDecodeSession {
             Some(confluent) => {
                 let row_type = FlinkType::from_json(&config.row_type)?;
                 let client = RegistryClient::new(confluent.registry.registry_config())?;
-                let source = Arc::new(RegistryProtobufSource::new(Arc::new(client)));
+                let source = Arc::new(client);
                 ValueDecoder::Confluent(ProtobufConfluentDecoder::new(
                     &row_type,
                     config.options.clone(),

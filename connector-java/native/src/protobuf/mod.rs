@@ -2,15 +2,13 @@
 //! or writer. For `protobuf-native` the message's descriptors arrive once, as the serialized
 //! `FileDescriptorSet` the Java side takes from the generated class; for
 //! `protobuf-confluent-native` (a `confluent` configuration section) schemas come from the
-//! schema registry instead ([`registry`]).
+//! schema registry instead (its client is the codecs' schema source).
 
 mod decode;
 mod encode;
-mod registry;
 
 pub use decode::{ProtobufDecodeSession, ProtobufValueDecoder};
 pub use encode::ProtobufEncodeSession;
-pub use registry::RegistryProtobufSource;
 
 use karrow_codecs::protobuf::message_from_descriptor_set;
 use karrow_codecs::FlinkType;

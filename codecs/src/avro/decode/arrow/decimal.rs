@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::{bad_default, unexpected, Decoder};
 use crate::avro::decode::cursor::{Cursor, ReadError, ReadResult};
 use crate::avro::decode::resolve::Read;
+use crate::java::big_integer::from_byte_array;
 
 /// A decimal column.
 pub(crate) struct DecimalDecoder {
@@ -39,37 +40,12 @@ impl DecimalDecoder {
     }
 
     fn append_unscaled(&mut self, bytes: &[u8]) -> ReadResult<()> {
-        match unscaled_from_be(bytes)? {
+        match from_byte_array(bytes).map_err(ReadError::new)? {
             Some(v) if v.unsigned_abs() < self.bound.unsigned_abs() => self.builder.append_value(v),
             _ => self.builder.append_null(),
         }
         Ok(())
     }
-}
-
-/// Reads a big-endian two's-complement integer; `None` when it does not fit in `i128`
-/// (then it has more than 38 digits, so it overflows every DECIMAL).
-pub(crate) fn unscaled_from_be(bytes: &[u8]) -> ReadResult<Option<i128>> {
-    let Some(&first) = bytes.first() else {
-        return Err(ReadError::new(
-            "Zero length BigInteger (empty decimal bytes)",
-        ));
-    };
-    let negative = first & 0x80 != 0;
-    let fill = if negative { 0xff } else { 0x00 };
-    let significant = if bytes.len() > 16 {
-        let (head, tail) = bytes.split_at(bytes.len() - 16);
-        let tail_negative = tail[0] & 0x80 != 0;
-        if head.iter().any(|&b| b != fill) || tail_negative != negative {
-            return Ok(None);
-        }
-        tail
-    } else {
-        bytes
-    };
-    let mut buf = [fill; 16];
-    buf[16 - significant.len()..].copy_from_slice(significant);
-    Ok(Some(i128::from_be_bytes(buf)))
 }
 
 impl Decoder for DecimalDecoder {
@@ -104,21 +80,6 @@ impl Decoder for DecimalDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn twos_complement_values() {
-        assert_eq!(unscaled_from_be(&[0x00]).unwrap(), Some(0));
-        assert_eq!(unscaled_from_be(&[0xff]).unwrap(), Some(-1));
-        assert_eq!(unscaled_from_be(&[0x00, 0x80]).unwrap(), Some(128));
-        assert_eq!(unscaled_from_be(&[0xff, 0x7f]).unwrap(), Some(-129));
-        let mut wide = vec![0xff; 20];
-        wide[19] = 0xfe;
-        assert_eq!(unscaled_from_be(&wide).unwrap(), Some(-2));
-        let mut huge = vec![0x00; 20];
-        huge[1] = 1;
-        assert_eq!(unscaled_from_be(&huge).unwrap(), None);
-        assert!(unscaled_from_be(&[]).is_err());
-    }
 
     #[test]
     fn overflow_is_null() {

@@ -12,25 +12,15 @@ use crate::avro::decode::cursor::{Cursor, ReadError, ReadResult};
 use crate::avro::decode::resolve::{Read, ValueRead};
 use crate::types::FlinkType;
 
-/// The largest block of zero-width items (arrays of `null`) accepted before the count is
-/// taken as corrupt; items that take bytes are bounded by the bytes left.
-pub(crate) const MAX_ZERO_WIDTH_ITEMS: u64 = 1 << 24;
-
-/// Checks a block count against what the remaining input can hold.
-pub(crate) fn check_block_count(count: u64, item: &ValueRead, cur: &Cursor<'_>) -> ReadResult<()> {
-    let zero_width = matches!(item, ValueRead::Direct(Read::Null));
-    let limit = if zero_width {
-        MAX_ZERO_WIDTH_ITEMS
-    } else {
-        cur.remaining() as u64
-    };
-    if count > limit {
-        return Err(ReadError::new(format!(
-            "block of {count} items cannot fit in the {} bytes left (truncated or corrupt message)",
-            cur.remaining()
-        )));
-    }
-    Ok(())
+/// Checks the next block of a collection of `item`s (see [`crate::avro::decode::limits`]): `count`
+/// items after `so_far` of earlier blocks; returns the new total.
+pub(crate) fn check_block_count(
+    count: u64,
+    so_far: u64,
+    item: &ValueRead,
+    cur: &mut Cursor<'_>,
+) -> ReadResult<u64> {
+    crate::avro::decode::limits::check_block(count, so_far, item.is_zero_width(), cur)
 }
 
 /// An array column.
@@ -72,12 +62,13 @@ impl Decoder for ListDecoder {
         let Read::Array(item) = read else {
             return Err(unexpected(read, "an array column"));
         };
+        let mut total = 0;
         loop {
             let count = cur.read_block_count()?;
             if count == 0 {
                 break;
             }
-            check_block_count(count, item, cur)?;
+            total = check_block_count(count, total, item, cur)?;
             for _ in 0..count {
                 decode_value(self.items.as_mut(), item, cur)?;
             }

@@ -66,14 +66,16 @@ impl Decoder for MapDecoder {
         let Read::Map(value) = read else {
             return Err(unexpected(read, "a map column"));
         };
+        let mut total = 0;
         loop {
             let count = cur.read_block_count()?;
             if count == 0 {
                 break;
             }
             // Every entry has at least a one-byte key length.
-            check_block_count(
+            total = check_block_count(
                 count,
+                total,
                 &super::super::resolve::ValueRead::Direct(Read::Boolean),
                 cur,
             )?;

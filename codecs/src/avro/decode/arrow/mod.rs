@@ -20,7 +20,6 @@ use crate::types::{FlinkKind, FlinkType};
 use super::cursor::{Cursor, ReadError, ReadResult};
 use super::resolve::{Read, ValueRead};
 
-pub(crate) use decimal::unscaled_from_be;
 pub(crate) use list::check_block_count;
 pub use structure::StructDecoder;
 

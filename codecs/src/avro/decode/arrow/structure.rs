@@ -86,12 +86,19 @@ impl StructDecoder {
             .iter_mut()
             .map(|c| c.finish())
             .collect::<Result<Vec<_>, _>>()?;
+        // A ROW without fields has no child to take its length from: the appended
+        // values are counted by the null buffer builder.
+        let len = self.nulls.len();
         let nulls = if self.nullable {
             self.nulls.finish()
         } else {
             None
         };
         self.nulls = NullBufferBuilder::new(0);
+        if self.fields.is_empty() {
+            return StructArray::try_new_with_length(self.fields.clone(), children, nulls, len)
+                .map_err(|e| ReadError::new(format!("building a row: {e}")));
+        }
         StructArray::try_new(self.fields.clone(), children, nulls)
             .map_err(|e| ReadError::new(format!("building a row: {e}")))
     }

@@ -83,9 +83,10 @@ public abstract class NativeDeserializationSchema<C extends Serializable>
     }
 
     /**
-     * Decodes one non-null value with this instance's decoder ({@link KarrowNative#decodeOneDirect});
-     * returns what the call wrote (the row image for formats whose value gives at most one row, else a
-     * row-list layout), or {@code null} when the value gives no row.
+     * Decodes one value with this instance's decoder ({@link KarrowNative#decodeOneDirect}); a null
+     * value (a tombstone) is decided by native code as every other value is. Returns what the call
+     * wrote (the row image for formats whose value gives at most one row, else a row-list layout),
+     * or {@code null} when the value gives no row.
      */
     protected byte[] decodeOne(byte[] message) throws IOException {
         long handle = decoderHandle();

@@ -5,12 +5,18 @@ import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.NativeEncoderHandle;
 import io.karrow.flink.rows.BinaryRowImages;
 
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.SimpleCounter;
+import org.apache.flink.metrics.ThreadSafeSimpleCounter;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 
 import java.io.IOException;
 import java.io.Serializable;
+import java.util.Map;
 import java.util.Objects;
+import java.util.WeakHashMap;
 
 /**
  * What every native format's {@code SerializationSchema} shares: the row type and format
@@ -39,6 +45,7 @@ public abstract class NativeSerializationSchema<C extends Serializable>
     private transient NativeEncoderHandle encoder;
     private transient BinaryRowImages images;
     private transient DirectRecordBuffers recordBuffers;
+    private transient Counter recordsEncoded;
 
     /**
      * Creates the schema.
@@ -66,10 +73,26 @@ public abstract class NativeSerializationSchema<C extends Serializable>
     /** The exception {@link #serialize} throws when a row cannot be encoded, worded as the stock format. */
     protected abstract RuntimeException serializeFailure(RowData row, Exception cause);
 
-    /** Loads the native library and opens an encoder, replacing any encoder of an earlier call. */
+    /**
+     * Loads the native library and opens an encoder, replacing any encoder of an earlier call.
+     * Registers the counter {@code karrow.numRecordsEncoded} (rows encoded by {@link #serialize}, one
+     * native call each) in the context's metric group, so a job shows that the per-record native
+     * path ran (the batched path of the {@code kafka-native} sink does not use it).
+     */
     @Override
     public void open(InitializationContext context) throws Exception {
+        MetricGroup metrics = context == null ? null : context.getMetricGroup();
+        recordsEncoded = metrics == null ? new SimpleCounter() : encodedCounter(metrics.addGroup("karrow"));
         openEncoder();
+    }
+
+    /** Counters by metric group: the key and value schemas of one writer share one, and so does a second open. */
+    private static final Map<MetricGroup, Counter> ENCODED = new WeakHashMap<>();
+
+    private static Counter encodedCounter(MetricGroup group) {
+        synchronized (ENCODED) {
+            return ENCODED.computeIfAbsent(group, g -> g.counter("numRecordsEncoded", new ThreadSafeSimpleCounter()));
+        }
     }
 
     private void openEncoder() throws IOException {
@@ -92,6 +115,9 @@ public abstract class NativeSerializationSchema<C extends Serializable>
             byte[] value = recordBuffers.call(encoder.get(), images.image(row), KarrowNative::encodeOneDirect);
             if (value == null) {
                 throw new IllegalStateException("the native encoder gave no value");
+            }
+            if (recordsEncoded != null) {
+                recordsEncoded.inc();
             }
             return value;
         } catch (IOException | RuntimeException e) {

@@ -22,7 +22,8 @@ public final class DirectRecordBuffers implements AutoCloseable {
     @FunctionalInterface
     public interface Call {
         /**
-         * Reads {@code inLength} bytes at {@code inAddress} and writes its result at {@code outAddress}
+         * Reads {@code inLength} bytes at {@code inAddress} ({@code -1}: a null value) and writes its
+         * result at {@code outAddress}
          * when it fits in {@code outCapacity} bytes; returns the result's length (more than {@code
          * outCapacity}: nothing was written), or {@code -1} for no result.
          */
@@ -37,21 +38,25 @@ public final class DirectRecordBuffers implements AutoCloseable {
     public DirectRecordBuffers() {}
 
     /**
-     * Runs {@code call} with native handle {@code handle} on {@code input}.
+     * Runs {@code call} with native handle {@code handle} on {@code input} ({@code null}, a null
+     * Kafka value, is passed as length {@code -1}: native code decides what it gives).
      *
      * @return the call's result on the heap, or {@code null} when it reports none
      */
     public byte[] call(long handle, byte[] input, Call call) throws KarrowNativeException {
-        in = ensure(in, input.length);
-        in.put(0, input, 0, input.length);
+        int inLength = input == null ? -1 : input.length;
+        in = ensure(in, Math.max(inLength, 0));
+        if (input != null) {
+            in.put(0, input, 0, input.length);
+        }
         out = ensure(out, MIN_CAPACITY);
-        int length = call.call(handle, in.getAddress(), input.length, out.getAddress(), (int) out.size());
+        int length = call.call(handle, in.getAddress(), inLength, out.getAddress(), (int) out.size());
         if (length < 0) {
             return null;
         }
         if (length > out.size()) {
             out = ensure(out, length);
-            length = call.call(handle, in.getAddress(), input.length, out.getAddress(), (int) out.size());
+            length = call.call(handle, in.getAddress(), inLength, out.getAddress(), (int) out.size());
             if (length < 0 || length > out.size()) {
                 throw new IllegalStateException("the native call gave " + length + " bytes after asking for "
                         + out.size());

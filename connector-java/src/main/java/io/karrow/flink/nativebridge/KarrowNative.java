@@ -43,8 +43,9 @@ public final class KarrowNative {
     public static native int schemaId(long handle) throws KarrowNativeException;
 
     /**
-     * Decodes one non-null Kafka value, {@code inLength} bytes of direct memory at {@code inAddress},
-     * into its rows, written to the direct buffer of {@code outCapacity} bytes at {@code outAddress}
+     * Decodes one Kafka value, {@code inLength} bytes of direct memory at {@code inAddress} ({@code
+     * inLength} {@code -1}: a null value, a tombstone, which the format decides about as in {@link
+     * #decodeBatch}), into its rows, written to the direct buffer of {@code outCapacity} bytes at {@code outAddress}
      * when they fit: the row-list layout read by {@link RowListLayout} for kinds whose value may give
      * several rows (JSON), the {@code BinaryRowData} image alone for kinds whose value gives at most
      * one (Avro, Protobuf). Returns the length (when that exceeds {@code outCapacity} nothing was

@@ -3,6 +3,7 @@ package io.karrow.flink.connector.kafka;
 import io.karrow.flink.connector.kafka.sink.NativeKafkaSink;
 import io.karrow.flink.connector.kafka.sink.NativeProducerSettings;
 import io.karrow.flink.formats.BatchSerializationSchema;
+import io.karrow.flink.planner.FusableSink;
 
 import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.connector.base.DeliveryGuarantee;
@@ -53,7 +54,7 @@ import java.util.regex.Pattern;
  * planning, with the reason: a value format that does not encode natively, more than one topic, a
  * custom {@code sink.partitioner}, Kafka's {@code partitioner.class} or {@code interceptor.classes}.
  */
-public class KafkaNativeDynamicSink extends KafkaDynamicSink {
+public class KafkaNativeDynamicSink extends KafkaDynamicSink implements FusableSink {
 
     /** The transformation uid suffix of the stock sink; kept for the Kafka writer and committer. */
     private static final String SINK_TRANSFORMATION = "sink";
@@ -266,6 +267,33 @@ public class KafkaNativeDynamicSink extends KafkaDynamicSink {
         return format.createRuntimeEncoder(context, FormatDataTypes.of(physicalDataType, projection, prefix));
     }
 
+    /** The identifiers of the table's value and key formats ({@code value.format} / {@code format}, {@code key.format}). */
+    private @Nullable String valueFormat;
+    private @Nullable String keyFormat;
+
+    /** Records the identifiers of the table's value and key formats. */
+    void setFormats(@Nullable String valueFormat, @Nullable String keyFormat) {
+        this.valueFormat = valueFormat;
+        this.keyFormat = keyFormat;
+    }
+
+    @Override
+    public @Nullable String whyNotFusable() {
+        if (valueFormat == null || !KafkaNativeDynamicSource.NATIVE_VALUE_FORMATS.contains(valueFormat)) {
+            return "the sink's value format '" + valueFormat + "' does not encode natively";
+        }
+        if (keyEncodingFormat != null && !KafkaNativeDynamicSource.NATIVE_VALUE_FORMATS.contains(keyFormat)) {
+            return "the sink's key format '" + keyFormat + "' does not encode natively";
+        }
+        if (!metadataKeys.isEmpty()) {
+            return "the sink writes metadata columns " + metadataKeys;
+        }
+        if (partitioner != null) {
+            return "the sink has a partitioner ('sink.partitioner'), which needs the rows";
+        }
+        return null;
+    }
+
     @Override
     public DynamicTableSink copy() {
         final KafkaNativeDynamicSink copy = new KafkaNativeDynamicSink(
@@ -286,6 +314,8 @@ public class KafkaNativeDynamicSink extends KafkaDynamicSink {
         copy.metadataKeys = metadataKeys;
         copy.consumedDataType = consumedDataType;
         copy.nativeProduce = nativeProduce;
+        copy.valueFormat = valueFormat;
+        copy.keyFormat = keyFormat;
         return copy;
     }
 

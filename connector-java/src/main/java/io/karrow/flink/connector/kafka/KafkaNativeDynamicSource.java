@@ -1,5 +1,13 @@
 package io.karrow.flink.connector.kafka;
 
+import io.karrow.flink.formats.avro.AvroConfluentNativeFormatFactory;
+import io.karrow.flink.formats.json.JsonConfluentNativeFormatFactory;
+import io.karrow.flink.formats.json.JsonNativeFormatFactory;
+import io.karrow.flink.formats.protobuf.ProtobufConfluentNativeFormatFactory;
+import io.karrow.flink.formats.protobuf.ProtobufNativeFormatFactory;
+import io.karrow.flink.planner.FusableScan;
+import io.karrow.flink.planner.FusedCalcPlan;
+
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -16,6 +24,7 @@ import org.apache.flink.table.connector.format.DecodingFormat;
 import org.apache.flink.table.connector.source.DataStreamScanProvider;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -27,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 
@@ -35,12 +45,23 @@ import java.util.stream.IntStream;
  * watermark push-down, changelog mode, planning: all inherited) whose runtime is a {@link
  * KafkaNativeSource} instead of the stock {@code KafkaSource}.
  *
+ * <p>It is a {@link FusableScan}: karrow's planner may hand a copy of it a Calc's plan to run after
+ * decoding ({@link #withFusedPlan}).
+ *
  * <p>The stock {@code KafkaSource} is still built by the inherited {@code createKafkaSource} (so
  * starting and stopping offsets, subscription and consumer properties are configured by Flink's own
  * code) and wrapped. The operator keeps the stock uid ({@code kafka}) and name, so savepoints move
  * between {@code kafka} and {@code kafka-native} tables.
  */
-public class KafkaNativeDynamicSource extends KafkaDynamicSource {
+public class KafkaNativeDynamicSource extends KafkaDynamicSource implements FusableScan {
+
+    /** The value formats whose decoding runs natively (the ones a fused plan can follow). */
+    static final Set<String> NATIVE_VALUE_FORMATS = Set.of(
+            AvroConfluentNativeFormatFactory.IDENTIFIER,
+            JsonNativeFormatFactory.IDENTIFIER,
+            JsonConfluentNativeFormatFactory.IDENTIFIER,
+            ProtobufNativeFormatFactory.IDENTIFIER,
+            ProtobufConfluentNativeFormatFactory.IDENTIFIER);
 
     /** The transformation uid suffix the stock source uses; kept for savepoint compatibility. */
     private static final String KAFKA_TRANSFORMATION = "kafka";
@@ -82,6 +103,46 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource {
         return nativeFetch;
     }
 
+    /** The identifier of the table's value format. */
+    private @Nullable String valueFormat;
+
+    /** The Calc this source runs after decoding, when karrow's planner fused one into it. */
+    private @Nullable FusedCalcPlan fusedPlan;
+
+    /** Records the identifier of the table's value format ({@code value.format} / {@code format}). */
+    void setValueFormat(@Nullable String valueFormat) {
+        this.valueFormat = valueFormat;
+    }
+
+    /** The Calc this source runs, or null. */
+    @Nullable FusedCalcPlan fusedPlan() {
+        return fusedPlan;
+    }
+
+    @Override
+    public @Nullable String whyNotFusable() {
+        if (valueFormat == null || !NATIVE_VALUE_FORMATS.contains(valueFormat)) {
+            return "the value format '" + valueFormat + "' does not decode natively";
+        }
+        if (keyDecodingFormat != null) {
+            return "the table has key columns (key.format), which the operator plan does not carry yet";
+        }
+        if (!metadataKeys.isEmpty()) {
+            return "the scan reads metadata columns " + metadataKeys + ", which the operator plan does not carry yet";
+        }
+        if (watermarkStrategy != null) {
+            return "the scan assigns watermarks, which the operator plan does not carry yet";
+        }
+        return null;
+    }
+
+    @Override
+    public DynamicTableSource withFusedPlan(FusedCalcPlan plan) {
+        KafkaNativeDynamicSource copy = (KafkaNativeDynamicSource) copy();
+        copy.fusedPlan = plan;
+        return copy;
+    }
+
     @Override
     public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
         final DeserializationSchema<RowData> keyDeserialization =
@@ -93,7 +154,10 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource {
         final KafkaSource<RowData> stockSource =
                 createKafkaSource(keyDeserialization, valueDeserialization, producedTypeInfo);
         final KafkaNativeSource source = new KafkaNativeSource(
-                stockSource, decoderSpec(keyDeserialization, valueDeserialization), producedTypeInfo, nativeFetch);
+                stockSource,
+                decoderSpec(keyDeserialization, valueDeserialization),
+                fusedPlan == null ? producedTypeInfo : InternalTypeInfo.of(fusedPlan.outputType()),
+                nativeFetch);
 
         return new DataStreamScanProvider() {
             @Override
@@ -138,7 +202,7 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource {
                 adjustedValueProjection,
                 metadata,
                 (RowType) producedDataType.getLogicalType());
-        return new KafkaRecordDecoderSpec(keyDeserialization, valueDeserialization, assembler);
+        return new KafkaRecordDecoderSpec(keyDeserialization, valueDeserialization, assembler, fusedPlan);
     }
 
     private @Nullable DeserializationSchema<RowData> createDeserialization(
@@ -176,11 +240,13 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource {
         copy.metadataKeys = metadataKeys;
         copy.watermarkStrategy = watermarkStrategy;
         copy.nativeFetch = nativeFetch;
+        copy.valueFormat = valueFormat;
+        copy.fusedPlan = fusedPlan;
         return copy;
     }
 
     @Override
     public String asSummaryString() {
-        return "Kafka native table source";
+        return fusedPlan == null ? "Kafka native table source" : "Kafka native table source with a fused Calc";
     }
 }

@@ -1,5 +1,7 @@
 package io.karrow.flink.connector.kafka;
 
+import io.karrow.flink.planner.PlannerHook;
+
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
@@ -63,26 +65,44 @@ public class KafkaNativeDynamicTableFactory extends KafkaDynamicTableFactory {
         return options;
     }
 
-    /** Flink's sink, told how to produce ({@code sink.produce-mode}). */
-    @Override
-    public DynamicTableSink createDynamicTableSink(Context context) {
-        DynamicTableSink sink = super.createDynamicTableSink(context);
-        boolean nativeProduce = KafkaNativeConnectorOptions.nativeProduce(context.getCatalogTable().getOptions());
-        if (sink instanceof KafkaNativeDynamicSink) {
-            ((KafkaNativeDynamicSink) sink).setNativeProduce(nativeProduce);
-        }
-        return sink;
-    }
-
-    /** Flink's source, told how to fetch ({@code scan.fetch-mode}). */
+    /**
+     * Flink's source, told how to fetch ({@code scan.fetch-mode}) and which value format it decodes
+     * with; installs karrow's planner program into the converting session ({@link PlannerHook}).
+     */
     @Override
     public DynamicTableSource createDynamicTableSource(Context context) {
         DynamicTableSource source = super.createDynamicTableSource(context);
-        boolean nativeFetch = KafkaNativeConnectorOptions.nativeFetch(context.getCatalogTable().getOptions());
+        Map<String, String> options = context.getCatalogTable().getOptions();
+        boolean nativeFetch = KafkaNativeConnectorOptions.nativeFetch(options);
         if (source instanceof KafkaNativeDynamicSource) {
             ((KafkaNativeDynamicSource) source).setNativeFetch(nativeFetch);
+            ((KafkaNativeDynamicSource) source).setValueFormat(valueFormatIdentifier(options));
         }
+        PlannerHook.installForSource(context);
         return source;
+    }
+
+    /**
+     * Flink's sink, told how to produce ({@code sink.produce-mode}) and which formats it encodes
+     * with; installs karrow's planner program into the converting session ({@link PlannerHook}).
+     */
+    @Override
+    public DynamicTableSink createDynamicTableSink(Context context) {
+        DynamicTableSink sink = super.createDynamicTableSink(context);
+        Map<String, String> options = context.getCatalogTable().getOptions();
+        boolean nativeProduce = KafkaNativeConnectorOptions.nativeProduce(options);
+        if (sink instanceof KafkaNativeDynamicSink) {
+            ((KafkaNativeDynamicSink) sink).setNativeProduce(nativeProduce);
+            ((KafkaNativeDynamicSink) sink).setFormats(valueFormatIdentifier(options), options.get("key.format"));
+        }
+        PlannerHook.install(context);
+        return sink;
+    }
+
+    /** The identifier of the table's value format ({@code value.format}, or {@code format}). */
+    static String valueFormatIdentifier(Map<String, String> options) {
+        String format = options.get("value.format");
+        return format != null ? format : options.get("format");
     }
 
     @Override

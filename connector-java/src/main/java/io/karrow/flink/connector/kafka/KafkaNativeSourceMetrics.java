@@ -18,6 +18,8 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
  *   <li>{@code decodeTimeNanos}: time spent decoding on the fetcher thread (native call and row
  *       assembly);
  *   <li>{@code nativeDecodeTimeNanos}: time spent inside native batch decode calls;
+ *   <li>{@code numRecordsFetchedNatively}: records read by the native fetch ({@code 'scan.fetch-mode' =
+ *       'native'}), 0 when Kafka's Java consumer fetches;
  *   <li>{@code batchSize}: histogram of records per batch.
  * </ul>
  * Written by the fetcher thread only.
@@ -32,6 +34,7 @@ final class KafkaNativeSourceMetrics {
     final Counter nativeBatches;
     final Counter decodeTimeNanos;
     final Counter nativeDecodeTimeNanos;
+    final Counter recordsFetchedNatively;
     final Histogram batchSize;
 
     KafkaNativeSourceMetrics(MetricGroup readerGroup) {
@@ -42,6 +45,7 @@ final class KafkaNativeSourceMetrics {
         nativeBatches = group.counter("numNativeBatches", new ThreadSafeSimpleCounter());
         decodeTimeNanos = group.counter("decodeTimeNanos", new ThreadSafeSimpleCounter());
         nativeDecodeTimeNanos = group.counter("nativeDecodeTimeNanos", new ThreadSafeSimpleCounter());
+        recordsFetchedNatively = group.counter("numRecordsFetchedNatively", new ThreadSafeSimpleCounter());
         batchSize = group.histogram("batchSize", new DescriptiveStatisticsHistogram(1024));
     }
 }

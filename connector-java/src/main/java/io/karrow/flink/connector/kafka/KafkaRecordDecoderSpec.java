@@ -1,5 +1,7 @@
 package io.karrow.flink.connector.kafka;
 
+import io.karrow.flink.planner.FusedCalcPlan;
+
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.metrics.MetricGroup;
@@ -25,14 +27,25 @@ final class KafkaRecordDecoderSpec implements Serializable {
     private final @Nullable DeserializationSchema<RowData> keyDeserialization;
     private final DeserializationSchema<RowData> valueDeserialization;
     private final KafkaRowAssembler assembler;
+    private final @Nullable FusedCalcPlan fusedPlan;
 
     KafkaRecordDecoderSpec(
             @Nullable DeserializationSchema<RowData> keyDeserialization,
             DeserializationSchema<RowData> valueDeserialization,
             KafkaRowAssembler assembler) {
+        this(keyDeserialization, valueDeserialization, assembler, null);
+    }
+
+    /** As above; {@code fusedPlan} is the Calc karrow's planner fused into the scan, if any. */
+    KafkaRecordDecoderSpec(
+            @Nullable DeserializationSchema<RowData> keyDeserialization,
+            DeserializationSchema<RowData> valueDeserialization,
+            KafkaRowAssembler assembler,
+            @Nullable FusedCalcPlan fusedPlan) {
         this.keyDeserialization = keyDeserialization;
         this.valueDeserialization = valueDeserialization;
         this.assembler = assembler;
+        this.fusedPlan = fusedPlan;
     }
 
     /**
@@ -40,6 +53,13 @@ final class KafkaRecordDecoderSpec implements Serializable {
      * does (metric group {@code deserializer}) and, for batch-capable value formats, a batch decoder.
      */
     KafkaRecordBatchDecoder open(SourceReaderContext readerContext, KafkaNativeSourceMetrics metrics) throws IOException {
+        if (fusedPlan != null) {
+            // The planner fuses only plans the native operator core says it runs (NativePlanCheck),
+            // and this build has none: reaching this is a planner bug, never a silent fallback.
+            throw new UnsupportedOperationException("This kafka-native scan was planned with a fused Calc ("
+                    + fusedPlan.digest() + "), but this build of karrow has no fused runtime. SET"
+                    + " 'karrow.operator-core.enabled' = 'false' to plan it with Flink alone.");
+        }
         KafkaRecordDecoderSpec copy;
         try {
             copy = InstantiationUtil.clone(this, readerContext.getUserCodeClassLoader().asClassLoader());

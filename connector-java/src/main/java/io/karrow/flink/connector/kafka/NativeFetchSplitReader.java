@@ -72,6 +72,7 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
     private final KafkaSourceReaderMetrics readerMetrics;
     private final AtomicLong pendingRecords;
     private final Counter numBytesIn;
+    private final Counter recordsFetchedNatively;
     private final KafkaRecordBatchDecoder decoder;
     private final NativeFetchSession fetch;
     private final Map<Integer, TopicPartition> partitions = new HashMap<>();
@@ -92,6 +93,7 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
             AtomicLong pendingRecords) {
         super(props, context, readerMetrics, rackId);
         this.readerMetrics = readerMetrics;
+        this.recordsFetchedNatively = metrics.recordsFetchedNatively;
         this.pendingRecords = pendingRecords;
         this.numBytesIn = context.metricGroup().getIOMetricGroup().getNumBytesInCounter();
         this.consumer = KafkaSourceInternals.consumer(this);
@@ -163,6 +165,7 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
         int count = fetch.recordCount();
         pendingRecords.set(fetch.pendingRecords());
         numBytesIn.inc(fetch.recordBytes());
+        recordsFetchedNatively.inc(count);
         pending.clear();
         int keyAt = 0;
         int headerAt = 0;

@@ -52,10 +52,10 @@ public class AvroConfluentNativeDeserializationSchema extends NativeDeserializat
      */
     @Override
     public RowData deserialize(byte[] message) throws IOException {
-        if (message == null) {
+        byte[] image = decodeOne(message);
+        if (image == null) {
             return null;
         }
-        byte[] image = decodeOne(message);
         BinaryRowData row = new BinaryRowData(rowType.getFieldCount());
         row.pointTo(MemorySegmentFactory.wrap(image), 0, image.length);
         return produced(row);

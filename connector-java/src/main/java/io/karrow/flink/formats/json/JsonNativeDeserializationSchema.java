@@ -106,9 +106,6 @@ public class JsonNativeDeserializationSchema extends NativeDeserializationSchema
 
     /** Decodes {@code message} into {@code scratch[0..count)}; returns the row count. */
     private int decode(byte[] message) throws IOException {
-        if (message == null || (message.length == 0 && config.confluent() == null)) {
-            return 0;
-        }
         byte[] layout;
         try {
             layout = decodeOne(message);
@@ -131,6 +128,9 @@ public class JsonNativeDeserializationSchema extends NativeDeserializationSchema
      * the text shown is the JSON after the header, with the schema id.
      */
     private String failureMessage(byte[] message, KarrowNativeException cause) {
+        if (message == null) {
+            return "Failed to deserialize JSON 'null'.";
+        }
         int schemaId = cause.getSchemaId();
         if (config.confluent() != null && schemaId != KarrowNativeException.UNKNOWN
                 && message.length >= CONFLUENT_HEADER_LENGTH) {

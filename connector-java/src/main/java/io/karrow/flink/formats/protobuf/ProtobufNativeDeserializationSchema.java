@@ -57,12 +57,6 @@ public class ProtobufNativeDeserializationSchema extends NativeDeserializationSc
      */
     @Override
     public RowData deserialize(byte[] message) throws IOException {
-        if (message == null) {
-            if (config.ignoreParseErrors() || config.confluent() != null) {
-                return null;
-            }
-            throw new IOException(FAILURE, new NullPointerException("the Kafka value is null"));
-        }
         byte[] image;
         try {
             image = decodeOne(message);

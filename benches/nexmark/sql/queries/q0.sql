@@ -1,0 +1,7 @@
+-- q0 pass-through: every bid as it came.
+CREATE TABLE nexmark_q0 (
+    auction BIGINT, bidder BIGINT, price BIGINT, `dateTime` TIMESTAMP(3), extra VARCHAR
+) WITH (${WITH});
+
+INSERT INTO nexmark_q0
+SELECT auction, bidder, price, `dateTime`, extra FROM bid;

@@ -1,0 +1,12 @@
+-- q12 processing-time windows: bids per bidder per 10 s processing-time tumbling window.
+-- compare: none: processing-time windows, the output depends on the wall clock (which bids share a window; the window still open at end of input is not fired)
+CREATE TABLE nexmark_q12 (
+    bidder BIGINT, bid_count BIGINT, starttime TIMESTAMP(3), endtime TIMESTAMP(3)
+) WITH (${WITH});
+
+CREATE VIEW B AS SELECT *, PROCTIME() AS p_time FROM bid;
+
+INSERT INTO nexmark_q12
+SELECT bidder, COUNT(*) AS bid_count, window_start AS starttime, window_end AS endtime
+FROM TABLE(TUMBLE(TABLE B, DESCRIPTOR(p_time), INTERVAL '10' SECOND))
+GROUP BY bidder, window_start, window_end;

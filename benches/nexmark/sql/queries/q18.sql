@@ -1,0 +1,14 @@
+-- q18 last bid: each bidder's latest bid on each auction (deduplication; updating).
+CREATE TABLE nexmark_q18 (
+    auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR,
+    `dateTime` TIMESTAMP(3), extra VARCHAR,
+    PRIMARY KEY (bidder, auction) NOT ENFORCED
+) WITH (${WITH});
+
+INSERT INTO nexmark_q18
+SELECT auction, bidder, price, channel, url, `dateTime`, extra
+FROM (
+    SELECT *, ROW_NUMBER() OVER (PARTITION BY bidder, auction ORDER BY `dateTime` DESC) AS rank_number
+    FROM bid
+)
+WHERE rank_number <= 1;

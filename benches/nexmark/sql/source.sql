@@ -1,0 +1,40 @@
+-- The Nexmark event table (JSON and Avro): one row per Kafka record, the event in the ROW column
+-- its event_type names, the event time computed from it, a watermark 4 s behind.
+-- ${WITH} is replaced by the side's connector and format options.
+CREATE TABLE nexmark (
+    event_type INT,
+    person ROW<
+        id BIGINT,
+        name VARCHAR,
+        emailAddress VARCHAR,
+        creditCard VARCHAR,
+        city VARCHAR,
+        state VARCHAR,
+        `dateTime` TIMESTAMP(3),
+        extra VARCHAR>,
+    auction ROW<
+        id BIGINT,
+        itemName VARCHAR,
+        description VARCHAR,
+        initialBid BIGINT,
+        reserve BIGINT,
+        `dateTime` TIMESTAMP(3),
+        expires TIMESTAMP(3),
+        seller BIGINT,
+        category BIGINT,
+        extra VARCHAR>,
+    bid ROW<
+        auction BIGINT,
+        bidder BIGINT,
+        price BIGINT,
+        channel VARCHAR,
+        url VARCHAR,
+        `dateTime` TIMESTAMP(3),
+        extra VARCHAR>,
+    `dateTime` AS CASE
+        WHEN event_type = 0 THEN person.`dateTime`
+        WHEN event_type = 1 THEN auction.`dateTime`
+        ELSE bid.`dateTime`
+    END,
+    WATERMARK FOR `dateTime` AS `dateTime` - INTERVAL '4' SECOND
+) WITH (${WITH});

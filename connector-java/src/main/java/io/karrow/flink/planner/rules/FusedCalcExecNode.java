@@ -1,0 +1,53 @@
+package io.karrow.flink.planner.rules;
+
+import io.karrow.flink.planner.FusedCalcSlotOperator;
+
+import org.apache.flink.api.dag.Transformation;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.planner.delegation.PlannerBase;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeBase;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeConfig;
+import org.apache.flink.table.planner.plan.nodes.exec.ExecNodeContext;
+import org.apache.flink.table.planner.plan.nodes.exec.InputProperty;
+import org.apache.flink.table.planner.plan.nodes.exec.SingleTransformationTranslator;
+import org.apache.flink.table.planner.plan.nodes.exec.common.CommonExecCalc;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecCalc;
+import org.apache.flink.table.planner.plan.nodes.exec.stream.StreamExecNode;
+import org.apache.flink.table.planner.plan.nodes.exec.utils.ExecNodeUtil;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.RowType;
+
+import java.util.List;
+
+/**
+ * The exec node of a {@link KarrowFusedCalc}: a chained pass-through operator where the Calc's
+ * generated operator would be, with the stock Calc's exec-node context (type name and version), so
+ * its transformation gets the uid, name and parallelism the stock Calc's would. Never serialized:
+ * a compiled plan holds the stock Calc instead.
+ */
+final class FusedCalcExecNode extends ExecNodeBase<RowData>
+        implements StreamExecNode<RowData>, SingleTransformationTranslator<RowData> {
+
+    FusedCalcExecNode(ReadableConfig tableConfig, InputProperty inputProperty, RowType outputType, String description) {
+        super(ExecNodeContext.newNodeId(),
+                ExecNodeContext.newContext(StreamExecCalc.class),
+                ExecNodeContext.newPersistedConfig(StreamExecCalc.class, tableConfig),
+                List.of(inputProperty),
+                outputType,
+                description);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    protected Transformation<RowData> translateToPlanInternal(PlannerBase planner, ExecNodeConfig config) {
+        Transformation<RowData> input = (Transformation<RowData>) getInputEdges().get(0).translateToPlan(planner);
+        return ExecNodeUtil.createOneInputTransformation(
+                input,
+                createTransformationMeta(CommonExecCalc.CALC_TRANSFORMATION, config),
+                FusedCalcSlotOperator.<RowData>factory(),
+                InternalTypeInfo.of(getOutputType()),
+                input.getParallelism(),
+                false);
+    }
+}

@@ -1,0 +1,272 @@
+package io.karrow.flink.planner;
+
+import static org.apache.flink.table.api.Expressions.$;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.PlanReference;
+import org.apache.flink.table.api.StatementSet;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.config.OptimizerConfigOptions;
+import org.apache.flink.table.planner.loader.PlannerModule;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Planning of karrow's operator core through Flink's default planner loader: the hook installed by
+ * the kafka-native factory, the rewrite as {@code EXPLAIN} shows it, the plan the native side is
+ * asked about, every decline and its one reason, the options, and compiled plans.
+ *
+ * <p>The native plan check is not in karrow-native yet ({@link NativePlanCheck}); these tests stand
+ * in for it (accepting every plan, and recording it) except where they test the real answer.
+ */
+class OperatorCorePlanningTest {
+
+    private static final String DEMO = "INSERT INTO bids_out SELECT auction, bidder, price * 100 AS price_cents,"
+            + " date_time FROM bids WHERE price > 1000";
+
+    /** How the decision lines name the demo query's Calc. */
+    private static final String DEMO_SEGMENT = "Calc(select=[auction, bidder, *(price, 100) AS price_cents, date_time],"
+            + " where=[>(price, 1000)]) over the kafka-native scan of default_catalog.default_database.bids";
+
+    private static final String SINK_SEGMENT =
+            "the kafka-native sink default_catalog.default_database.bids_out over a fused Calc";
+
+    private final List<String> fused = new ArrayList<>();
+    private final List<String> declined = new ArrayList<>();
+    private final List<String> checkedPlans = new ArrayList<>();
+    private final FusionDecisions.Listener listener = new FusionDecisions.Listener() {
+        @Override
+        public void fused(String segment, String detail) {
+            fused.add(segment + ": " + detail);
+        }
+
+        @Override
+        public void declined(String segment, String reason) {
+            declined.add(segment + ": " + reason);
+        }
+    };
+
+    @BeforeEach
+    void listen() {
+        FusionDecisions.addListener(listener);
+        NativePlanCheck.overrideForTests(json -> {
+            checkedPlans.add(json);
+            return null;
+        });
+    }
+
+    @AfterEach
+    void stopListening() {
+        FusionDecisions.removeListener(listener);
+        NativePlanCheck.overrideForTests(null);
+    }
+
+    static TableEnvironment tableEnv() {
+        TableEnvironment tEnv = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        tEnv.executeSql(bidsTable("bids", "'value.format' = 'json-native'", ""));
+        tEnv.executeSql("CREATE TABLE bids_out (auction BIGINT, bidder BIGINT, price_cents BIGINT,"
+                + " date_time TIMESTAMP(3)) WITH ('connector' = 'kafka-native', 'topic' = 'bids_out',"
+                + " 'properties.bootstrap.servers' = '127.0.0.1:1', 'value.format' = 'json-native')");
+        return tEnv;
+    }
+
+    static String bidsTable(String name, String formatOptions, String extraColumns) {
+        return "CREATE TABLE " + name + " (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,"
+                + " date_time TIMESTAMP(3), extra STRING" + extraColumns + ") WITH ('connector' = 'kafka-native',"
+                + " 'topic' = 'bids', 'properties.bootstrap.servers' = '127.0.0.1:1',"
+                + " 'scan.startup.mode' = 'earliest-offset', " + formatOptions + ")";
+    }
+
+    @Test
+    void theDemoQueryIsFusedAndExplainShowsIt() {
+        String plan = tableEnv().explainSql(DEMO);
+
+        assertThat(plan.replaceAll("KARROW_FUSED_PLAN options:\\[[0-9a-f]{16}]", "KARROW_FUSED_PLAN options:[id]"))
+                .contains("== Optimized Physical Plan ==\n"
+                + "Sink(table=[default_catalog.default_database.bids_out], fields=[auction, bidder, price_cents, date_time])\n"
+                + "+- KarrowFusedCalc(select=[auction, bidder, price_cents, date_time], computedBy=[KarrowFusedScan])\n"
+                + "   +- KarrowFusedScan(table=[[default_catalog, default_database, bids]], fields=[auction, bidder,"
+                + " price_cents, date_time], hints=[[[KARROW_FUSED_PLAN options:[id]]]], fusedCalc=[select=[auction,"
+                + " bidder, *(price, 100) AS price_cents, date_time], where=[>(price, 1000)]])\n");
+        assertThat(fused).singleElement().asString().matches("\\Q" + DEMO_SEGMENT + ": plan \\E[0-9a-f]{16}");
+        assertThat(declined).containsExactly(SINK_SEGMENT + ": full fusion needs the operator plan's encode stage"
+                + " and the fused runtime, which are not built yet");
+    }
+
+    @Test
+    void theSinkFusionOptionAndTheSinksOwnReasons() {
+        TableEnvironment tEnv = tableEnv();
+        tEnv.getConfig().set(OperatorCoreOptions.SINK_FUSION_ENABLED, false);
+        tEnv.explainSql(DEMO);
+        assertThat(declined).isEmpty();
+
+        tEnv.getConfig().set(OperatorCoreOptions.SINK_FUSION_ENABLED, true);
+        tEnv.executeSql("CREATE TABLE raw_out (auction BIGINT, bidder BIGINT, price_cents BIGINT, date_time TIMESTAMP(3))"
+                + " WITH ('connector' = 'kafka-native', 'topic' = 'raw_out', 'properties.bootstrap.servers' = '127.0.0.1:1',"
+                + " 'value.format' = 'json')");
+        tEnv.explainSql(DEMO.replace("bids_out", "raw_out"));
+        assertThat(declined).containsExactly("the kafka-native sink default_catalog.default_database.raw_out over a"
+                + " fused Calc: the sink's value format 'json' does not encode natively");
+    }
+
+    @Test
+    void theNativeSideIsAskedAboutThePlanOfTheContract() {
+        tableEnv().explainSql(DEMO);
+
+        String bigint = "{\"type\":\"BIGINT\",\"nullable\":true}";
+        String string = "{\"type\":\"VARCHAR\",\"nullable\":true,\"length\":2147483647}";
+        String timestamp = "{\"type\":\"TIMESTAMP\",\"nullable\":true,\"precision\":3}";
+        String intLiteral = "{\"type\":\"INT\",\"nullable\":false}";
+        assertThat(checkedPlans).containsExactly("{\"version\":1,"
+                + "\"input\":{\"type\":\"ROW\",\"nullable\":true,\"fields\":["
+                + "{\"name\":\"auction\",\"type\":" + bigint + "},{\"name\":\"bidder\",\"type\":" + bigint + "},"
+                + "{\"name\":\"price\",\"type\":" + bigint + "},{\"name\":\"channel\",\"type\":" + string + "},"
+                + "{\"name\":\"url\",\"type\":" + string + "},{\"name\":\"date_time\",\"type\":" + timestamp + "},"
+                + "{\"name\":\"extra\",\"type\":" + string + "}]},"
+                + "\"filter\":{\"call\":\"GREATER_THAN\",\"operands\":[{\"input\":2,\"type\":" + bigint + "},"
+                + "{\"literal\":1000,\"type\":" + intLiteral + "}],\"type\":{\"type\":\"BOOLEAN\",\"nullable\":true}},"
+                + "\"projections\":[{\"input\":0,\"type\":" + bigint + "},{\"input\":1,\"type\":" + bigint + "},"
+                + "{\"call\":\"TIMES\",\"operands\":[{\"input\":2,\"type\":" + bigint + "},"
+                + "{\"literal\":100,\"type\":" + intLiteral + "}],\"type\":" + bigint + "},"
+                + "{\"input\":5,\"type\":" + timestamp + "}],"
+                + "\"output\":{\"type\":\"ROW\",\"nullable\":true,\"fields\":["
+                + "{\"name\":\"auction\",\"type\":" + bigint + "},{\"name\":\"bidder\",\"type\":" + bigint + "},"
+                + "{\"name\":\"price_cents\",\"type\":" + bigint + "},{\"name\":\"date_time\",\"type\":" + timestamp + "}]},"
+                + "\"session\":{\"time_zone\":\"" + java.time.ZoneId.systemDefault().normalized().getId() + "\","
+                + "\"locale\":\"" + java.util.Locale.getDefault().toLanguageTag() + "\"}}");
+    }
+
+    @Test
+    void theSessionTimeZoneIsWrittenNormalized() throws Exception {
+        for (String zone : new String[] {"Etc/UTC", "UTC", "GMT+08:00", "Europe/Berlin"}) {
+            TableEnvironment tEnv = tableEnv();
+            tEnv.getConfig().set("table.local-time-zone", zone);
+            tEnv.explainSql(DEMO);
+        }
+        assertThat(checkedPlans).extracting(json -> json.replaceAll(".*\"time_zone\":\"([^\"]*)\".*", "$1"))
+                .containsExactly("Z", "Z", "+08:00", "Europe/Berlin");
+    }
+
+    @Test
+    void withoutTheNativeCheckEverySegmentIsDeclinedWithItsReason() {
+        NativePlanCheck.overrideForTests(null);
+
+        String plan = tableEnv().explainSql(DEMO);
+
+        assertThat(plan).doesNotContain("Karrow").contains("Calc(select=[auction, bidder, *(price, 100) AS price_cents,"
+                + " date_time], where=[>(price, 1000)])");
+        assertThat(fused).isEmpty();
+        assertThat(declined).containsExactly(DEMO_SEGMENT + ": " + NativePlanCheck.NO_NATIVE_OPERATOR_CORE);
+    }
+
+    @Test
+    void theNativeCheckHasTheLastWord() {
+        NativePlanCheck.overrideForTests(json -> "TIMES on BIGINT is not implemented");
+
+        assertThat(tableEnv().explainSql(DEMO)).doesNotContain("Karrow");
+        assertThat(declined).containsExactly(DEMO_SEGMENT + ": TIMES on BIGINT is not implemented");
+    }
+
+    @Test
+    void oneOptionTurnsTheOperatorCoreOffAndOneTheCalcFusion() {
+        for (String option : List.of("karrow.operator-core.enabled", "karrow.operator-core.calc-fusion.enabled")) {
+            TableEnvironment tEnv = tableEnv();
+            tEnv.getConfig().set(option, "false");
+            assertThat(tEnv.explainSql(DEMO)).as(option).doesNotContain("Karrow");
+            tEnv.getConfig().set(option, "true");
+            assertThat(tEnv.explainSql(DEMO)).as(option).contains("KarrowFusedScan");
+        }
+        assertThat(declined).containsOnly(SINK_SEGMENT + ": full fusion needs the operator plan's encode stage"
+                + " and the fused runtime, which are not built yet");
+    }
+
+    @Test
+    void aTableApiProgramIsFusedToo() {
+        TableEnvironment tEnv = tableEnv();
+        String plan = tEnv.from("bids")
+                .filter($("price").isGreater(1000))
+                .select($("auction"), $("bidder"), $("price").times(100).as("price_cents"), $("date_time"))
+                .explain();
+
+        assertThat(plan).contains("KarrowFusedScan(table=[[default_catalog, default_database, bids]]");
+        assertThat(fused).hasSize(1);
+    }
+
+    @Test
+    void aCompiledPlanIsTheStockPlan() {
+        TableEnvironment tEnv = tableEnv();
+        String compiled = tEnv.compilePlanSql(DEMO).asJsonString();
+        assertThat(fused).hasSize(1); // the statement was optimized with the fusion ...
+        tEnv.getConfig().set(OperatorCoreOptions.ENABLED, false);
+        String stock = tEnv.compilePlanSql(DEMO).asJsonString();
+
+        // ... and compiled to exactly the stock exec nodes (ids aside: they come from a global counter).
+        assertThat(withoutIds(compiled)).isEqualTo(withoutIds(stock)).doesNotContain("arrow").contains("stream-exec-calc");
+
+        // EXECUTE PLAN does not optimize: the loaded plan runs as compiled, unfused.
+        tEnv.getConfig().set(OperatorCoreOptions.ENABLED, true);
+        assertThat(tEnv.loadPlan(PlanReference.fromJsonString(compiled)).explain()).doesNotContain("Karrow")
+                .contains("Calc(select=[auction, bidder, (price * 100) AS price_cents, date_time], where=[(price > 1000)])");
+        assertThat(fused).hasSize(1);
+    }
+
+    private static String withoutIds(String json) {
+        return json.replaceAll("\"id\" : \\d+", "\"id\" : _")
+                .replaceAll("\"(source|target)\" : \\d+", "\"$1\" : _")
+                .replaceAll("\"uid\" : \"[^\"]*\"", "\"uid\" : _");
+    }
+
+    private static StatementSet twoInsertsFromBids(TableEnvironment tEnv) {
+        StatementSet set = tEnv.createStatementSet();
+        set.addInsertSql(DEMO);
+        set.addInsertSql("INSERT INTO bids_out SELECT auction, bidder, price * 10, date_time FROM bids WHERE price < 10");
+        return set;
+    }
+
+    @Test
+    void aTableReadByTwoInsertsOfAStatementSetKeepsFlinksOneSource() {
+        String plan = twoInsertsFromBids(tableEnv()).explain();
+
+        // Each INSERT is its own optimized block; Flink's scan reuse then serves both from one source,
+        // which two fused scans could not be: both Calcs stay Flink's.
+        assertThat(plan).doesNotContain("Karrow");
+        assertThat(fused).isEmpty();
+        assertThat(declined).hasSize(2).allSatisfy(line -> assertThat(line).endsWith(
+                "bids: the statement reads the table 2 times, which Flink serves from one source"));
+    }
+
+    @Test
+    void withoutSourceReuseEachReadIsFusedWithItsOwnPlan() {
+        TableEnvironment tEnv = tableEnv();
+        tEnv.getConfig().set(OptimizerConfigOptions.TABLE_OPTIMIZER_REUSE_SOURCE_ENABLED, false);
+
+        String plan = twoInsertsFromBids(tEnv).explain();
+
+        // Flink's scan reuse is off, so each read is its own source in the stock plan too. Each fused
+        // scan names its plan in a hint, so nothing could ever merge two different fused scans.
+        assertThat(fused).hasSize(2);
+        assertThat(plan).containsPattern("fusedCalc=\\[select=\\[auction, bidder, \\*\\(price, 100\\) AS [\\w$]+, date_time],"
+                        + " where=\\[>\\(price, 1000\\)]]")
+                .containsPattern("fusedCalc=\\[select=\\[auction, bidder, \\*\\(price, 10\\) AS [\\w$]+, date_time],"
+                        + " where=\\[<\\(price, 10\\)]]");
+        assertThat(plan.split("KARROW_FUSED_PLAN options:\\[", -1)).hasSize(2 * 2 + 1); // physical + execution plan
+        assertThat(checkedPlans).hasSize(2).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void theHookLinksAgainstThePlannerOfTheDefaultLoader() throws Exception {
+        TableEnvironment tEnv = tableEnv();
+        tEnv.explainSql(DEMO);
+
+        ClassLoader plannerLoader = PlannerModule.getInstance().getSubmoduleClassLoader();
+        assertThat(tEnv.getConfig().getPlannerConfig().getClass().getName()).isEqualTo(PlannerHook.CALCITE_CONFIG_CLASS);
+        assertThat(tEnv.getConfig().getPlannerConfig().getClass().getClassLoader().getParent()).isNull();
+        assertThat(PlannerHook.plannerVersion(plannerLoader)).isIn(PlannerHook.SUPPORTED_PLANNER_VERSIONS);
+    }
+}
