@@ -545,3 +545,50 @@ fn in_record(index: usize, message: String) -> NativeError {
         index: Some(index),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(extra: &str) -> String {
+        format!(
+            r#"{{"bootstrap":["127.0.0.1:1"],"clientId":"c","acks":-1,"idempotence":false,
+            "compression":"none","compressionLevel":0,"batchSize":16384,"lingerMs":5,
+            "maxRequestSize":1048576,"maxInFlight":5,"requestTimeoutMs":1000,
+            "deliveryTimeoutMs":2000,"retries":1,"retryBackoffMs":10,"retryBackoffMaxMs":100,
+            "metadataMaxAgeMs":300000,"maxBlockMs":100,"bufferMemory":1048576,
+            "connectTimeoutMs":100,"transactionalId":null,"transactional":false,
+            "transactionTimeoutMs":60000,"partitioner":"default","subtask":0{extra}}}"#
+        )
+    }
+
+    fn open_error(json: &str) -> String {
+        match NativeProducer::open(json) {
+            Ok(_) => panic!("opened"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_bad_configuration_fails_the_open_with_the_reason() {
+        assert!(open_error(&config(r#","topics":[]"#)).contains("no target topic"));
+        assert!(open_error(&config(r#","topics":["t"],"extra":1"#)).contains("unknown field"));
+        let brotli = config(r#","topics":["t"]"#).replace(r#""none""#, r#""brotli""#);
+        assert!(open_error(&brotli).contains("compression.type 'brotli'"));
+        assert!(open_error("{").contains("native producer"));
+    }
+
+    #[test]
+    fn a_cursor_never_reads_past_its_part() {
+        let bytes = [1u8, 2, 3, 4];
+        let mut c = Cursor::new(&bytes);
+        assert_eq!(c.nullable(-1), Ok(None));
+        assert_eq!(c.nullable(3), Ok(Some(&bytes[..3])));
+        assert!(!c.done());
+        assert!(c.nullable(2).unwrap_err().contains("run past the 4 bytes"));
+        assert!(c.nullable(-2).unwrap_err().contains("length -2"));
+        assert!(c.nullable(i32::MAX).is_err());
+        assert_eq!(c.nullable(1), Ok(Some(&bytes[3..])));
+        assert!(c.done());
+    }
+}
