@@ -13,10 +13,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.karrow.flink.connector.kafka.SinkParity.FailOnce;
 import io.karrow.flink.connector.kafka.SinkParity.Job;
+import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.FinalizedVersionRange;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
@@ -25,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The {@code kafka-native} sink end to end against a real broker and the dev registry, in both
@@ -46,7 +51,12 @@ class KafkaNativeSinkITCase {
     private static final String AT_LEAST_ONCE = "'sink.delivery-guarantee' = 'at-least-once',";
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniCluster(2);
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .setConfiguration(CollectedMetrics.configuration())
+                    .build());
 
     private static DevRegistry registry;
 
@@ -138,7 +148,7 @@ class KafkaNativeSinkITCase {
         job.run(0);
         assertRecordByRecord(job, t, false, false, true);
         ConsumerRecord<byte[], byte[]> first = job.read(t.nativeProduce(), false).get(0);
-        assertThat(first.timestamp()).isBetween(1_700_000_001_000L, 1_700_000_001_999L);
+        assertThat(first.timestamp()).isBetween(SinkParity.TIMESTAMP_BASE + 1_000L, SinkParity.TIMESTAMP_BASE + 1_999L);
         assertThat(SinkParity.headers(first)).hasSize(1).containsKey("channel");
     }
 
@@ -181,6 +191,12 @@ class KafkaNativeSinkITCase {
     void exactlyOnceOnTheOldTransactionProtocol() throws Exception {
         String tv1 = KafkaTestSupport.bootstrapTv1();
         Assumptions.assumeTrue(tv1 != null, "no broker with transaction.version=1 (-Dkarrow.kafka.bootstrap.tv1)");
+        try (Admin admin = KafkaTestSupport.admin(tv1)) {
+            FinalizedVersionRange version = admin.describeFeatures().featureMetadata().get(30, TimeUnit.SECONDS)
+                    .finalizedFeatures().get("transaction.version");
+            assertThat(version).as("the broker's finalized transaction.version").isNotNull();
+            assertThat(version.maxVersionLevel()).as("the broker's transaction.version").isEqualTo((short) 1);
+        }
         Job job = new Job(tv1, registry, 3, 2);
         Trio keyed = trio(job, exactlyOnce(), true, METADATA_COLUMNS, METADATA_QUERY);
         Trio keyless = trio(job, exactlyOnce() + "'properties.compression.type' = 'lz4',", false, "", SinkParity.QUERY);

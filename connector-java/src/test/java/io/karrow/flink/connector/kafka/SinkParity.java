@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
 import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
+import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
@@ -43,7 +44,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * through any number of sinks (the stock {@code kafka} connector with the oracle format, {@code
  * kafka-native} with Kafka's producer or with native produce), then the output topics are compared
  * byte for byte with the stock sink's. The job asserts in its plan that every {@code kafka-native}
- * sink ran the batched or the native path it was asked for.
+ * sink ran the batched or the native path it was asked for, and from the {@code
+ * karrow.numRecordsProducedNatively} counters that the native producer wrote every record of the
+ * native sinks (the cluster must report to {@link CollectedMetrics}).
  */
 final class SinkParity {
 
@@ -56,8 +59,13 @@ final class SinkParity {
     /** Writable metadata: {@code timestamp} and {@code headers} (a null header value is dropped, as Flink drops it). */
     static final String METADATA_COLUMNS =
             ", ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp', hdrs MAP<STRING, BYTES> METADATA FROM 'headers'";
+    /**
+     * The base of the written {@code timestamp} metadata: an hour ago, so the broker's retention
+     * ({@code log.retention.hours}, 7 days) never deletes the output before it is read.
+     */
+    static final long TIMESTAMP_BASE = (System.currentTimeMillis() / 1000 - 3600) * 1000;
     static final String METADATA_QUERY = " SELECT auction, bidder, price * 100 AS price_cents, date_time,"
-            + " TO_TIMESTAMP_LTZ(1700000000000 + auction, 3) AS ts,"
+            + " TO_TIMESTAMP_LTZ(" + TIMESTAMP_BASE + " + auction, 3) AS ts,"
             + " MAP['channel', CAST(channel AS BYTES), 'none', CAST(NULL AS BYTES)] AS hdrs"
             + " FROM bids WHERE price > 1000";
     static final String NATIVE_PRODUCE = "'sink.produce-mode' = 'native',";
@@ -82,9 +90,11 @@ final class SinkParity {
         final StreamTableEnvironment tEnv;
         final StreamExecutionEnvironment env;
         final StatementSet statements;
+        final String name = "sink-parity-" + UUID.randomUUID();
         private int sinks;
         private int batchSinks;
         private int nativeProduceSinks;
+        private boolean failureInjected;
 
         Job(String bootstrap, DevRegistry registry, int partitions, int parallelism) throws Exception {
             this.bootstrap = bootstrap;
@@ -101,6 +111,7 @@ final class SinkParity {
             env = StreamExecutionEnvironment.getExecutionEnvironment(config);
             env.setParallelism(parallelism);
             tEnv = StreamTableEnvironment.create(env);
+            tEnv.getConfig().set("pipeline.name", name);
             tEnv.createTemporarySystemFunction("fail_once", FailOnce.class);
             tEnv.executeSql("CREATE TABLE bids (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING,"
                     + " url STRING, date_time TIMESTAMP(3), extra STRING) WITH ("
@@ -135,6 +146,7 @@ final class SinkParity {
                     + "'value.format' = '" + format + "',"
                     + "'value." + format + ".url' = '" + registry.url() + "')");
             statements.addInsertSql("INSERT INTO " + table + query);
+            failureInjected |= query.contains("fail_once");
             if (connector.equals("kafka-native")) {
                 if (options.contains(NATIVE_PRODUCE)) {
                     nativeProduceSinks++;
@@ -159,6 +171,15 @@ final class SinkParity {
             statements.execute().await(5, TimeUnit.MINUTES);
             System.out.printf("SinkParity: job with %d sinks took %d ms%n",
                     sinks, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            // Native produce ran: the broker acknowledged every output record of every native
+            // sink to the native producer (more only where a failure made the job write again).
+            long produced = CollectedMetrics.sum(name, "karrow", "numRecordsProducedNatively");
+            long wanted = (long) nativeProduceSinks * expected;
+            if (failureInjected) {
+                assertThat(produced).as("records produced natively").isGreaterThanOrEqualTo(wanted);
+            } else {
+                assertThat(produced).as("records produced natively").isEqualTo(wanted);
+            }
         }
 
         /** Every record of {@code topic}. */
@@ -204,7 +225,7 @@ final class SinkParity {
     record Bids(int selected, String digest) {}
 
     /**
-     * Writes {@link #BIDS} Confluent-Avro bids round-robin over the topic's partitions; returns how
+     * Writes {@link #BIDS} Confluent-Avro bids to the topic, partitioned by auction; returns how
      * many have price > 1000 and the digest of their expected (auction, bidder, price_cents,
      * date_time) tuples.
      */
@@ -225,7 +246,10 @@ final class SinkParity {
                 if (price > 1000) {
                     tuples.add(bid.get("auction") + "|" + bid.get("bidder") + "|" + price * 100 + "|" + bid.get("date_time"));
                 }
-                producer.send(new ProducerRecord<>(topic, i % partitions, null,
+                // One input partition per auction: a key is read by one source subtask, in order,
+                // so each sink writes its records in that order (the per-key order compared).
+                int partition = (int) Math.floorMod((Long) bid.get("auction"), (long) partitions);
+                producer.send(new ProducerRecord<>(topic, partition, null,
                         ConfluentAvroEncoder.encode(id, corpus.writers().get(0), bid)));
             }
             producer.flush();
