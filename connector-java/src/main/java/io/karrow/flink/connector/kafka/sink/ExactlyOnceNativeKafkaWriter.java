@@ -144,6 +144,7 @@ final class ExactlyOnceNativeKafkaWriter<IN> extends NativeKafkaWriter<IN> {
     /** Opens the transaction the records up to checkpoint {@code checkpointId} go into. */
     private void startTransaction(long checkpointId) {
         try {
+            endEmptyTransaction(checkpointId);
             String id;
             if (namingStrategy == TransactionNamingStrategy.POOLING) {
                 Set<String> used = ongoing.ids();
@@ -171,6 +172,24 @@ final class ExactlyOnceNativeKafkaWriter<IN> extends NativeKafkaWriter<IN> {
         } catch (KarrowNativeException e) {
             throw new FlinkRuntimeException("Could not start a Kafka transaction for checkpoint " + checkpointId, e);
         }
+    }
+
+    /**
+     * Ends the open transaction when no pre-commit ran since it began, which Flink allows only when
+     * nothing can have been written to it: the checkpoints after end of input call {@link
+     * #snapshotState} without {@link #prepareCommit}. It ends without a request and its id is free
+     * again, as the stock writer recycles the producer of an empty transaction.
+     */
+    private void endEmptyTransaction(long checkpointId) throws KarrowNativeException {
+        if (currentTransactionalId == null || !producer.state().inTransaction()) {
+            return;
+        }
+        if (producer.state().hasRecordsInTransaction()) {
+            throw new IllegalStateException("Transaction " + currentTransactionalId + " holds records but was not"
+                    + " pre-committed before checkpoint " + checkpointId);
+        }
+        producer.commitTransaction();
+        ongoing.recycle(currentTransactionalId);
     }
 
     private String name(long offset) {
