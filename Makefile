@@ -9,7 +9,7 @@
 CARGO ?= cargo
 MVN ?= mvn -B -ntp
 
-.PHONY: native jar test test-rust lint test-java test-python demo bench bench-source bench-fetch bench-produce fuzz-short fuzz-long nexmark nexmark-short clean
+.PHONY: native jar test test-rust lint test-java test-python demo bench bench-source bench-fetch bench-produce bench-produce-e2e fuzz-short fuzz-long nexmark nexmark-short clean
 
 native:
 	$(CARGO) build --release -p karrow-native -p karrow
@@ -50,6 +50,11 @@ bench-fetch:
 # Issue #20's first question: Kafka's Java producer CPU per record vs record batches written natively.
 bench-produce:
 	bash benches/run-produce-bench.sh
+
+# Issue #20, end to end: the demo job, stock vs karrow with Kafka's Java producer vs karrow with
+# native produce, in one run (throughput and process CPU per output record of each).
+bench-produce-e2e:
+	bash benches/run-demo.sh --native-produce true
 
 # Fuzzing (fuzz/, outside the workspace): FUZZ_SECONDS per target for CI (13 targets), or
 # FUZZ_RUNS executions per target; both start from seeds each target writes.

@@ -42,6 +42,15 @@ pub enum NativeError {
         /// What failed (Flink's exception class and message for a row).
         message: String,
     },
+    /// The native producer failed (connection, a broker's refusal, a transaction error, a
+    /// record that cannot be written, a bad layout of the records passed).
+    #[error("native produce: {message}{}", index.map(|i| format!(" (record {i} of the batch)")).unwrap_or_default())]
+    Produce {
+        /// What failed.
+        message: String,
+        /// The record of the batch it concerns, if one.
+        index: Option<usize>,
+    },
     /// A panic was caught at the JNI boundary.
     #[error("internal error in karrow native code (please report): {0}")]
     Panic(String),
@@ -68,6 +77,7 @@ impl NativeError {
             NativeError::Codec(e) => e.context().and_then(|c| c.record_index),
             NativeError::InRecord { index, .. } => Some(*index),
             NativeError::Operator { index, .. } => *index,
+            NativeError::Produce { index, .. } => *index,
             _ => None,
         }
     }

@@ -12,6 +12,7 @@ use crate::avro::{AvroDecodeSession, AvroEncodeSession};
 use crate::error::NativeError;
 use crate::fetch::NativeFetch;
 use crate::json::{JsonDecodeSession, JsonEncodeSession};
+use crate::produce::NativeProducer;
 use crate::protobuf::{ProtobufDecodeSession, ProtobufEncodeSession};
 use crate::row_list::RowList;
 use crate::value_batch::ValueBatch;
@@ -38,11 +39,13 @@ pub enum SessionKind {
     /// An operator pipeline (#19): row images (or, with its own decoder, Kafka values) in,
     /// the Calc's kept and projected rows out.
     OperatorRows = 8,
+    /// The native producer of the `kafka-native` sink (and its committer's EndTxn).
+    Produce = 9,
 }
 
 impl SessionKind {
     /// Every kind, in code order.
-    pub const ALL: [SessionKind; 8] = [
+    pub const ALL: [SessionKind; 9] = [
         SessionKind::AvroDecoder,
         SessionKind::AvroEncoder,
         SessionKind::JsonDecoder,
@@ -51,10 +54,11 @@ impl SessionKind {
         SessionKind::ProtobufEncoder,
         SessionKind::Fetch,
         SessionKind::OperatorRows,
+        SessionKind::Produce,
     ];
 
     /// One more than the largest code: the length of per-kind tables (code 0 is unused).
-    pub const CODES: usize = 9;
+    pub const CODES: usize = 10;
 
     /// The kind with code `code`.
     pub fn from_code(code: i32) -> Result<Self, NativeError> {
@@ -80,6 +84,7 @@ impl SessionKind {
             SessionKind::ProtobufEncoder => "Protobuf encoder",
             SessionKind::Fetch => "fetch session",
             SessionKind::OperatorRows => "operator pipeline",
+            SessionKind::Produce => "native producer",
         }
     }
 
@@ -128,6 +133,10 @@ impl SessionKind {
                 config_json,
                 bytes,
             )?),
+            SessionKind::Produce => {
+                no_bytes()?;
+                Box::new(NativeProducer::open(config_json)?)
+            }
         })
     }
 }
@@ -195,6 +204,12 @@ pub trait Session: Send {
     /// The parts of the last poll, in the order Java's buffers receive them.
     fn polled_parts(&self) -> Result<Vec<&[u8]>, NativeError> {
         Err(unsupported(self.kind(), "copy out"))
+    }
+
+    /// Takes `count` items laid out in `parts` (the kind's parts, in its order; e.g. the
+    /// producer's encoded records: metadata, keys, values, headers).
+    fn copy_in(&mut self, _parts: &[&[u8]], _count: usize) -> Result<(), NativeError> {
+        Err(unsupported(self.kind(), "copy in"))
     }
 }
 

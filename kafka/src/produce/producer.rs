@@ -431,6 +431,29 @@ impl Producer {
         self.end_transaction(true)
     }
 
+    /// Flink's pre-commit: flushes, then hands the open transaction over to whoever ends it
+    /// from the returned ids ([`Coordinator::end_transaction`]: Flink's committer, after the
+    /// checkpoint completed). The producer forgets it and must be initialized again
+    /// ([`Self::init_transactions`], with this or another id) before its next transaction.
+    pub fn precommit_transaction(&mut self) -> Result<ProducerIdAndEpoch, ProduceError> {
+        self.txn_mut("precommitTransaction")?;
+        if !self.in_transaction() {
+            return Err(ProduceError::Config(
+                "precommitTransaction: no transaction is open".into(),
+            ));
+        }
+        self.flush()?;
+        let ids = ProducerIdAndEpoch {
+            producer_id: self.producer_id,
+            epoch: self.epoch,
+        };
+        let txn = self.txn_mut("precommitTransaction")?;
+        txn.phase = Phase::Uninitialized;
+        txn.has_records = false;
+        txn.partitions.iter_mut().for_each(|p| *p = InTxn::No);
+        Ok(ids)
+    }
+
     /// Aborts the open transaction: unsent batches are dropped, batches in flight are waited
     /// for (their outcome no longer matters), then EndTxn (abort) is sent when anything reached
     /// the transaction. Also clears a failure of a send, so the producer can go on with the

@@ -461,3 +461,37 @@ fn a_throttled_broker_gets_no_request_before_its_throttle_time() {
     );
     assert_eq!(seen.lock().unwrap().batches.len(), 2);
 }
+
+/// Pre-commit flushes and hands the transaction over without EndTxn; the producer needs a new
+/// initialization before its next transaction; a committer ends the handed-over one.
+#[test]
+fn a_precommitted_transaction_is_handed_over_not_ended() {
+    let (broker, seen) = test_broker::start(Script::default());
+    let mut p = transactional(&broker, "tx-6");
+    p.init_transactions().unwrap();
+    p.begin_transaction().unwrap();
+    send(&mut p, 4);
+    let ids = p.precommit_transaction().unwrap();
+    assert_eq!(
+        ids,
+        ProducerIdAndEpoch {
+            producer_id: 7,
+            epoch: 0
+        }
+    );
+    assert!(!p.in_transaction());
+    assert!(p.begin_transaction().is_err(), "initialize first");
+    assert!(seen.lock().unwrap().ended.is_empty());
+    p.set_transactional_id("tx-7").unwrap();
+    p.init_transactions().unwrap();
+    p.begin_transaction().unwrap();
+    let mut c = Coordinator::new(
+        "tx-6",
+        vec![broker],
+        crate::connection::ConnectionConfig::default(),
+        Duration::from_millis(1),
+        Duration::from_secs(5),
+    );
+    c.end_transaction(ids, true, 2).unwrap();
+    assert_eq!(seen.lock().unwrap().ended, vec![(5, 7, 0, true)]);
+}

@@ -350,6 +350,45 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_copyOut<'l
     })
 }
 
+/// `void copyIn(long handle, long[] addresses, int[] lengths, int count)`: hands the session
+/// `count` items laid out in the direct buffers at `addresses` (`lengths[i]` bytes each; one
+/// per part, in the kind's order): the mirror of `copyOut`.
+#[no_mangle]
+pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_copyIn<'local>(
+    mut env: JNIEnv<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    addresses: JLongArray<'local>,
+    lengths: JIntArray<'local>,
+    count: jint,
+) {
+    guard(&mut env, (), |env| {
+        let parts = env.get_array_length(&addresses).map_err(jni_error)?;
+        if env.get_array_length(&lengths).map_err(jni_error)? != parts {
+            return Err(NativeError::InvalidCall(
+                "copyIn: as many lengths as addresses are needed".into(),
+            ));
+        }
+        let parts = usize::try_from(parts).unwrap_or(0);
+        let mut at = vec![0i64; parts];
+        let mut len = vec![0i32; parts];
+        env.get_long_array_region(&addresses, 0, &mut at)
+            .map_err(jni_error)?;
+        env.get_int_array_region(&lengths, 0, &mut len)
+            .map_err(jni_error)?;
+        let count = usize::try_from(count)
+            .map_err(|_| NativeError::InvalidCall(format!("negative count {count}")))?;
+        let slices = at
+            .iter()
+            .zip(&len)
+            // SAFETY: Java passes, per part, a direct buffer holding `length` readable bytes
+            // at `address`, alive and unmodified for the duration of this call.
+            .map(|(&address, &length)| unsafe { direct_slice(address, length) })
+            .collect::<Result<Vec<&[u8]>, _>>()?;
+        with_session(handle, |session| session.copy_in(&slices, count))
+    })
+}
+
 fn copy_out(session: &mut dyn Session, targets: &[i64]) -> Result<(), NativeError> {
     let parts = session.polled_parts()?;
     if parts.len() != targets.len() {

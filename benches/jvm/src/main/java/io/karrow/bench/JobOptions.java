@@ -20,6 +20,12 @@ final class JobOptions {
     final java.util.List<String> sourceOptions = new java.util.ArrayList<>();
     /** Extra {@code 'key' = 'value'} options for every sink table ({@code --sink-option key=value}, repeatable). */
     final java.util.List<String> sinkOptions = new java.util.ArrayList<>();
+    /**
+     * Demo only: also runs karrow with native produce ({@code 'sink.produce-mode' = 'native'}), so
+     * the same run compares the stock job, karrow with Kafka's Java producer and karrow with native
+     * produce ({@code --native-produce true}).
+     */
+    boolean nativeProduce;
 
     /** {@code KEY=VALUE} as a SQL table option. */
     private static String tableOption(String flag, String value) {
@@ -32,7 +38,7 @@ final class JobOptions {
 
     /**
      * Parses {@code --records --bootstrap --registry --topic --partitions --parallelism --rounds --format --only --option
-     * --sink-option}.
+     * --sink-option --native-produce}.
      *
      * @param program the name printed by {@code --help}
      * @param records default record count
@@ -49,7 +55,7 @@ final class JobOptions {
             if (name.equals("-h") || name.equals("--help")) {
                 System.out.println("usage: " + program + " [--records N] [--bootstrap HOST:PORT] [--registry URL]"
                         + " [--topic NAME] [--partitions N] [--parallelism N] [--rounds N] [--format avro|json|protobuf]"
-                        + " [--only LABEL] [--option KEY=VALUE]... [--sink-option KEY=VALUE]...");
+                        + " [--only LABEL] [--option KEY=VALUE]... [--sink-option KEY=VALUE]... [--native-produce true]");
                 System.exit(0);
             }
             if (i + 1 >= args.length) {
@@ -68,6 +74,7 @@ final class JobOptions {
                 case "--only" -> o.only = value;
                 case "--option" -> o.sourceOptions.add(tableOption(name, value));
                 case "--sink-option" -> o.sinkOptions.add(tableOption(name, value));
+                case "--native-produce" -> o.nativeProduce = Boolean.parseBoolean(value);
                 default -> throw new IllegalArgumentException("unknown option " + name);
             }
         }

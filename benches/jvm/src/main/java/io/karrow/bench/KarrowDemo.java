@@ -31,20 +31,29 @@ import java.util.concurrent.TimeUnit;
  * <p>once with the stock path (connector {@code kafka}, formats {@code avro-confluent-reference}:
  * flink-avro's registry-aware deserialization and serialization) and once with karrow ({@code
  * kafka-native} source with {@code 'scan.fetch-mode' = 'native'} and sink, {@code avro-confluent-native}
- * both ways), and once more like karrow's run with karrow's operator core on ({@code
+ * both ways), once more like karrow's run with karrow's operator core on ({@code
  * karrow.operator-core.enabled}: the Calc runs natively inside the source, on each fetched batch),
- * each exactly-once into its own output topic. It reports the throughput of each (job net runtime, best of the rounds) and whether
- * all output topics hold exactly the same records, byte for byte (read {@code read_committed},
- * compared as multisets since partitions interleave). Exits with status 1 if they differ. Needs a
- * running broker and registry: see {@code benches/run-demo.sh}.
+ * each exactly-once into its own output topic; with {@code --native-produce true} a fourth time, the
+ * operator core's run with native produce ({@code 'sink.produce-mode' = 'native'}: record batches
+ * written in Rust instead of Kafka's Java producer).
+ * It reports the throughput of each (job net runtime, best of the rounds), the process CPU time per
+ * output record (the MiniCluster runs in this JVM; best of the rounds), and whether every output
+ * topic holds exactly the stock job's records, byte for byte (read {@code read_committed}, compared
+ * as multisets since partitions interleave). Exits with status 1 if one differs. Needs a running
+ * broker and registry: see {@code benches/run-demo.sh}.
  */
 public final class KarrowDemo {
 
-    private static final String[] FORMATS = {"avro-confluent-reference", "avro-confluent-native", "avro-confluent-native"};
-    private static final String[] CONNECTORS = {"kafka", "kafka-native", "kafka-native"};
-    private static final String[] LABELS = {"stock ", "native", "fused "};
-    /** The pipeline that runs with karrow's operator core on (source fusion). */
+    private static final String[] FORMATS = {
+        "avro-confluent-reference", "avro-confluent-native", "avro-confluent-native", "avro-confluent-native"};
+    private static final String[] CONNECTORS = {"kafka", "kafka-native", "kafka-native", "kafka-native"};
+    private static final String[] LABELS = {"stock ", "native", "fused ", "fused+produce"};
+    /** The pipeline that runs with karrow's operator core on (source fusion), with Kafka's Java producer. */
     private static final int FUSED = 2;
+    /** The pipeline that runs with the operator core and native produce. */
+    private static final int FUSED_PRODUCE = 3;
+    /** The sink option of each pipeline beyond the shared ones (the last writes with native produce). */
+    private static final String[] SINK_MODES = {"", "", "", ", 'sink.produce-mode' = 'native'"};
     private static final String PIPELINE =
             "SELECT auction, bidder, price * 100 AS price_cents, date_time FROM %s WHERE price > 1000";
 
@@ -65,23 +74,31 @@ public final class KarrowDemo {
                 o.records, produceSeconds, o.records / produceSeconds, schemaId);
 
         TableEnvironment env = tableEnvironment(o);
-        for (int f = 0; f < FORMATS.length; f++) {
+        int pipelines = o.nativeProduce ? FORMATS.length : FUSED + 1;
+        for (int f = 0; f < pipelines; f++) {
             createSourceTable(env, o, f);
         }
+        long expected = produced.priceAbove1000();
 
-        // Throughput: alternate the pipelines so neither profits alone from a warmer JVM; keep the best.
-        double[] best = {Double.MAX_VALUE, Double.MAX_VALUE, Double.MAX_VALUE};
+        // Throughput: alternate the pipelines so none profits alone from a warmer JVM; keep the best.
+        double[] best = new double[pipelines];
+        double[] bestCpuNanosPerRecord = new double[pipelines];
+        java.util.Arrays.fill(best, Double.MAX_VALUE);
+        java.util.Arrays.fill(bestCpuNanosPerRecord, Double.MAX_VALUE);
         List<List<byte[]>> outputs = new ArrayList<>();
         for (int round = 1; round <= o.rounds; round++) {
             StringBuilder line = new StringBuilder("round " + round + ":");
-            for (int f = 0; f < FORMATS.length; f++) {
+            for (int f = 0; f < pipelines; f++) {
                 String outTopic = o.topic + "-out-" + LABELS[f].trim() + "-" + round;
                 BidTopics.create(o.bootstrap, outTopic, o.partitions);
                 createSinkTable(env, o, f, outTopic);
+                long cpuBefore = processCpuNanos();
                 double seconds = timeInsert(env, f);
+                double cpuPerRecord = (processCpuNanos() - cpuBefore) / (double) Math.max(1, expected);
                 best[f] = Math.min(best[f], seconds);
-                line.append(String.format(Locale.ROOT, "  %s %.2f s (%,.0f input rows/s)",
-                        LABELS[f].trim(), seconds, o.records / seconds));
+                bestCpuNanosPerRecord[f] = Math.min(bestCpuNanosPerRecord[f], cpuPerRecord);
+                line.append(String.format(Locale.ROOT, "  %s %.2f s (%,.0f input rows/s, %.2f us CPU/output record)",
+                        LABELS[f].trim(), seconds, o.records / seconds, cpuPerRecord / 1000));
                 if (round == o.rounds) {
                     outputs.add(readCommitted(o, outTopic));
                 }
@@ -89,28 +106,39 @@ public final class KarrowDemo {
             System.out.println(line);
         }
 
-        long expected = produced.priceAbove1000();
         List<byte[]> stock = outputs.get(0);
         boolean complete = true;
         boolean identical = true;
-        for (List<byte[]> out : outputs) {
-            complete &= out.size() == expected;
-            identical &= sortedEquals(stock, out);
+        for (int f = 0; f < pipelines; f++) {
+            complete &= outputs.get(f).size() == expected;
+            identical &= sortedEquals(stock, outputs.get(f));
         }
         System.out.println();
-        System.out.printf(Locale.ROOT, "%-58s %12s %9s %14s%n", "pipeline", "output", "seconds", "input rows/s");
-        for (int f = 0; f < FORMATS.length; f++) {
-            System.out.printf(Locale.ROOT, "%-58s %,12d %9.2f %,14.0f%n",
-                    LABELS[f] + " (" + CONNECTORS[f] + " + " + FORMATS[f] + (f == FUSED ? ", operator core" : "") + ")",
-                    outputs.get(f).size(), best[f],
-                    o.records / best[f]);
+        System.out.printf(Locale.ROOT, "%-66s %12s %9s %14s %16s%n",
+                "pipeline", "output", "seconds", "input rows/s", "us CPU/output");
+        for (int f = 0; f < pipelines; f++) {
+            String label = LABELS[f] + " (" + CONNECTORS[f] + " + " + FORMATS[f]
+                    + (f >= FUSED ? ", operator core" : "") + (SINK_MODES[f].isEmpty() ? "" : ", native produce") + ")";
+            System.out.printf(Locale.ROOT, "%-66s %,12d %9.2f %,14.0f %16.2f%n",
+                    label, outputs.get(f).size(), best[f], o.records / best[f], bestCpuNanosPerRecord[f] / 1000);
         }
         System.out.printf(Locale.ROOT, "native / stock: %.2fx%n", best[0] / best[1]);
         System.out.printf(Locale.ROOT, "fused / stock: %.2fx%n", best[0] / best[FUSED]);
+        if (pipelines > FUSED_PRODUCE) {
+            System.out.printf(Locale.ROOT, "fused+produce / stock: %.2fx; CPU per output record, native produce /"
+                    + " Kafka's Java producer (both fused): %.2f%n", best[0] / best[FUSED_PRODUCE],
+                    bestCpuNanosPerRecord[FUSED_PRODUCE] / bestCpuNanosPerRecord[FUSED]);
+        }
         System.out.printf(Locale.ROOT, "expected output records (price > 1000): %,d%n", expected);
         System.out.println("output topics identical (bytes, read_committed): " + (identical && complete ? "yes" : "no"));
         System.out.printf(Locale.ROOT, "demo took %.1f s%n", (System.nanoTime() - started) / 1e9);
         System.exit(identical && complete ? 0 : 1);
+    }
+
+    /** CPU time of this process (every thread of the MiniCluster runs in it). */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static boolean sortedEquals(List<byte[]> a, List<byte[]> b) {
@@ -201,23 +229,24 @@ public final class KarrowDemo {
                 + "'value.format' = '" + format + "', "
                 + "'value." + format + ".url' = '" + o.registry + "', "
                 + "'value." + format + ".subject' = 'bids_out-value'"
+                + SINK_MODES[f]
                 + o.sinkOptions.stream().map(option -> ", " + option).collect(java.util.stream.Collectors.joining()) + ")");
     }
 
     private static String table(int f) {
-        return new String[] {"bids_stock", "bids_native", "bids_fused"}[f];
+        return new String[] {"bids_stock", "bids_native", "bids_fused", "bids_fused_produce"}[f];
     }
 
     private static String outTable(int f) {
-        return new String[] {"bids_out_stock", "bids_out_native", "bids_out_fused"}[f];
+        return new String[] {"bids_out_stock", "bids_out_native", "bids_out_fused", "bids_out_fused_produce"}[f];
     }
 
     /** Runs the pipeline of {@code f} and returns the job's net runtime in seconds. */
     private static double timeInsert(TableEnvironment env, int f) throws Exception {
         String query = "INSERT INTO " + outTable(f) + " " + String.format(PIPELINE, table(f));
-        // Read when the statement is optimized: only the fused pipeline plans the operator core in.
-        env.getConfig().set("karrow.operator-core.enabled", String.valueOf(f == FUSED));
-        if (f == FUSED && !env.explainSql(query).contains("KarrowFusedScan")) {
+        // Read when the statement is optimized: only the fused pipelines plan the operator core in.
+        env.getConfig().set("karrow.operator-core.enabled", String.valueOf(f >= FUSED));
+        if (f >= FUSED && !env.explainSql(query).contains("KarrowFusedScan")) {
             throw new IllegalStateException("the operator core did not fuse the demo query:\n" + env.explainSql(query));
         }
         TableResult result = env.executeSql(query);

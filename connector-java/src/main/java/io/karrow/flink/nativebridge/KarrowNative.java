@@ -7,7 +7,8 @@ package io.karrow.flink.nativebridge;
  * and every other call takes a handle and is answered by the session behind it (a kind that does not
  * answer a call fails with a clear message). A closed, stale or forged handle fails; it never reaches
  * another session. Java code does not call these directly but through {@link NativeHandle}, {@link
- * NativeEncoderHandle}, {@link DirectRecordBuffers}, the batch codecs and {@link NativeFetchSession}.
+ * NativeEncoderHandle}, {@link DirectRecordBuffers}, the batch codecs, {@link NativeFetchSession} and {@link
+ * NativeProducerSession}.
  *
  * <p>Call {@link NativeLibraryLoader#load()} before the first call. Every method throws {@link
  * KarrowNativeException} (constructed by native code) on failure; none of them returns a partial
@@ -104,4 +105,13 @@ public final class KarrowNative {
      * the kind's order), which the caller sized from the poll's summary.
      */
     public static native void copyOut(long handle, long[] addresses) throws KarrowNativeException;
+
+    /**
+     * Hands the session {@code count} items laid out in the direct buffers at {@code addresses},
+     * {@code lengths[i]} bytes each (one per part, in the kind's order; the native producer's parts
+     * are the metadata, keys, values and headers of {@link EncodedRecords}): the mirror of {@link
+     * #copyOut}.
+     */
+    public static native void copyIn(long handle, long[] addresses, int[] lengths, int count)
+            throws KarrowNativeException;
 }

@@ -25,10 +25,12 @@ public enum SessionKind {
      * the Calc's kept and projected rows out ({@link KarrowNative#decodeBatch}); {@link
      * KarrowNative#control} answers {@code {"op":"decline_reason","plan":...}}.
      */
-    OPERATOR_ROWS(8, "operator pipeline");
+    OPERATOR_ROWS(8, "operator pipeline"),
+    /** The native producer of the {@code kafka-native} sink (and its committer's EndTxn). */
+    PRODUCE(9, "native producer");
 
     /** One more than the largest code: the number of per-kind entries {@link KarrowNative#stats} reports. */
-    static final int CODES = 9;
+    static final int CODES = 10;
 
     private final int code;
     private final String description;

@@ -41,6 +41,15 @@ public final class KafkaTestSupport {
         return System.getProperty("karrow.kafka.bootstrap", "127.0.0.1:9092");
     }
 
+    /**
+     * The broker formatted with the old transaction protocol ({@code transaction.version=1}): the
+     * system property {@code karrow.kafka.bootstrap.tv1}, or {@code null} when none runs.
+     */
+    public static String bootstrapTv1() {
+        String b = System.getProperty("karrow.kafka.bootstrap.tv1", "");
+        return b.isBlank() ? null : b;
+    }
+
     /** Fails (rather than skips) when no broker answers at {@link #bootstrap()}: CI must start it. */
     public static void requireBroker() {
         try (Admin admin = admin()) {
@@ -53,8 +62,13 @@ public final class KafkaTestSupport {
 
     /** A new admin client for {@link #bootstrap()} (10 s request timeout, 30 s API timeout); the caller closes it. */
     public static Admin admin() {
+        return admin(bootstrap());
+    }
+
+    /** As {@link #admin()}, for the broker at {@code bootstrap}. */
+    public static Admin admin(String bootstrap) {
         Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
         return Admin.create(p);
@@ -62,8 +76,13 @@ public final class KafkaTestSupport {
 
     /** Creates the topic {@code prefix-<8 random hex chars>} with replication factor 1 and returns its name. */
     public static String createTopic(String prefix, int partitions) throws Exception {
+        return createTopic(bootstrap(), prefix, partitions);
+    }
+
+    /** As {@link #createTopic(String, int)}, on the broker at {@code bootstrap}. */
+    public static String createTopic(String bootstrap, String prefix, int partitions) throws Exception {
         String topic = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
-        try (Admin admin = admin()) {
+        try (Admin admin = admin(bootstrap)) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
         return topic;
@@ -78,8 +97,13 @@ public final class KafkaTestSupport {
      * where it happened.
      */
     public static KafkaProducer<byte[], byte[]> producer() {
+        return producer(bootstrap());
+    }
+
+    /** As {@link #producer()}, for the broker at {@code bootstrap}. */
+    public static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
         Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
@@ -149,8 +173,13 @@ public final class KafkaTestSupport {
      * the end offsets at the time of the call ({@code read_committed} skips aborted transactions).
      */
     public static List<ConsumerRecord<byte[], byte[]>> readAll(String topic, boolean readCommitted) {
+        return readAll(bootstrap(), topic, readCommitted);
+    }
+
+    /** As {@link #readAll(String, boolean)}, from the broker at {@code bootstrap}. */
+    public static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic, boolean readCommitted) {
         Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);

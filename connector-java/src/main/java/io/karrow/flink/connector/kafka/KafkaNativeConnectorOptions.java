@@ -28,7 +28,51 @@ public final class KafkaNativeConnectorOptions {
                     + " no object per record; plaintext listeners only). Offsets,"
                     + " metadata and commits always use the Java consumer.");
 
+    /** {@code sink.produce-mode} value: write with Kafka's Java producer inside Flink's KafkaSink (the default). */
+    public static final String PRODUCE_MODE_KAFKA_PRODUCER = "kafka-producer";
+
+    /** {@code sink.produce-mode} value: write with karrow's native producer. */
+    public static final String PRODUCE_MODE_NATIVE = "native";
+
+    /** How the sink writes records. */
+    public static final ConfigOption<String> SINK_PRODUCE_MODE = ConfigOptions.key("sink.produce-mode")
+            .stringType()
+            .defaultValue(PRODUCE_MODE_KAFKA_PRODUCER)
+            .withDescription("How the kafka-native sink writes records: 'kafka-producer' (Kafka's Java producer"
+                    + " inside Flink's KafkaSink, fed one batch-encoded record at a time) or 'native' (record"
+                    + " batches written natively from the encoded values, with Flink's delivery guarantees and"
+                    + " two-phase commit; plaintext listeners, one topic, the 'default', 'round-robin' or"
+                    + " 'fixed' partitioner, a value format that encodes natively). The state is the stock"
+                    + " sink's either way, so savepoints move between the modes and the kafka connector.");
+
     private KafkaNativeConnectorOptions() {}
+
+    /**
+     * Whether {@code options} (a table's) select the native producer; fails in Flink's style for an
+     * unknown mode, or for the native producer with a security protocol it cannot speak.
+     */
+    public static boolean nativeProduce(Map<String, String> options) {
+        String mode = options.getOrDefault(SINK_PRODUCE_MODE.key(), SINK_PRODUCE_MODE.defaultValue())
+                .trim()
+                .toLowerCase(Locale.ROOT);
+        switch (mode) {
+            case PRODUCE_MODE_KAFKA_PRODUCER:
+                return false;
+            case PRODUCE_MODE_NATIVE:
+                String protocol = options.getOrDefault("properties.security.protocol", "PLAINTEXT").trim();
+                if (!protocol.equalsIgnoreCase("PLAINTEXT")) {
+                    throw new ValidationException("'" + SINK_PRODUCE_MODE.key() + "' = '" + PRODUCE_MODE_NATIVE
+                            + "' writes to plaintext listeners only (TLS and SASL come with the native client),"
+                            + " but 'properties.security.protocol' is '" + protocol + "'. Use '"
+                            + PRODUCE_MODE_KAFKA_PRODUCER + "'.");
+                }
+                return true;
+            default:
+                throw new ValidationException("Invalid value for option '" + SINK_PRODUCE_MODE.key() + "': '"
+                        + options.get(SINK_PRODUCE_MODE.key()) + "'. Supported values are ["
+                        + PRODUCE_MODE_KAFKA_PRODUCER + ", " + PRODUCE_MODE_NATIVE + "].");
+        }
+    }
 
     /**
      * Whether {@code options} (a table's) select the native fetch; fails in Flink's style for an

@@ -1,8 +1,9 @@
 package io.karrow.flink.connector.kafka;
 
-import io.karrow.flink.planner.FusableSink;
-
+import io.karrow.flink.connector.kafka.sink.NativeKafkaSink;
+import io.karrow.flink.connector.kafka.sink.NativeProducerSettings;
 import io.karrow.flink.formats.BatchSerializationSchema;
+import io.karrow.flink.planner.FusableSink;
 
 import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.connector.base.DeliveryGuarantee;
@@ -10,6 +11,7 @@ import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
 import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
+import org.apache.flink.streaming.connectors.kafka.partitioner.FlinkFixedPartitioner;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -18,6 +20,7 @@ import org.apache.flink.streaming.connectors.kafka.table.SinkBufferFlushMode;
 import org.apache.flink.table.connector.ProviderContext;
 import org.apache.flink.table.connector.format.EncodingFormat;
 import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.DataType;
@@ -43,6 +46,13 @@ import java.util.regex.Pattern;
  * producer set-up, partitioning, batching, transactions, commit, abort and restore are the stock
  * ones. The Kafka writer keeps the stock sink's uid ({@code sink}), so its state is interchangeable
  * with a {@code kafka} table's. Any other value format gets the stock runtime.
+ *
+ * <p>With {@code 'sink.produce-mode' = 'native'} the sink is a {@link NativeKafkaSink}: its writer
+ * buffers the rows, encodes them in batches straight into off-heap record batches and hands them to
+ * karrow's native producer, with the stock sink's delivery guarantees, two-phase commit, transaction
+ * naming and state (and the same uid). What the native producer cannot do is refused here, at
+ * planning, with the reason: a value format that does not encode natively, more than one topic, a
+ * custom {@code sink.partitioner}, Kafka's {@code partitioner.class} or {@code interceptor.classes}.
  */
 public class KafkaNativeDynamicSink extends KafkaDynamicSink implements FusableSink {
 
@@ -67,6 +77,7 @@ public class KafkaNativeDynamicSink extends KafkaDynamicSink implements FusableS
     private final DeliveryGuarantee deliveryGuarantee;
     private final @Nullable String transactionalIdPrefix;
     private final TransactionNamingStrategy transactionNamingStrategy;
+    private boolean nativeProduce;
 
     /** Creates the sink; arguments as for {@link KafkaDynamicSink} (never upsert mode, no flush buffer). */
     public KafkaNativeDynamicSink(
@@ -93,10 +104,23 @@ public class KafkaNativeDynamicSink extends KafkaDynamicSink implements FusableS
         this.transactionNamingStrategy = transactionNamingStrategy;
     }
 
+    /** Selects the native producer ({@code 'sink.produce-mode' = 'native'}). */
+    void setNativeProduce(boolean nativeProduce) {
+        this.nativeProduce = nativeProduce;
+    }
+
+    /** Whether the sink writes with the native producer. */
+    boolean nativeProduce() {
+        return nativeProduce;
+    }
+
     @Override
     public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
         final SerializationSchema<RowData> valueSerialization =
                 createSerialization(context, valueEncodingFormat, valueProjection, null);
+        if (nativeProduce) {
+            refuseWhatTheNativeProducerCannotDo(valueSerialization);
+        }
         if (!(valueSerialization instanceof BatchSerializationSchema) || flushMode.isEnabled()) {
             return super.getSinkRuntimeProvider(context);
         }
@@ -113,6 +137,9 @@ public class KafkaNativeDynamicSink extends KafkaDynamicSink implements FusableS
                 metadataKeys,
                 upsertMode,
                 partitioner != null);
+        if (nativeProduce) {
+            return nativeSinkProvider(spec);
+        }
         final KafkaSink<PreEncodedRecord> kafkaSink = createKafkaSink(
                 new PreEncodedRecordSerializationSchema(
                         topics, topicPattern, partitioner, DataType.getFieldDataTypes(consumedDataType).size()));
@@ -142,6 +169,68 @@ public class KafkaNativeDynamicSink extends KafkaDynamicSink implements FusableS
                 return Optional.ofNullable(parallelism);
             }
         };
+    }
+
+    /** The native produce runtime: one {@link NativeKafkaSink} writing the batch-encoded rows. */
+    private SinkRuntimeProvider nativeSinkProvider(KafkaRecordEncoderSpec spec) {
+        final NativeProducerSettings settings = new NativeProducerSettings(
+                withDefaultBatchSize(properties),
+                topics.get(0),
+                partitioner == null ? NativeProducerSettings.Partitioner.DEFAULT : NativeProducerSettings.Partitioner.FIXED);
+        final NativeKafkaSink<RowData> sink = new NativeKafkaSink<>(
+                deliveryGuarantee,
+                settings,
+                transactionalIdPrefix,
+                transactionNamingStrategy,
+                new RowDataRecordFeed(spec, DEFAULT_MAX_ROWS, DEFAULT_MAX_BYTES));
+        return new DataStreamSinkProvider() {
+            @Override
+            public DataStreamSink<?> consumeDataStream(ProviderContext providerContext, DataStream<RowData> dataStream) {
+                final int sinkParallelism = parallelism != null ? parallelism : dataStream.getParallelism();
+                final DataStreamSink<RowData> end = dataStream.sinkTo(sink);
+                end.getTransformation().setParallelism(sinkParallelism, parallelism != null);
+                providerContext.generateUid(SINK_TRANSFORMATION).ifPresent(end::uid);
+                end.name(NATIVE_SINK_NAME);
+                return end;
+            }
+
+            @Override
+            public Optional<Integer> getParallelism() {
+                return Optional.ofNullable(parallelism);
+            }
+        };
+    }
+
+    /** The name of the native produce sink in the plan (its operators: "KafkaNativeProduce: Writer", ...). */
+    static final String NATIVE_SINK_NAME = "KafkaNativeProduce";
+
+    /**
+     * Fails planning, naming the reason, for what the native producer does not do (the table then
+     * needs {@code 'sink.produce-mode' = 'kafka-producer'}).
+     */
+    private void refuseWhatTheNativeProducerCannotDo(@Nullable SerializationSchema<RowData> valueSerialization) {
+        final String mode = "'" + KafkaNativeConnectorOptions.SINK_PRODUCE_MODE.key() + "' = '"
+                + KafkaNativeConnectorOptions.PRODUCE_MODE_NATIVE + "'";
+        final String instead = " Use '" + KafkaNativeConnectorOptions.PRODUCE_MODE_KAFKA_PRODUCER + "'.";
+        if (!(valueSerialization instanceof BatchSerializationSchema)) {
+            throw new ValidationException(mode + " needs a value format that encodes natively (avro-confluent-native,"
+                    + " json-native, json-confluent-native, protobuf-native, protobuf-confluent-native)." + instead);
+        }
+        if (topics == null || topics.size() != 1) {
+            throw new ValidationException(mode + " writes one topic ('topic' with a single name), not a topic list"
+                    + " or pattern." + instead);
+        }
+        if (partitioner != null && !(partitioner instanceof FlinkFixedPartitioner)) {
+            throw new ValidationException(mode + " partitions as 'default', 'round-robin' or 'fixed' do; the"
+                    + " custom 'sink.partitioner' " + partitioner.getClass().getName() + " runs with Kafka's producer."
+                    + instead);
+        }
+        for (String key : new String[] {ProducerConfig.PARTITIONER_CLASS_CONFIG, ProducerConfig.INTERCEPTOR_CLASSES_CONFIG}) {
+            if (properties.containsKey(key)) {
+                throw new ValidationException(mode + " does not run Kafka producer classes ('properties." + key
+                        + "')." + instead);
+            }
+        }
     }
 
     /**
@@ -224,6 +313,7 @@ public class KafkaNativeDynamicSink extends KafkaDynamicSink implements FusableS
                 transactionNamingStrategy);
         copy.metadataKeys = metadataKeys;
         copy.consumedDataType = consumedDataType;
+        copy.nativeProduce = nativeProduce;
         copy.valueFormat = valueFormat;
         copy.keyFormat = keyFormat;
         return copy;
@@ -231,6 +321,6 @@ public class KafkaNativeDynamicSink extends KafkaDynamicSink implements FusableS
 
     @Override
     public String asSummaryString() {
-        return "Kafka native table sink";
+        return nativeProduce ? "Kafka native table sink (native produce)" : "Kafka native table sink";
     }
 }

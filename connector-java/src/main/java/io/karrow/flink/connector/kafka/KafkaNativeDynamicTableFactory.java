@@ -53,11 +53,15 @@ public class KafkaNativeDynamicTableFactory extends KafkaDynamicTableFactory {
         return IDENTIFIER;
     }
 
-    /** Flink's {@code kafka} options plus {@link KafkaNativeConnectorOptions#SCAN_FETCH_MODE}. */
+    /**
+     * Flink's {@code kafka} options plus {@link KafkaNativeConnectorOptions#SCAN_FETCH_MODE} and
+     * {@link KafkaNativeConnectorOptions#SINK_PRODUCE_MODE}.
+     */
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
         Set<ConfigOption<?>> options = new HashSet<>(super.optionalOptions());
         options.add(KafkaNativeConnectorOptions.SCAN_FETCH_MODE);
+        options.add(KafkaNativeConnectorOptions.SINK_PRODUCE_MODE);
         return options;
     }
 
@@ -79,12 +83,17 @@ public class KafkaNativeDynamicTableFactory extends KafkaDynamicTableFactory {
         return source;
     }
 
-    /** Flink's sink; installs karrow's planner program into the converting session ({@link PlannerHook}). */
+    /**
+     * Flink's sink, told how to produce ({@code sink.produce-mode}) and which formats it encodes
+     * with; installs karrow's planner program into the converting session ({@link PlannerHook}).
+     */
     @Override
     public DynamicTableSink createDynamicTableSink(Context context) {
         DynamicTableSink sink = super.createDynamicTableSink(context);
+        Map<String, String> options = context.getCatalogTable().getOptions();
+        boolean nativeProduce = KafkaNativeConnectorOptions.nativeProduce(options);
         if (sink instanceof KafkaNativeDynamicSink) {
-            Map<String, String> options = context.getCatalogTable().getOptions();
+            ((KafkaNativeDynamicSink) sink).setNativeProduce(nativeProduce);
             ((KafkaNativeDynamicSink) sink).setFormats(valueFormatIdentifier(options), options.get("key.format"));
         }
         PlannerHook.install(context);

@@ -3,6 +3,7 @@ package io.karrow.flink.connector.kafka;
 import io.karrow.flink.formats.BatchSerializationSchema;
 import io.karrow.flink.formats.ValueBatchEncoder;
 import io.karrow.flink.nativebridge.DirectValueBuffer;
+import io.karrow.flink.nativebridge.EncodedRecords;
 import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.rows.BinaryRowImages;
 
@@ -21,8 +22,10 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * Buffers consumed sink rows and encodes them into {@link PreEncodedRecord}s with one batch call per
- * buffer for the values (and for the keys when the key format is batch-capable too).
+ * Buffers consumed sink rows and encodes them with one batch call per buffer for the values (and for
+ * the keys when the key format is batch-capable too): into {@link PreEncodedRecord}s for Flink's
+ * {@code KafkaSink} ({@link #flush(Consumer)}), or straight into an {@link EncodedRecords} batch for
+ * the native producer ({@link #flushInto}, no object per record).
  *
  * <p>{@link #add} copies what it needs from the row at once (the key and value {@code BinaryRowData}
  * images into direct memory, the metadata as immutable values, the row image for a partitioner), so
@@ -160,14 +163,32 @@ final class KafkaRecordBatchEncoder implements AutoCloseable {
      * the buffer (also when encoding fails).
      */
     void flush(Consumer<PreEncodedRecord> out) throws IOException {
+        flushWith(rows -> emit(rows, out));
+    }
+
+    /**
+     * Encodes every buffered row and appends the records to {@code out} in input order (topic index
+     * 0: the native producer writes one topic; partition and, without a {@code timestamp} column,
+     * the timestamp left to the producer), then empties the buffer (also when encoding fails).
+     */
+    void flushInto(EncodedRecords out) throws IOException {
+        flushWith(rows -> emitInto(rows, out));
+    }
+
+    /** Encodes the first {@code rows} buffered rows and hands them on. */
+    private interface Emitter {
+        void emit(int rows) throws IOException;
+    }
+
+    private void flushWith(Emitter emitter) throws IOException {
         if (count == 0) {
             return;
         }
         try {
-            emit(count, out);
+            emitter.emit(count);
         } catch (RowEncodeException e) {
             if (e.row > 0) {
-                emit(e.row, out);
+                emitter.emit(e.row);
             }
             throw new IOException("Failed to serialize the " + e.what + " of a row for Kafka (row " + e.row
                     + " of a batch of " + count + "): " + e.getCause().getMessage(), e.getCause());
@@ -176,7 +197,13 @@ final class KafkaRecordBatchEncoder implements AutoCloseable {
         }
     }
 
-    private void emit(int rows, Consumer<PreEncodedRecord> out) throws IOException {
+    /** The encoded values (and keys, when batch-encoded) of the first {@code rows} buffered rows. */
+    private static final class Encoded {
+        byte[] values;
+        byte[] keys;
+    }
+
+    private Encoded encode(int rows) throws IOException {
         int valueCount = 0;
         for (int i = 0; i < rows; i++) {
             if (!tombstones[i]) {
@@ -199,6 +226,40 @@ final class KafkaRecordBatchEncoder implements AutoCloseable {
                 throw new RowEncodeException("key", e.getRecordIndex() < 0 ? 0 : e.getRecordIndex(), e);
             }
         }
+        Encoded encoded = new Encoded();
+        encoded.values = values;
+        encoded.keys = encodedKeys;
+        return encoded;
+    }
+
+    private void emitInto(int rows, EncodedRecords out) throws IOException {
+        Encoded encoded = encode(rows);
+        int v = 0;
+        for (int i = 0; i < rows; i++) {
+            byte[] key = encoded.keys != null ? encoded.keys : keys[i];
+            int keyOffset = encoded.keys != null ? keyOffsets[i] : 0;
+            int keyLength = encoded.keys != null ? keyOffsets[i + 1] - keyOffsets[i] : key == null ? 0 : key.length;
+            byte[] value = null;
+            int valueOffset = 0;
+            int valueLength = 0;
+            if (!tombstones[i]) {
+                value = encoded.values;
+                valueOffset = valueOffsets[v];
+                valueLength = valueOffsets[v + 1] - valueOffsets[v];
+                v++;
+            }
+            @SuppressWarnings("unchecked")
+            List<Header> rowHeaders = (List<Header>) headers[i];
+            Long timestamp = timestamps[i];
+            out.add(EncodedRecords.ANY_PARTITION, 0, key, keyOffset, keyLength, value, valueOffset, valueLength,
+                    rowHeaders, timestamp == null ? EncodedRecords.NO_TIMESTAMP : timestamp);
+        }
+    }
+
+    private void emit(int rows, Consumer<PreEncodedRecord> out) throws IOException {
+        Encoded encoded = encode(rows);
+        byte[] values = encoded.values;
+        byte[] encodedKeys = encoded.keys;
         int v = 0;
         for (int i = 0; i < rows; i++) {
             byte[] key = encodedKeys != null

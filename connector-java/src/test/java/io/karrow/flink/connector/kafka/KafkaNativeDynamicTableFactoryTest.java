@@ -17,10 +17,13 @@ import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
 import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DataStreamScanProvider;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.factories.DynamicTableSourceFactory;
 import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.runtime.connector.sink.SinkRuntimeProviderContext;
 import org.apache.flink.table.runtime.connector.source.ScanRuntimeProviderContext;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -80,6 +83,7 @@ class KafkaNativeDynamicTableFactoryTest {
         Set<ConfigOption<?>> optional = new HashSet<>(
                 new org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicTableFactory().optionalOptions());
         optional.add(KafkaNativeConnectorOptions.SCAN_FETCH_MODE);
+        optional.add(KafkaNativeConnectorOptions.SINK_PRODUCE_MODE);
         assertThat(new KafkaNativeDynamicTableFactory().optionalOptions()).isEqualTo(optional);
         DynamicTableSource source = source(options("kafka-native"));
         assertThat(source).isInstanceOf(KafkaNativeDynamicSource.class);
@@ -124,6 +128,87 @@ class KafkaNativeDynamicTableFactoryTest {
                 .hasStackTraceContaining("SASL_SSL");
         options.put("scan.fetch-mode", "kafka-consumer");
         assertThat(source(options)).isInstanceOf(KafkaNativeDynamicSource.class);
+    }
+
+    private static final ResolvedSchema SINK_SCHEMA = ResolvedSchema.of(
+            Column.physical("k", DataTypes.STRING()), Column.physical("v", DataTypes.STRING()));
+
+    private static Map<String, String> sinkOptions(String valueFormat) {
+        Map<String, String> options = new HashMap<>();
+        options.put("connector", "kafka-native");
+        options.put("topic", "t");
+        options.put("properties.bootstrap.servers", "127.0.0.1:1");
+        options.put("key.format", "raw");
+        options.put("key.fields", "k");
+        options.put("value.format", valueFormat);
+        options.put("value.fields-include", "EXCEPT_KEY");
+        return options;
+    }
+
+    private static DynamicTableSink sink(Map<String, String> options) {
+        CatalogTable table = CatalogTable.newBuilder()
+                .schema(Schema.newBuilder().fromResolvedSchema(SINK_SCHEMA).build())
+                .options(options)
+                .build();
+        return FactoryUtil.createDynamicTableSink(
+                null, ObjectIdentifier.of("c", "d", "t"), new ResolvedCatalogTable(table, SINK_SCHEMA), Map.of(),
+                new Configuration(), Thread.currentThread().getContextClassLoader(), false);
+    }
+
+    private static DynamicTableSink.SinkRuntimeProvider plan(Map<String, String> options) {
+        return sink(options).getSinkRuntimeProvider(new SinkRuntimeProviderContext(false));
+    }
+
+    @Test
+    void produceModeSelectsTheNativeProducerAndSurvivesCopies() {
+        Map<String, String> options = sinkOptions("json-native");
+        KafkaNativeDynamicSink byDefault = (KafkaNativeDynamicSink) sink(options);
+        assertThat(byDefault.nativeProduce()).isFalse();
+        assertThat(byDefault.asSummaryString()).isEqualTo("Kafka native table sink");
+        options.put("sink.produce-mode", "native");
+        KafkaNativeDynamicSink nativeSink = (KafkaNativeDynamicSink) sink(options);
+        assertThat(nativeSink.nativeProduce()).isTrue();
+        assertThat(((KafkaNativeDynamicSink) nativeSink.copy()).nativeProduce()).isTrue();
+        assertThat(nativeSink.asSummaryString()).contains("native produce");
+        assertThat(nativeSink.getSinkRuntimeProvider(new SinkRuntimeProviderContext(false)))
+                .isInstanceOf(DataStreamSinkProvider.class);
+        options.put("sink.produce-mode", "kafka-producer");
+        assertThat(((KafkaNativeDynamicSink) sink(options)).nativeProduce()).isFalse();
+    }
+
+    @Test
+    void unknownProduceModesAndNativeProduceOverTlsOrSaslFailAtPlanning() {
+        Map<String, String> options = sinkOptions("json-native");
+        options.put("sink.produce-mode", "librdkafka");
+        assertThatThrownBy(() -> sink(options))
+                .hasStackTraceContaining("Invalid value for option 'sink.produce-mode': 'librdkafka'")
+                .hasStackTraceContaining("[kafka-producer, native]");
+        options.put("sink.produce-mode", "native");
+        for (String protocol : List.of("SSL", "SASL_PLAINTEXT", "SASL_SSL")) {
+            options.put("properties.security.protocol", protocol);
+            assertThatThrownBy(() -> sink(options))
+                    .hasStackTraceContaining("writes to plaintext listeners only")
+                    .hasStackTraceContaining(protocol)
+                    .hasStackTraceContaining("'kafka-producer'");
+        }
+        options.put("sink.produce-mode", "kafka-producer");
+        assertThat(sink(options)).isInstanceOf(KafkaNativeDynamicSink.class);
+    }
+
+    @Test
+    void nativeProduceRefusesWhatItCannotDoAtPlanning() {
+        Map<String, String> options = sinkOptions("raw");
+        options.put("sink.produce-mode", "native");
+        assertThatThrownBy(() -> plan(options)).hasStackTraceContaining("needs a value format that encodes natively");
+        options.put("value.format", "json-native");
+        options.put("topic", "t1;t2");
+        assertThatThrownBy(() -> plan(options)).hasStackTraceContaining("writes one topic");
+        options.put("topic", "t");
+        options.put("properties.interceptor.classes", "com.example.Interceptor");
+        assertThatThrownBy(() -> plan(options))
+                .hasStackTraceContaining("does not run Kafka producer classes ('properties.interceptor.classes')");
+        options.remove("properties.interceptor.classes");
+        assertThat(plan(options)).isInstanceOf(DataStreamSinkProvider.class);
     }
 
     @Test

@@ -1,0 +1,169 @@
+package io.karrow.flink.connector.kafka.sink;
+
+import io.karrow.flink.nativebridge.KarrowNativeException;
+import io.karrow.flink.nativebridge.NativeProducerSession;
+
+import org.apache.flink.api.connector.sink2.Committer;
+import org.apache.flink.connector.kafka.sink.KafkaCommittable;
+import org.apache.flink.connector.kafka.sink.internal.BackchannelFactory;
+import org.apache.flink.connector.kafka.sink.internal.KafkaCommitter;
+import org.apache.flink.connector.kafka.sink.internal.TransactionFinished;
+import org.apache.flink.connector.kafka.sink.internal.WritableBackchannel;
+
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.InvalidTxnStateException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.UnknownProducerIdException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.Collection;
+
+/**
+ * The committer of a {@code kafka-native} sink in native produce mode: commits each {@link
+ * KafkaCommittable} after its checkpoint completed, with one EndTxn from the committable's
+ * transactional id, producer id and epoch (the same for a committable the writer just handed over
+ * and for one restored from a checkpoint or savepoint of any of the three sinks: no producer, no
+ * reflection), and answers each outcome as Flink's {@code KafkaCommitter} answers it:
+ *
+ * <ul>
+ *   <li>done: the writer learns it over Flink's backchannel (its id may be reused);
+ *   <li>no answer within {@code max.block.ms} (a timeout, a coordinator that kept moving): retried
+ *       later;
+ *   <li>fenced (PRODUCER_FENCED, INVALID_PRODUCER_EPOCH), INVALID_TXN_STATE, UNKNOWN_PRODUCER_ID,
+ *       INVALID_PRODUCER_ID_MAPPING: failed with a known reason, logged as the stock committer logs
+ *       it;
+ *   <li>anything else: failed with an unknown reason (Flink fails over).
+ * </ul>
+ */
+final class NativeKafkaCommitter implements Committer<KafkaCommittable> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NativeKafkaCommitter.class);
+
+    private static final int INVALID_PRODUCER_EPOCH = 47;
+    private static final int INVALID_TXN_STATE = 48;
+    private static final int INVALID_PRODUCER_ID_MAPPING = 49;
+    private static final int UNKNOWN_PRODUCER_ID = 59;
+    private static final int PRODUCER_FENCED = 90;
+
+    private final NativeProducerSettings settings;
+    private final int subtaskId;
+    private final boolean reusesTransactionalIds;
+    private final WritableBackchannel<TransactionFinished> backchannel;
+    private NativeProducerSession session;
+
+    NativeKafkaCommitter(
+            NativeProducerSettings settings,
+            String transactionalIdPrefix,
+            int subtaskId,
+            int attemptNumber,
+            boolean reusesTransactionalIds) {
+        this.settings = settings;
+        this.subtaskId = subtaskId;
+        this.reusesTransactionalIds = reusesTransactionalIds;
+        this.backchannel = BackchannelFactory.getInstance()
+                .getWritableBackchannel(subtaskId, attemptNumber, transactionalIdPrefix);
+    }
+
+    @Override
+    public void commit(Collection<CommitRequest<KafkaCommittable>> requests) throws IOException {
+        for (CommitRequest<KafkaCommittable> request : requests) {
+            KafkaCommittable committable = request.getCommittable();
+            String id = committable.getTransactionalId();
+            LOG.debug("Committing Kafka transaction {}", id);
+            NativeProducerSession.EndResult result;
+            try {
+                result = session().endTransaction(id, committable.getProducerId(), committable.getEpoch(), true);
+            } catch (KarrowNativeException e) {
+                LOG.error("Transaction ({}) encountered error and data has been potentially lost.", request, e);
+                closeSession();
+                request.signalFailedWithUnknownReason(e);
+                continue;
+            }
+            if (result.ok()) {
+                backchannel.send(TransactionFinished.successful(id));
+            } else if (result.retriable()) {
+                LOG.warn("Encountered retriable exception while committing {}: {}", id, result.message());
+                request.retryLater();
+            } else {
+                switch (result.errorCode()) {
+                    case PRODUCER_FENCED:
+                    case INVALID_PRODUCER_EPOCH:
+                        ProducerFencedException fenced = new ProducerFencedException(result.message());
+                        logFenced(request, fenced);
+                        failed(id);
+                        request.signalFailedWithKnownReason(fenced);
+                        break;
+                    case INVALID_TXN_STATE:
+                        LOG.error("Unable to commit transaction ({}) because it's in an invalid state. "
+                                + "Most likely the transaction has been aborted for some reason. "
+                                + "Please check the Kafka logs for more details.", request);
+                        failed(id);
+                        request.signalFailedWithKnownReason(new InvalidTxnStateException(result.message()));
+                        break;
+                    case UNKNOWN_PRODUCER_ID:
+                    case INVALID_PRODUCER_ID_MAPPING:
+                        LOG.error("Unable to commit transaction ({}) "
+                                + KafkaCommitter.UNKNOWN_PRODUCER_ID_ERROR_MESSAGE, request);
+                        failed(id);
+                        request.signalFailedWithKnownReason(new UnknownProducerIdException(result.message()));
+                        break;
+                    default:
+                        LOG.error("Transaction ({}) encountered error and data has been potentially lost: {}",
+                                request, result.message());
+                        closeSession();
+                        request.signalFailedWithUnknownReason(new KafkaException(result.message()));
+                }
+            }
+        }
+    }
+
+    private void logFenced(CommitRequest<KafkaCommittable> request, ProducerFencedException e) {
+        if (reusesTransactionalIds) {
+            LOG.warn("Unable to commit transaction ({}) because its producer is already fenced."
+                    + " If this warning appears as part of the recovery of a checkpoint, it is expected in some"
+                    + " cases (e.g., aborted checkpoints in previous attempt). If it's outside of recovery, this"
+                    + " means that you either have a different sink with the same 'transactional.id' or recovery"
+                    + " took longer than 'transaction.timeout.ms' ({}ms). In both cases this most likely signals"
+                    + " data loss, please consult the Flink documentation for more details.",
+                    request, settings.transactionTimeout(), e);
+        } else {
+            LOG.error("Unable to commit transaction ({}) because its producer is already fenced. This means that"
+                    + " you either have a different producer with the same 'transactional.id' (this is unlikely"
+                    + " with the 'KafkaSink' as all generated ids are unique and shouldn't be reused) or recovery"
+                    + " took longer than 'transaction.timeout.ms' ({}ms). In both cases this most likely signals"
+                    + " data loss, please consult the Flink documentation for more details.",
+                    request, settings.transactionTimeout(), e);
+        }
+    }
+
+    /** The writer learns the transaction failed (its id is not reused for it). */
+    private void failed(String id) {
+        backchannel.send(TransactionFinished.erroneously(id));
+    }
+
+    private NativeProducerSession session() throws KarrowNativeException {
+        if (session == null) {
+            session = new NativeProducerSession(settings.committerConfigJson(subtaskId));
+        }
+        return session;
+    }
+
+    private void closeSession() {
+        if (session != null) {
+            session.close();
+            session = null;
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            backchannel.close();
+        } finally {
+            closeSession();
+        }
+    }
+}
