@@ -5,11 +5,12 @@
 #   make nexmark  the Nexmark suite over Kafka, stock Flink vs karrow, outputs compared
 #   make jar    the connector jar with the native library inside
 #   make fuzz-short / fuzz-long   coverage-guided fuzzing of every parser (fuzz/README.md)
+#   make soak   10M records through the native fetch+decode path, RSS sampled (not in make test)
 
 CARGO ?= cargo
 MVN ?= mvn -B -ntp
 
-.PHONY: native jar test test-rust lint test-java test-python demo bench bench-source bench-fetch bench-produce fuzz-short fuzz-long nexmark nexmark-short clean
+.PHONY: native jar test test-rust lint test-java test-python demo bench bench-source bench-fetch bench-produce fuzz-short fuzz-long test-fuzz-replay soak nexmark nexmark-short clean
 
 native:
 	$(CARGO) build --release -p karrow-native -p karrow
@@ -31,8 +32,13 @@ test-java: native
 test-python: native
 	KARROW_BIN=$(CURDIR)/target/release/karrow bash tests/confluent-python/run.sh
 
+# The fuzz targets' harnesses over their seeds and kept crash inputs (fuzz/tests/replay.rs):
+# a plain build of the fuzz crate, no instrumentation, seconds to run.
+test-fuzz-replay:
+	$(CARGO) test --release --manifest-path fuzz/Cargo.toml --lib --test replay
+
 # Java first: its Maven run also builds the JVM harness that the CLI's stock-Flink test needs.
-test: native lint test-java test-rust test-python
+test: native lint test-java test-rust test-python test-fuzz-replay
 
 demo:
 	bash benches/run-demo.sh
@@ -51,7 +57,7 @@ bench-fetch:
 bench-produce:
 	bash benches/run-produce-bench.sh
 
-# Fuzzing (fuzz/, outside the workspace): FUZZ_SECONDS per target for CI (13 targets), or
+# Fuzzing (fuzz/, outside the workspace): FUZZ_SECONDS per target for CI (15 targets), or
 # FUZZ_RUNS executions per target; both start from seeds each target writes.
 fuzz-short:
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-12} bash fuzz/run.sh short
