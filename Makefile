@@ -5,12 +5,11 @@
 #   make nexmark  the Nexmark suite over Kafka, stock Flink vs karrow, outputs compared
 #   make jar    the connector jar with the native library inside
 #   make fuzz-short / fuzz-long   coverage-guided fuzzing of every parser (fuzz/README.md)
-#   make soak   10M records through the native fetch+decode path, RSS sampled (not in make test)
 
 CARGO ?= cargo
 MVN ?= mvn -B -ntp
 
-.PHONY: native jar test test-rust lint test-java test-python demo bench bench-source bench-fetch bench-produce fuzz-short fuzz-long test-fuzz-replay soak nexmark nexmark-short clean
+.PHONY: native jar test test-rust lint test-java test-python demo bench bench-source bench-fetch bench-produce fuzz-short fuzz-long test-fuzz-replay nexmark nexmark-short clean
 
 native:
 	$(CARGO) build --release -p karrow-native -p karrow
