@@ -312,11 +312,14 @@ fn a_broker_restart_mid_produce_duplicates_nothing() {
             for p in 0..2 {
                 let values: Vec<&Vec<u8>> =
                     read.get(&p).into_iter().flatten().map(|(_, v)| v).collect();
+                // (position, offset, value): offsets equal to positions mean the log itself
+                // holds the duplicate (not a fetch that delivered a record twice).
+                let records = read.get(&p).map(Vec::as_slice).unwrap_or_default();
                 let first_wrong = values
                     .iter()
                     .enumerate()
                     .find(|(seq, v)| ***v != value(p, *seq as u64))
-                    .map(|(seq, v)| (seq, String::from_utf8_lossy(v).into_owned()));
+                    .map(|(seq, v)| (seq, records[seq].0, String::from_utf8_lossy(v).into_owned()));
                 eprintln!(
                     "partition {p}: {} records, first out of place: {first_wrong:?}",
                     values.len()
