@@ -5,11 +5,12 @@
 #   make nexmark  the Nexmark suite over Kafka, stock Flink vs karrow, outputs compared
 #   make jar    the connector jar with the native library inside
 #   make fuzz-short / fuzz-long   coverage-guided fuzzing of every parser (fuzz/README.md)
+#   make soak   SOAK_RECORDS (10M) through the native fetch + decode path, RSS printed (not in make test)
 
 CARGO ?= cargo
 MVN ?= mvn -B -ntp
 
-.PHONY: native jar test test-rust lint test-java test-python demo bench bench-source bench-fetch bench-produce fuzz-short fuzz-long test-fuzz-replay nexmark nexmark-short clean
+.PHONY: native jar test test-rust lint test-java test-python demo bench bench-source bench-fetch bench-produce fuzz-short fuzz-long test-fuzz-replay soak nexmark nexmark-short clean
 
 native:
 	$(CARGO) build --release -p karrow-native -p karrow
@@ -63,6 +64,11 @@ fuzz-short:
 
 fuzz-long:
 	FUZZ_RUNS=$${FUZZ_RUNS:-10000000} bash fuzz/run.sh long
+
+# Soak (#18): SOAK_RECORDS Avro bids produced natively, then fetched and decoded natively, the
+# resident set size printed every 5% (flat after warm-up). Needs a broker on KAFKA_PORT.
+soak:
+	$(CARGO) run --release -p karrow-native --example soak -- 127.0.0.1:$${KAFKA_PORT:-9092} $${SOAK_RECORDS:-10000000}
 
 # Issue #22: the Nexmark suite over Kafka, stock Flink against karrow, outputs compared (benches/nexmark/README.md).
 nexmark:
