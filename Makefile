@@ -5,11 +5,12 @@
 #   make nexmark  the Nexmark suite over Kafka, stock Flink vs karrow, outputs compared
 #   make jar    the connector jar with the native library inside
 #   make fuzz-short / fuzz-long   coverage-guided fuzzing of every parser (fuzz/README.md)
+#   make soak   SOAK_RECORDS (10M) through the native fetch + decode path, RSS printed (not in make test)
 
 CARGO ?= cargo
 MVN ?= mvn -B -ntp
 
-.PHONY: native jar test test-rust lint test-java test-python demo bench bench-source bench-fetch bench-produce bench-produce-e2e fuzz-short fuzz-long nexmark nexmark-short clean
+.PHONY: native jar test test-rust lint test-java test-python demo bench bench-source bench-fetch bench-produce bench-produce-e2e fuzz-short fuzz-long test-fuzz-replay soak nexmark nexmark-short clean
 
 native:
 	$(CARGO) build --release -p karrow-native -p karrow
@@ -31,8 +32,13 @@ test-java: native
 test-python: native
 	KARROW_BIN=$(CURDIR)/target/release/karrow bash tests/confluent-python/run.sh
 
+# The fuzz targets' harnesses over their seeds and kept crash inputs (fuzz/tests/replay.rs):
+# a plain build of the fuzz crate, no instrumentation, seconds to run.
+test-fuzz-replay:
+	$(CARGO) test --manifest-path fuzz/Cargo.toml --lib --test replay
+
 # Java first: its Maven run also builds the JVM harness that the CLI's stock-Flink test needs.
-test: native lint test-java test-rust test-python
+test: native lint test-java test-rust test-python test-fuzz-replay
 
 demo:
 	bash benches/run-demo.sh
@@ -56,13 +62,18 @@ bench-produce:
 bench-produce-e2e:
 	bash benches/run-demo.sh --native-produce true
 
-# Fuzzing (fuzz/, outside the workspace): FUZZ_SECONDS per target for CI (13 targets), or
+# Fuzzing (fuzz/, outside the workspace): FUZZ_SECONDS per target for CI (15 targets), or
 # FUZZ_RUNS executions per target; both start from seeds each target writes.
 fuzz-short:
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-12} bash fuzz/run.sh short
 
 fuzz-long:
 	FUZZ_RUNS=$${FUZZ_RUNS:-10000000} bash fuzz/run.sh long
+
+# Soak (#18): SOAK_RECORDS Avro bids produced natively, then fetched and decoded natively, the
+# resident set size printed every 5% (flat after warm-up). Needs a broker on KAFKA_PORT.
+soak:
+	$(CARGO) run --release -p karrow-native --example soak -- 127.0.0.1:$${KAFKA_PORT:-9092} $${SOAK_RECORDS:-10000000}
 
 # Issue #22: the Nexmark suite over Kafka, stock Flink against karrow, outputs compared (benches/nexmark/README.md).
 nexmark:

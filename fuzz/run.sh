@@ -31,8 +31,8 @@ TARGETS=(
   avro_decode avro_writer_schema avro_schema avro_roundtrip
   json_decode json_confluent_decode
   protobuf_decode protobuf_confluent_decode protobuf_descriptor_set proto_text
-  kafka_fetch_response kafka_record_batches kafka_decompress
-  # registry_request: the dev registry's request handling (added with the registry work).
+  kafka_fetch_response kafka_record_batches kafka_decompress kafka_producer_responses
+  registry_request
 )
 
 build() { # not --locked: fuzz/Cargo.lock follows the path crates' dependencies as they change

@@ -11,8 +11,11 @@
 pub mod avro;
 pub mod json;
 pub mod kafka;
+pub mod producer;
 pub mod protobuf;
+pub mod registry;
 pub mod sql_types;
+pub mod targets;
 
 /// Reads the fuzzer's bytes front to back; a read past the end gives zeros / empty slices,
 /// so every input is usable.

@@ -301,6 +301,9 @@ cmd_restart() {
   [[ -f "$DATA_FILE" ]] || die "no broker data to restart on (start it first)"
   local run; run="$(cat "$DATA_FILE")"
   stop_jvm
+  # The old JVM's pid must not be taken for the new one's: wait_ready would see it dead,
+  # call the start failed and delete the run dir under the starting broker.
+  rm -f "$PID_FILE"
   # The readiness check greps the log: start it afresh, keeping the old part as kafka.log.1.
   mv "$LOG_FILE" "$LOG_FILE.1"
   : > "$LOG_FILE"

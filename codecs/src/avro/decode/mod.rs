@@ -170,8 +170,9 @@ impl AvroConfluentDecoder {
     fn decode_into_builders(&mut self, message: &[u8]) -> Result<(), CodecError> {
         let (id, _, mut cur, rec) = self.top_level(message)?;
         // Bytes after the datum are ignored, as in Flink.
+        // On error the builders are left exactly as they were before the value.
         self.root
-            .decode_record(&rec, &mut cur)
+            .decode_row(&rec, &mut cur)
             .map_err(|e| malformed(id, e))
     }
 
@@ -268,17 +269,15 @@ impl AvroConfluentDecoder {
         })
     }
 
-    /// Drops whatever a failed record left half-appended in the builders.
+    /// Drops the rows of a batch that failed (a failed value's own appends are already
+    /// gone: see [`Self::decode_into_builders`]).
     fn reset(&mut self) {
-        let _ = self.root.finish_struct();
+        self.root.truncate(0);
     }
 
     /// Decodes one non-null Kafka value into a batch of one row.
     pub fn decode_one(&mut self, message: &[u8]) -> Result<RecordBatch, CodecError> {
-        if let Err(e) = self.decode_into_builders(message) {
-            self.reset();
-            return Err(e);
-        }
+        self.decode_into_builders(message)?;
         self.finish()
     }
 
@@ -308,6 +307,42 @@ impl AvroConfluentDecoder {
             batch: self.finish()?,
             rows,
         })
+    }
+
+    /// Decodes a batch of Kafka values as `ignore-parse-errors` asks: a value that fails
+    /// to decode gives no row (its entry in `rows` is `None`, as for a null value) and the
+    /// batch goes on from the builders as they were before it. Returns the batch and the
+    /// indexes of the values skipped.
+    pub fn decode_batch_skipping_errors<'a, I>(
+        &mut self,
+        messages: I,
+    ) -> Result<(DecodedBatch, Vec<usize>), CodecError>
+    where
+        I: IntoIterator<Item = Option<&'a [u8]>>,
+    {
+        let mut rows = Vec::new();
+        let mut skipped = Vec::new();
+        let mut next_row: u32 = 0;
+        for (index, message) in messages.into_iter().enumerate() {
+            let decoded = match message {
+                None => false,
+                Some(bytes) => self.decode_into_builders(bytes).is_ok(),
+            };
+            if decoded {
+                rows.push(Some(next_row));
+                next_row += 1;
+            } else {
+                if message.is_some() {
+                    skipped.push(index);
+                }
+                rows.push(None);
+            }
+        }
+        let batch = DecodedBatch {
+            batch: self.finish()?,
+            rows,
+        };
+        Ok((batch, skipped))
     }
 }
 

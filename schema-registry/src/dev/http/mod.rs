@@ -287,6 +287,23 @@ mod tests {
         server.stop();
     }
 
+    /// Found by the `registry_request` fuzz target's seeds: a head over the limit that
+    /// arrived in one read was served (the limit was checked only while the head was
+    /// incomplete).
+    #[test]
+    fn a_whole_head_over_the_limit_is_refused() {
+        let limits = HttpLimits {
+            max_head_bytes: 1024,
+            ..HttpLimits::default()
+        };
+        let big = format!("GET /a HTTP/1.1\r\nX-Big: {}\r\n\r\n", "a".repeat(2000));
+        let out = String::from_utf8(serve_bytes(&Echo, &limits, big.as_bytes())).unwrap();
+        assert!(out.starts_with("HTTP/1.1 431"), "{out}");
+        let small = "GET /a HTTP/1.1\r\nX-Small: a\r\n\r\n";
+        let out = String::from_utf8(serve_bytes(&Echo, &limits, small.as_bytes())).unwrap();
+        assert!(out.starts_with("HTTP/1.1 200"), "{out}");
+    }
+
     #[test]
     fn serve_bytes_runs_the_protocol_in_memory() {
         let limits = HttpLimits::default();

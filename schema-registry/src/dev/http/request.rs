@@ -206,8 +206,12 @@ impl<'a, T: Transport> Reader<'a, T> {
             let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
             let mut parsed = httparse::Request::new(&mut headers);
             match parsed.parse(&self.buf) {
-                Ok(httparse::Status::Complete(len)) => return head(&parsed, len),
-                Ok(httparse::Status::Partial) => {}
+                // Complete or not, a head past the limit is refused (a whole one can
+                // arrive in one read).
+                Ok(httparse::Status::Complete(len)) if len <= self.limits.max_head_bytes => {
+                    return head(&parsed, len)
+                }
+                Ok(_) => {}
                 Err(httparse::Error::TooManyHeaders) => {
                     return Err(ReadError::Refuse(Response::error(
                         431,

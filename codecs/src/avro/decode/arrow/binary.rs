@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
-use arrow_array::builder::BinaryBuilder;
-use arrow_array::ArrayRef;
+use arrow_array::{ArrayRef, BinaryArray};
 use serde_json::Value;
 
+use super::column::BytesColumn;
 use super::{bad_default, unexpected, Decoder};
 use crate::avro::decode::cursor::{Cursor, ReadError, ReadResult};
 use crate::avro::decode::resolve::Read;
@@ -13,7 +13,7 @@ use crate::avro::decode::resolve::Read;
 /// A binary column.
 #[derive(Default)]
 pub(crate) struct BinaryDecoder {
-    builder: BinaryBuilder,
+    column: BytesColumn,
 }
 
 impl Decoder for BinaryDecoder {
@@ -23,12 +23,11 @@ impl Decoder for BinaryDecoder {
             Read::Fixed(n) => cur.fixed(*n, "a fixed")?,
             other => return Err(unexpected(other, "a binary column")),
         };
-        self.builder.append_value(bytes);
-        Ok(())
+        self.column.push(bytes)
     }
 
     fn append_null(&mut self) {
-        self.builder.append_null();
+        self.column.push_null();
     }
 
     fn append_default(&mut self, default: &Value) -> ReadResult<()> {
@@ -40,11 +39,21 @@ impl Decoder for BinaryDecoder {
             .chars()
             .map(|c| u8::try_from(c as u32).map_err(|_| bad_default(default, "bytes")))
             .collect::<Result<Vec<u8>, _>>()?;
-        self.builder.append_value(bytes);
-        Ok(())
+        self.column.push(&bytes)
+    }
+
+    fn len(&self) -> usize {
+        self.column.len()
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.column.truncate(len);
     }
 
     fn finish(&mut self) -> Result<ArrayRef, ReadError> {
-        Ok(Arc::new(self.builder.finish()))
+        let (offsets, data, nulls) = self.column.finish();
+        let array = BinaryArray::try_new(offsets, data, nulls)
+            .map_err(|e| ReadError::new(format!("building a bytes column: {e}")))?;
+        Ok(Arc::new(array))
     }
 }

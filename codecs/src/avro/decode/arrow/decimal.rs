@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use arrow_array::builder::Decimal128Builder;
-use arrow_array::ArrayRef;
+use arrow_array::{ArrayRef, Decimal128Array};
 use serde_json::Value;
 
+use super::column::FixedColumn;
 use super::{bad_default, unexpected, Decoder};
 use crate::avro::decode::cursor::{Cursor, ReadError, ReadResult};
 use crate::avro::decode::resolve::Read;
@@ -15,7 +15,7 @@ use crate::java::big_integer::from_byte_array;
 
 /// A decimal column.
 pub(crate) struct DecimalDecoder {
-    builder: Decimal128Builder,
+    column: FixedColumn<i128>,
     precision: u8,
     scale: i8,
     /// `10^precision`: an unscaled value must be strictly smaller in magnitude.
@@ -26,23 +26,17 @@ impl DecimalDecoder {
     /// A decoder for DECIMAL(precision, scale).
     pub(crate) fn new(precision: u8, scale: i8) -> Self {
         DecimalDecoder {
-            builder: Self::builder(precision, scale),
+            column: FixedColumn::default(),
             precision,
             scale,
             bound: 10i128.pow(precision as u32),
         }
     }
 
-    fn builder(precision: u8, scale: i8) -> Decimal128Builder {
-        Decimal128Builder::new()
-            .with_precision_and_scale(precision, scale)
-            .unwrap_or_default()
-    }
-
     fn append_unscaled(&mut self, bytes: &[u8]) -> ReadResult<()> {
         match from_byte_array(bytes).map_err(ReadError::new)? {
-            Some(v) if v.unsigned_abs() < self.bound.unsigned_abs() => self.builder.append_value(v),
-            _ => self.builder.append_null(),
+            Some(v) if v.unsigned_abs() < self.bound.unsigned_abs() => self.column.push(v),
+            _ => self.column.push_null(),
         }
         Ok(())
     }
@@ -59,7 +53,7 @@ impl Decoder for DecimalDecoder {
     }
 
     fn append_null(&mut self) {
-        self.builder.append_null();
+        self.column.push_null();
     }
 
     fn append_default(&mut self, default: &Value) -> ReadResult<()> {
@@ -70,9 +64,19 @@ impl Decoder for DecimalDecoder {
         self.append_unscaled(&bytes)
     }
 
+    fn len(&self) -> usize {
+        self.column.len()
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.column.truncate(len);
+    }
+
     fn finish(&mut self) -> Result<ArrayRef, ReadError> {
-        let array = self.builder.finish();
-        self.builder = Self::builder(self.precision, self.scale);
+        let (values, nulls) = self.column.finish();
+        let array = Decimal128Array::try_new(values, nulls)
+            .and_then(|a| a.with_precision_and_scale(self.precision, self.scale))
+            .map_err(|e| ReadError::new(format!("building a decimal column: {e}")))?;
         Ok(Arc::new(array))
     }
 }

@@ -3,10 +3,10 @@
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, ListArray};
-use arrow_buffer::{NullBufferBuilder, OffsetBuffer, ScalarBuffer};
 use arrow_schema::FieldRef;
 use serde_json::Value;
 
+use super::column::OffsetsColumn;
 use super::{bad_default, decode_value, decoder_for, unexpected, Decoder};
 use crate::avro::decode::cursor::{Cursor, ReadError, ReadResult};
 use crate::avro::decode::resolve::{Read, ValueRead};
@@ -26,10 +26,8 @@ pub(crate) fn check_block_count(
 /// An array column.
 pub(crate) struct ListDecoder {
     field: FieldRef,
-    offsets: Vec<i32>,
-    nulls: NullBufferBuilder,
+    rows: OffsetsColumn,
     items: Box<dyn Decoder>,
-    len: usize,
 }
 
 impl ListDecoder {
@@ -37,23 +35,13 @@ impl ListDecoder {
     pub(crate) fn new(element: &FlinkType) -> Self {
         ListDecoder {
             field: Arc::new(element.arrow_field("element")),
-            offsets: vec![0],
-            nulls: NullBufferBuilder::new(0),
+            rows: OffsetsColumn::default(),
             items: decoder_for(element),
-            len: 0,
         }
     }
 
-    fn close_row(&mut self, valid: bool) -> ReadResult<()> {
-        let end = i32::try_from(self.len)
-            .map_err(|_| ReadError::new("array column exceeds 2^31 items"))?;
-        self.offsets.push(end);
-        if valid {
-            self.nulls.append_non_null();
-        } else {
-            self.nulls.append_null();
-        }
-        Ok(())
+    fn close_row(&mut self) -> ReadResult<()> {
+        self.rows.push(self.items.len(), true, "an array")
     }
 }
 
@@ -72,16 +60,12 @@ impl Decoder for ListDecoder {
             for _ in 0..count {
                 decode_value(self.items.as_mut(), item, cur)?;
             }
-            self.len += count as usize;
         }
-        self.close_row(true)
+        self.close_row()
     }
 
     fn append_null(&mut self) {
-        // Offsets fit: `close_row` only fails past 2^31 items, which decode rejects first.
-        let end = i32::try_from(self.len).unwrap_or(i32::MAX);
-        self.offsets.push(end);
-        self.nulls.append_null();
+        self.rows.push_null();
     }
 
     fn append_default(&mut self, default: &Value) -> ReadResult<()> {
@@ -95,18 +79,26 @@ impl Decoder for ListDecoder {
                 self.items.append_default(item)?;
             }
         }
-        self.len += items.len();
-        self.close_row(true)
+        self.close_row()
+    }
+
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.rows.truncate(len);
+        // Also the items of a row that failed before it was closed.
+        self.items.truncate(self.rows.item_end());
     }
 
     fn finish(&mut self) -> Result<ArrayRef, ReadError> {
-        let values = self.items.finish()?;
-        let offsets = OffsetBuffer::new(ScalarBuffer::from(std::mem::replace(
-            &mut self.offsets,
-            vec![0],
-        )));
-        self.len = 0;
-        let array = ListArray::try_new(self.field.clone(), offsets, values, self.nulls.finish())
+        // Items of an unclosed row cannot be here: a failed value is truncated away.
+        // Both parts are reset before either error is returned.
+        let values = self.items.finish();
+        let (offsets, nulls) = self.rows.finish();
+        let values = values?;
+        let array = ListArray::try_new(self.field.clone(), offsets, values, nulls)
             .map_err(|e| ReadError::new(format!("building an array column: {e}")))?;
         Ok(Arc::new(array))
     }

@@ -2,13 +2,13 @@
 
 use std::sync::Arc;
 
-use arrow_array::builder::StringBuilder;
 use arrow_array::{Array, ArrayRef, MapArray, StructArray};
-use arrow_buffer::{NullBufferBuilder, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, FieldRef, Fields};
 use serde_json::Value;
 
+use super::column::OffsetsColumn;
 use super::list::check_block_count;
+use super::string::StringDecoder;
 use super::{bad_default, decode_value, decoder_for, unexpected, Decoder};
 use crate::avro::decode::cursor::{Cursor, ReadError, ReadResult};
 use crate::avro::decode::resolve::Read;
@@ -17,11 +17,9 @@ use crate::types::FlinkType;
 /// A map column; keys are Avro strings.
 pub(crate) struct MapDecoder {
     entries_field: FieldRef,
-    offsets: Vec<i32>,
-    nulls: NullBufferBuilder,
-    keys: StringBuilder,
+    rows: OffsetsColumn,
+    keys: StringDecoder,
     values: Box<dyn Decoder>,
-    len: usize,
 }
 
 impl MapDecoder {
@@ -37,27 +35,14 @@ impl MapDecoder {
         };
         MapDecoder {
             entries_field,
-            offsets: vec![0],
-            nulls: NullBufferBuilder::new(0),
-            keys: StringBuilder::new(),
+            rows: OffsetsColumn::default(),
+            keys: StringDecoder::default(),
             values: decoder_for(value),
-            len: 0,
         }
     }
 
     fn close_row(&mut self) -> ReadResult<()> {
-        let end = i32::try_from(self.len)
-            .map_err(|_| ReadError::new("map column exceeds 2^31 entries"))?;
-        self.offsets.push(end);
-        self.nulls.append_non_null();
-        Ok(())
-    }
-
-    fn push_key(&mut self, bytes: &[u8]) {
-        match std::str::from_utf8(bytes) {
-            Ok(text) => self.keys.append_value(text),
-            Err(_) => self.keys.append_value(String::from_utf8_lossy(bytes)),
-        }
+        self.rows.push(self.keys.len(), true, "a map")
     }
 }
 
@@ -81,18 +66,15 @@ impl Decoder for MapDecoder {
             )?;
             for _ in 0..count {
                 let key = cur.read_len_prefixed()?;
-                self.push_key(key);
+                self.keys.push_lossy(key)?;
                 decode_value(self.values.as_mut(), value, cur)?;
             }
-            self.len += count as usize;
         }
         self.close_row()
     }
 
     fn append_null(&mut self) {
-        let end = i32::try_from(self.len).unwrap_or(i32::MAX);
-        self.offsets.push(end);
-        self.nulls.append_null();
+        self.rows.push_null();
     }
 
     fn append_default(&mut self, default: &Value) -> ReadResult<()> {
@@ -100,39 +82,43 @@ impl Decoder for MapDecoder {
             .as_object()
             .ok_or_else(|| bad_default(default, "map"))?;
         for (k, v) in entries {
-            self.keys.append_value(k);
+            self.keys.push_lossy(k.as_bytes())?;
             if v.is_null() {
                 self.values.append_null();
             } else {
                 self.values.append_default(v)?;
             }
         }
-        self.len += entries.len();
         self.close_row()
     }
 
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.rows.truncate(len);
+        // Also the entries of a row that failed before it was closed, whose key may be
+        // in without its value.
+        let entries = self.rows.item_end();
+        self.keys.truncate(entries);
+        self.values.truncate(entries);
+    }
+
     fn finish(&mut self) -> Result<ArrayRef, ReadError> {
-        let keys: ArrayRef = Arc::new(self.keys.finish());
-        let values = self.values.finish()?;
+        let keys: ArrayRef = Arc::new(self.keys.finish_strings());
+        // Every part is reset before an error is returned.
+        let values = self.values.finish();
+        let (offsets, nulls) = self.rows.finish();
+        let values = values?;
         let DataType::Struct(fields) = self.entries_field.data_type() else {
             return Err(ReadError::new("map entries are not a struct"));
         };
         let fields: Fields = fields.clone();
         let entries = StructArray::try_new(fields, vec![keys, values], None)
             .map_err(|e| ReadError::new(format!("building map entries: {e}")))?;
-        let offsets = OffsetBuffer::new(ScalarBuffer::from(std::mem::replace(
-            &mut self.offsets,
-            vec![0],
-        )));
-        self.len = 0;
-        let map = MapArray::try_new(
-            self.entries_field.clone(),
-            offsets,
-            entries,
-            self.nulls.finish(),
-            false,
-        )
-        .map_err(|e| ReadError::new(format!("building a map column: {e}")))?;
+        let map = MapArray::try_new(self.entries_field.clone(), offsets, entries, nulls, false)
+            .map_err(|e| ReadError::new(format!("building a map column: {e}")))?;
         debug_assert_eq!(map.len() + 1, map.offsets().len());
         Ok(Arc::new(map))
     }

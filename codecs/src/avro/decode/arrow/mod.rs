@@ -3,6 +3,7 @@
 //! Flink's conversion of the Avro datum (spec section 2.2).
 
 mod binary;
+mod column;
 mod decimal;
 mod list;
 mod map;
@@ -31,6 +32,12 @@ pub(crate) trait Decoder: Send {
     fn append_null(&mut self);
     /// Appends a reader default value (a non-null JSON default of the reader schema).
     fn append_default(&mut self, default: &Value) -> ReadResult<()>;
+    /// The number of values appended since the last `finish` (a failed `decode` may
+    /// leave one more, or partial children).
+    fn len(&self) -> usize;
+    /// Drops everything appended after the first `len` values, in this column and its
+    /// children: what a failed value appended, however far it got.
+    fn truncate(&mut self, len: usize);
     /// Returns the array built so far and resets the builder.
     fn finish(&mut self) -> Result<ArrayRef, ReadError>;
 }

@@ -29,6 +29,14 @@ impl Decoder for NullDecoder {
         Ok(())
     }
 
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
+
     fn finish(&mut self) -> Result<ArrayRef, ReadError> {
         let len = std::mem::take(&mut self.len);
         Ok(Arc::new(NullArray::new(len)))

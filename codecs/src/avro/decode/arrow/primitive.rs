@@ -1,11 +1,11 @@
 //! Fixed-width columns: BOOLEAN, the integer types, DATE, TIME, TIMESTAMP, FLOAT, DOUBLE.
 
-use arrow_array::builder::{BooleanBuilder, PrimitiveBuilder};
-use arrow_array::{ArrayRef, ArrowPrimitiveType};
+use arrow_array::{ArrayRef, ArrowPrimitiveType, BooleanArray, PrimitiveArray};
 use arrow_schema::DataType;
 use serde_json::Value;
 use std::sync::Arc;
 
+use super::column::{BooleanColumn, FixedColumn};
 use super::{bad_default, unexpected, Decoder};
 use crate::avro::decode::cursor::{Cursor, ReadError, ReadResult};
 use crate::avro::decode::resolve::Read;
@@ -99,7 +99,7 @@ type ReadFn<N> = fn(&Read, &mut Cursor<'_>) -> ReadResult<N>;
 
 /// A primitive column of Arrow type `T`.
 pub(crate) struct PrimitiveDecoder<T: ArrowPrimitiveType> {
-    builder: PrimitiveBuilder<T>,
+    column: FixedColumn<T::Native>,
     data_type: DataType,
     read: ReadFn<T::Native>,
 }
@@ -108,7 +108,7 @@ impl<T: ArrowPrimitiveType> PrimitiveDecoder<T> {
     /// A decoder producing `data_type` (which carries time zones and units) with `read`.
     pub(crate) fn new(data_type: DataType, read: ReadFn<T::Native>) -> Self {
         PrimitiveDecoder {
-            builder: PrimitiveBuilder::<T>::new().with_data_type(data_type.clone()),
+            column: FixedColumn::default(),
             data_type,
             read,
         }
@@ -122,23 +122,35 @@ where
 {
     fn decode(&mut self, read: &Read, cur: &mut Cursor<'_>) -> ReadResult<()> {
         let v = (self.read)(read, cur)?;
-        self.builder.append_value(v);
+        self.column.push(v);
         Ok(())
     }
 
     fn append_null(&mut self) {
-        self.builder.append_null();
+        self.column.push_null();
     }
 
     fn append_default(&mut self, default: &Value) -> ReadResult<()> {
         let v = T::Native::json_default(default).ok_or_else(|| bad_default(default, "number"))?;
-        self.builder.append_value(v);
+        self.column.push(v);
         Ok(())
     }
 
+    fn len(&self) -> usize {
+        self.column.len()
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.column.truncate(len);
+    }
+
     fn finish(&mut self) -> Result<ArrayRef, ReadError> {
-        let array = self.builder.finish();
-        self.builder = PrimitiveBuilder::<T>::new().with_data_type(self.data_type.clone());
+        let (values, nulls) = self.column.finish();
+        // The data type is the one `decoder_for` chose for `T` (time zone and unit), so
+        // `with_data_type` accepts it.
+        let array = PrimitiveArray::<T>::try_new(values, nulls)
+            .map_err(|e| ReadError::new(format!("building a column: {e}")))?
+            .with_data_type(self.data_type.clone());
         Ok(Arc::new(array))
     }
 }
@@ -146,7 +158,7 @@ where
 /// A BOOLEAN column.
 #[derive(Default)]
 pub(crate) struct BooleanDecoder {
-    builder: BooleanBuilder,
+    column: BooleanColumn,
 }
 
 impl Decoder for BooleanDecoder {
@@ -154,7 +166,7 @@ impl Decoder for BooleanDecoder {
         match read {
             Read::Boolean => {
                 let v = cur.read_boolean()?;
-                self.builder.append_value(v);
+                self.column.push(v);
                 Ok(())
             }
             other => Err(unexpected(other, "a boolean column")),
@@ -162,18 +174,27 @@ impl Decoder for BooleanDecoder {
     }
 
     fn append_null(&mut self) {
-        self.builder.append_null();
+        self.column.push_null();
     }
 
     fn append_default(&mut self, default: &Value) -> ReadResult<()> {
         let v = default
             .as_bool()
             .ok_or_else(|| bad_default(default, "boolean"))?;
-        self.builder.append_value(v);
+        self.column.push(v);
         Ok(())
     }
 
+    fn len(&self) -> usize {
+        self.column.len()
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.column.truncate(len);
+    }
+
     fn finish(&mut self) -> Result<ArrayRef, ReadError> {
-        Ok(Arc::new(self.builder.finish()))
+        let (values, nulls) = self.column.finish();
+        Ok(Arc::new(BooleanArray::new(values, nulls)))
     }
 }

@@ -35,12 +35,38 @@ impl StructDecoder {
         }
     }
 
-    /// Reads one record into the children, naming the field on error.
-    pub(crate) fn decode_record(
-        &mut self,
-        rec: &RecordRead,
-        cur: &mut Cursor<'_>,
-    ) -> ReadResult<()> {
+    /// Reads one record as a row of this struct; on error every child (and the row
+    /// count) is left as it was before the record.
+    pub(crate) fn decode_row(&mut self, rec: &RecordRead, cur: &mut Cursor<'_>) -> ReadResult<()> {
+        let len = self.len();
+        match self.decode_record(rec, cur) {
+            Ok(()) => {
+                self.nulls.append_non_null();
+                Ok(())
+            }
+            Err(e) => {
+                self.truncate(len);
+                Err(e)
+            }
+        }
+    }
+
+    /// The number of rows appended.
+    pub(crate) fn len(&self) -> usize {
+        self.nulls.len()
+    }
+
+    /// Drops the rows after the first `len`, in every child.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.nulls.truncate(len);
+        for child in &mut self.children {
+            child.truncate(len);
+        }
+    }
+
+    /// Reads one record into the children, naming the field on error (and leaving
+    /// the children it reached one value longer: the caller truncates).
+    fn decode_record(&mut self, rec: &RecordRead, cur: &mut Cursor<'_>) -> ReadResult<()> {
         if rec.reader_len != self.children.len() {
             return Err(ReadError::new(format!(
                 "reader record has {} fields but the row type has {}",
@@ -81,13 +107,8 @@ impl StructDecoder {
 
     /// Builds the struct array of everything appended and resets.
     pub fn finish_struct(&mut self) -> Result<StructArray, ReadError> {
-        let children = self
-            .children
-            .iter_mut()
-            .map(|c| c.finish())
-            .collect::<Result<Vec<_>, _>>()?;
-        // A ROW without fields has no child to take its length from: the appended
-        // values are counted by the null buffer builder.
+        // Every child is reset before an error is returned.
+        let children: Vec<_> = self.children.iter_mut().map(|c| c.finish()).collect();
         let len = self.nulls.len();
         let nulls = if self.nullable {
             self.nulls.finish()
@@ -95,11 +116,10 @@ impl StructDecoder {
             None
         };
         self.nulls = NullBufferBuilder::new(0);
-        if self.fields.is_empty() {
-            return StructArray::try_new_with_length(self.fields.clone(), children, nulls, len)
-                .map_err(|e| ReadError::new(format!("building a row: {e}")));
-        }
-        StructArray::try_new(self.fields.clone(), children, nulls)
+        let children = children.into_iter().collect::<Result<Vec<_>, _>>()?;
+        // The length is the row count even for a ROW without fields (no child to take
+        // it from); every child must match it.
+        StructArray::try_new_with_length(self.fields.clone(), children, nulls, len)
             .map_err(|e| ReadError::new(format!("building a row: {e}")))
     }
 }
@@ -112,6 +132,14 @@ impl Decoder for StructDecoder {
         self.decode_record(rec, cur)?;
         self.nulls.append_non_null();
         Ok(())
+    }
+
+    fn len(&self) -> usize {
+        StructDecoder::len(self)
+    }
+
+    fn truncate(&mut self, len: usize) {
+        StructDecoder::truncate(self, len);
     }
 
     fn append_null(&mut self) {
