@@ -8,14 +8,23 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use karrow_codecs::avro::{AvroConfluentDecoder, WriterSchemaSource};
+use karrow_codecs::avro::AvroConfluentDecoder;
+use karrow_codecs::schema_source::{SchemaSource, SchemaType, SourcedSchema};
 use karrow_codecs::FlinkType;
 
 struct OneSchema(Arc<str>);
 
-impl WriterSchemaSource for OneSchema {
-    fn writer_schema(&self, _id: i32) -> Result<Arc<str>, String> {
-        Ok(self.0.clone())
+impl SchemaSource for OneSchema {
+    fn schema_by_id(&self, _id: i32) -> Result<SourcedSchema, String> {
+        Ok(SourcedSchema {
+            schema_type: SchemaType::Avro,
+            text: self.0.to_string(),
+            references: Vec::new(),
+        })
+    }
+
+    fn schema_by_version(&self, subject: &str, version: i32) -> Result<SourcedSchema, String> {
+        Err(format!("Subject '{subject}' version {version} not found"))
     }
 }
 

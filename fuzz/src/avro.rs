@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
-use karrow_codecs::avro::{AvroConfluentDecoder, WriterSchemaSource};
+use karrow_codecs::avro::AvroConfluentDecoder;
 use karrow_codecs::flink_binary::{write_batch_rows, RowImages};
+use karrow_codecs::schema_source::{SchemaSource, SchemaType, SourcedSchema};
 use karrow_codecs::FlinkType;
 
 use crate::sql_types;
@@ -103,12 +104,20 @@ pub const CASES: &[Case] = &[
 /// A registry that answers every id with one schema text.
 pub struct OneSchema(pub Arc<str>);
 
-impl WriterSchemaSource for OneSchema {
-    fn writer_schema(&self, id: i32) -> Result<Arc<str>, String> {
+impl SchemaSource for OneSchema {
+    fn schema_by_id(&self, id: i32) -> Result<SourcedSchema, String> {
         if id == 404 {
             return Err(format!("Could not find schema with id {id} in registry"));
         }
-        Ok(self.0.clone())
+        Ok(SourcedSchema {
+            schema_type: SchemaType::Avro,
+            text: self.0.to_string(),
+            references: Vec::new(),
+        })
+    }
+
+    fn schema_by_version(&self, subject: &str, version: i32) -> Result<SourcedSchema, String> {
+        Err(format!("Subject '{subject}' version {version} not found"))
     }
 }
 

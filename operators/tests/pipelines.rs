@@ -8,11 +8,10 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray};
 use arrow_schema::Schema;
-use karrow_codecs::avro::{
-    AvroConfluentDecoder, AvroConfluentEncoder, EncodedBatch, WriterSchemaSource,
-};
+use karrow_codecs::avro::{AvroConfluentDecoder, AvroConfluentEncoder, EncodedBatch};
 use karrow_codecs::flink_binary::{write_batch_rows, RowImages};
 use karrow_codecs::json::{JsonDecodeOptions, JsonEncodeOptions, JsonRowDecoder, JsonRowEncoder};
+use karrow_codecs::schema_source::{SchemaSource, SchemaType, SourcedSchema};
 use karrow_codecs::types::row_arrow_fields;
 use karrow_codecs::FlinkType;
 use karrow_operators::pipeline::formats::{ValueDecoder, ValueEncoder};
@@ -180,9 +179,17 @@ fn rows_in_rows_out_keeps_and_projects_like_the_query() {
 }
 
 struct One(Arc<str>);
-impl WriterSchemaSource for One {
-    fn writer_schema(&self, _id: i32) -> Result<Arc<str>, String> {
-        Ok(self.0.clone())
+impl SchemaSource for One {
+    fn schema_by_id(&self, _id: i32) -> Result<SourcedSchema, String> {
+        Ok(SourcedSchema {
+            schema_type: SchemaType::Avro,
+            text: self.0.to_string(),
+            references: Vec::new(),
+        })
+    }
+
+    fn schema_by_version(&self, subject: &str, version: i32) -> Result<SourcedSchema, String> {
+        Err(format!("Subject '{subject}' version {version} not found"))
     }
 }
 
