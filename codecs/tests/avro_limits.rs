@@ -16,7 +16,8 @@ use karrow_codecs::FlinkType;
 struct OneSchema(Arc<str>);
 
 impl SchemaSource for OneSchema {
-    fn schema_by_id(&self, _id: i32) -> Result<SourcedSchema, String> {
+    fn schema_by_id(&self, id: i32) -> Result<SourcedSchema, String> {
+        let _ = id;
         Ok(SourcedSchema {
             schema_type: SchemaType::Avro,
             text: self.0.to_string(),
@@ -25,7 +26,7 @@ impl SchemaSource for OneSchema {
     }
 
     fn schema_by_version(&self, subject: &str, version: i32) -> Result<SourcedSchema, String> {
-        Err(format!("Subject '{subject}' version {version} not found"))
+        Err(format!("no version {version} of subject {subject} here"))
     }
 }
 

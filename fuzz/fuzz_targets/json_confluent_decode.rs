@@ -6,18 +6,27 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use karrow_codecs::json::{JsonConfluentDecoder, JsonSchemaSource};
+use karrow_codecs::json::JsonConfluentDecoder;
+use karrow_codecs::schema_source::{SchemaSource, SchemaType, SourcedSchema};
 use karrow_fuzz::{json, sql_types, Input};
 use libfuzzer_sys::fuzz_target;
 
 struct Ids;
 
-impl JsonSchemaSource for Ids {
-    fn check_json_schema(&self, id: i32) -> Result<(), String> {
+impl SchemaSource for Ids {
+    fn schema_by_id(&self, id: i32) -> Result<SourcedSchema, String> {
         if id == 404 {
             return Err(format!("Could not find schema with id {id} in registry"));
         }
-        Ok(())
+        Ok(SourcedSchema {
+            schema_type: SchemaType::Json,
+            text: "{}".to_string(),
+            references: Vec::new(),
+        })
+    }
+
+    fn schema_by_version(&self, subject: &str, version: i32) -> Result<SourcedSchema, String> {
+        Err(format!("Subject '{subject}' version {version} not found"))
     }
 }
 
@@ -33,7 +42,7 @@ fuzz_target!(init: karrow_fuzz::write_seeds_if_asked(|| karrow_fuzz::json::seeds
     DECODERS.with(|decoders| {
         let mut decoders = decoders.borrow_mut();
         let decoder = decoders.entry((row, bits)).or_insert_with(|| {
-            let ids: Option<Arc<dyn JsonSchemaSource>> = (bits & 0x10 != 0).then(|| Arc::new(Ids) as _);
+            let ids: Option<Arc<dyn SchemaSource>> = (bits & 0x10 != 0).then(|| Arc::new(Ids) as _);
             JsonConfluentDecoder::new(&sql_types::parse(json::ROWS[row]), json::options(bits), ids)
                 .expect("the harness's tables make decoders")
         });

@@ -7,41 +7,41 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use karrow_codecs::protobuf::confluent::{
-    ProtoReference, ProtoSchema, ProtobufConfluentDecoder, ProtobufSchemaSource,
-};
+use karrow_codecs::protobuf::confluent::ProtobufConfluentDecoder;
+use karrow_codecs::schema_source::{SchemaReference, SchemaSource, SchemaType, SourcedSchema};
 use karrow_fuzz::{protobuf, sql_types, Input};
 use libfuzzer_sys::fuzz_target;
 
 /// Serves file `index` for every id, its imports as references (subject = file name).
 struct Files(usize);
 
-fn schema(text: &str) -> ProtoSchema {
+fn schema(text: &str) -> SourcedSchema {
     let references = text
         .lines()
         .filter_map(|l| l.trim().strip_prefix("import \"")?.strip_suffix("\";"))
         .filter(|name| !name.starts_with("google/"))
-        .map(|name| ProtoReference {
+        .map(|name| SchemaReference {
             name: name.to_string(),
             subject: name.to_string(),
             version: 1,
         })
         .collect();
-    ProtoSchema {
+    SourcedSchema {
+        schema_type: SchemaType::Protobuf,
         text: text.to_string(),
         references,
     }
 }
 
-impl ProtobufSchemaSource for Files {
-    fn schema_by_id(&self, id: i32) -> Result<ProtoSchema, String> {
+impl SchemaSource for Files {
+    fn schema_by_id(&self, id: i32) -> Result<SourcedSchema, String> {
         if id == 404 {
             return Err(format!("Could not find schema with id {id} in registry"));
         }
         Ok(schema(protobuf::PROTOS[self.0].1))
     }
 
-    fn schema_by_version(&self, subject: &str, version: i32) -> Result<ProtoSchema, String> {
+    fn schema_by_version(&self, subject: &str, version: i32) -> Result<SourcedSchema, String> {
         protobuf::PROTOS
             .iter()
             .find(|(name, _)| *name == subject)

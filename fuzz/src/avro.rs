@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use karrow_codecs::avro::AvroConfluentDecoder;
-use karrow_codecs::flink_binary::{write_batch_rows, RowImages};
 use karrow_codecs::schema_source::{SchemaSource, SchemaType, SourcedSchema};
+use karrow_codecs::flink_binary::{write_batch_rows, RowImages};
 use karrow_codecs::FlinkType;
 
 use crate::sql_types;
@@ -117,7 +117,7 @@ impl SchemaSource for OneSchema {
     }
 
     fn schema_by_version(&self, subject: &str, version: i32) -> Result<SourcedSchema, String> {
-        Err(format!("Subject '{subject}' version {version} not found"))
+        Err(format!("no version {version} of subject {subject} here"))
     }
 }
 

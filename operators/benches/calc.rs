@@ -16,7 +16,7 @@ use arrow_schema::Schema;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use karrow_codecs::avro::{AvroConfluentDecoder, AvroConfluentEncoder, EncodedBatch};
 use karrow_codecs::flink_binary::{write_batch_rows, RowImages};
-use karrow_codecs::schema_source::{SchemaSource, SchemaType, SourcedSchema};
+use karrow_codecs::schema_source::{InMemorySchemas, SchemaType};
 use karrow_codecs::types::row_arrow_fields;
 use karrow_codecs::FlinkType;
 use karrow_operators::pipeline::formats::{ValueDecoder, ValueEncoder};
@@ -123,21 +123,6 @@ fn bids() -> RecordBatch {
     .unwrap()
 }
 
-struct One(Arc<str>);
-impl SchemaSource for One {
-    fn schema_by_id(&self, _id: i32) -> Result<SourcedSchema, String> {
-        Ok(SourcedSchema {
-            schema_type: SchemaType::Avro,
-            text: self.0.to_string(),
-            references: Vec::new(),
-        })
-    }
-
-    fn schema_by_version(&self, subject: &str, version: i32) -> Result<SourcedSchema, String> {
-        Err(format!("Subject '{subject}' version {version} not found"))
-    }
-}
-
 fn bench(c: &mut Criterion) {
     let bid_type = FlinkType::from_json(&bid_json()).unwrap();
     let out_type = FlinkType::from_json(&out_json()).unwrap();
@@ -178,8 +163,12 @@ fn bench(c: &mut Criterion) {
     let schema = AvroConfluentEncoder::derived_schema(&bid_type).unwrap();
     let mut pipeline = ValuesPipeline::new(
         ValueDecoder::Avro(
-            AvroConfluentDecoder::new(&bid_type, None, Arc::new(One(Arc::from(schema.as_str()))))
-                .unwrap(),
+            AvroConfluentDecoder::new(
+                &bid_type,
+                None,
+                Arc::new(InMemorySchemas::default().with(1, SchemaType::Avro, &schema)),
+            )
+            .unwrap(),
         ),
         calc,
         Projection::new(

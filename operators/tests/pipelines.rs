@@ -11,7 +11,7 @@ use arrow_schema::Schema;
 use karrow_codecs::avro::{AvroConfluentDecoder, AvroConfluentEncoder, EncodedBatch};
 use karrow_codecs::flink_binary::{write_batch_rows, RowImages};
 use karrow_codecs::json::{JsonDecodeOptions, JsonEncodeOptions, JsonRowDecoder, JsonRowEncoder};
-use karrow_codecs::schema_source::{SchemaSource, SchemaType, SourcedSchema};
+use karrow_codecs::schema_source::{InMemorySchemas, SchemaType};
 use karrow_codecs::types::row_arrow_fields;
 use karrow_codecs::FlinkType;
 use karrow_operators::pipeline::formats::{ValueDecoder, ValueEncoder};
@@ -178,21 +178,6 @@ fn rows_in_rows_out_keeps_and_projects_like_the_query() {
     assert!(!rows.is_empty() && rows.len() < input.num_rows());
 }
 
-struct One(Arc<str>);
-impl SchemaSource for One {
-    fn schema_by_id(&self, _id: i32) -> Result<SourcedSchema, String> {
-        Ok(SourcedSchema {
-            schema_type: SchemaType::Avro,
-            text: self.0.to_string(),
-            references: Vec::new(),
-        })
-    }
-
-    fn schema_by_version(&self, subject: &str, version: i32) -> Result<SourcedSchema, String> {
-        Err(format!("Subject '{subject}' version {version} not found"))
-    }
-}
-
 fn avro_values(batch: &RecordBatch) -> EncodedBatch {
     let mut out = EncodedBatch::default();
     AvroConfluentEncoder::new(bid_type(), 7)
@@ -219,8 +204,12 @@ fn avro_values_in_avro_and_json_values_out() {
     let schema = AvroConfluentEncoder::derived_schema(&bid_type()).unwrap();
     let decoder = || {
         ValueDecoder::Avro(
-            AvroConfluentDecoder::new(&bid_type(), None, Arc::new(One(Arc::from(schema.as_str()))))
-                .unwrap(),
+            AvroConfluentDecoder::new(
+                &bid_type(),
+                None,
+                Arc::new(InMemorySchemas::default().with(7, SchemaType::Avro, &schema)),
+            )
+            .unwrap(),
         )
     };
     let (want, want_rows) = expected(&input);
