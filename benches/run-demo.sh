@@ -2,8 +2,9 @@
 # The main karrow demo, Kafka to Kafka: 1,000,000 Confluent Avro Nexmark bids in a real Kafka
 # broker, then INSERT INTO bids_out SELECT auction, bidder, price * 100 AS price_cents, date_time
 # FROM bids WHERE price > 1000 in a local MiniCluster (parallelism 2, exactly-once), once on the
-# stock path (kafka + flink-avro) and once on karrow (kafka-native + avro-confluent-native); prints
-# rows/s for each and whether the two output topics hold identical bytes.
+# stock path (kafka + flink-avro), once on karrow (kafka-native + avro-confluent-native) and once
+# on karrow with its operator core on (the Calc fused into the source); prints rows/s for each and
+# whether the three output topics hold identical bytes.
 #
 #   benches/run-demo.sh                     build, start broker + dev registry, run, stop both
 #   benches/run-demo.sh --records 200000    KarrowDemo options (--records --rounds --parallelism ...)

@@ -35,7 +35,8 @@ pub enum SessionKind {
     ProtobufEncoder = 6,
     /// The native fetch of the `kafka-native` source.
     Fetch = 7,
-    /// An operator pipeline (#19): row images in, the Calc's kept and projected rows out.
+    /// An operator pipeline (#19): row images (or, with its own decoder, Kafka values) in,
+    /// the Calc's kept and projected rows out.
     OperatorRows = 8,
 }
 
@@ -123,10 +124,10 @@ impl SessionKind {
                 no_bytes()?;
                 Box::new(NativeFetch::open(config_json)?)
             }
-            SessionKind::OperatorRows => {
-                no_bytes()?;
-                Box::new(crate::operators::OperatorRowsSession::open(config_json)?)
-            }
+            SessionKind::OperatorRows => Box::new(crate::operators::OperatorRowsSession::open(
+                config_json,
+                bytes,
+            )?),
         })
     }
 }

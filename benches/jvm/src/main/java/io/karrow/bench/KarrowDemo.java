@@ -31,17 +31,20 @@ import java.util.concurrent.TimeUnit;
  * <p>once with the stock path (connector {@code kafka}, formats {@code avro-confluent-reference}:
  * flink-avro's registry-aware deserialization and serialization) and once with karrow ({@code
  * kafka-native} source with {@code 'scan.fetch-mode' = 'native'} and sink, {@code avro-confluent-native}
- * both ways), exactly-once into its own
- * output topic. It reports the throughput of each (job net runtime, best of the rounds) and whether
- * both output topics hold exactly the same records, byte for byte (read {@code read_committed},
+ * both ways), and once more like karrow's run with karrow's operator core on ({@code
+ * karrow.operator-core.enabled}: the Calc runs natively inside the source, on each fetched batch),
+ * each exactly-once into its own output topic. It reports the throughput of each (job net runtime, best of the rounds) and whether
+ * all output topics hold exactly the same records, byte for byte (read {@code read_committed},
  * compared as multisets since partitions interleave). Exits with status 1 if they differ. Needs a
  * running broker and registry: see {@code benches/run-demo.sh}.
  */
 public final class KarrowDemo {
 
-    private static final String[] FORMATS = {"avro-confluent-reference", "avro-confluent-native"};
-    private static final String[] CONNECTORS = {"kafka", "kafka-native"};
-    private static final String[] LABELS = {"stock ", "native"};
+    private static final String[] FORMATS = {"avro-confluent-reference", "avro-confluent-native", "avro-confluent-native"};
+    private static final String[] CONNECTORS = {"kafka", "kafka-native", "kafka-native"};
+    private static final String[] LABELS = {"stock ", "native", "fused "};
+    /** The pipeline that runs with karrow's operator core on (source fusion). */
+    private static final int FUSED = 2;
     private static final String PIPELINE =
             "SELECT auction, bidder, price * 100 AS price_cents, date_time FROM %s WHERE price > 1000";
 
@@ -67,7 +70,7 @@ public final class KarrowDemo {
         }
 
         // Throughput: alternate the pipelines so neither profits alone from a warmer JVM; keep the best.
-        double[] best = {Double.MAX_VALUE, Double.MAX_VALUE};
+        double[] best = {Double.MAX_VALUE, Double.MAX_VALUE, Double.MAX_VALUE};
         List<List<byte[]>> outputs = new ArrayList<>();
         for (int round = 1; round <= o.rounds; round++) {
             StringBuilder line = new StringBuilder("round " + round + ":");
@@ -88,17 +91,22 @@ public final class KarrowDemo {
 
         long expected = produced.priceAbove1000();
         List<byte[]> stock = outputs.get(0);
-        List<byte[]> nativeOut = outputs.get(1);
-        boolean complete = stock.size() == expected && nativeOut.size() == expected;
-        boolean identical = sortedEquals(stock, nativeOut);
+        boolean complete = true;
+        boolean identical = true;
+        for (List<byte[]> out : outputs) {
+            complete &= out.size() == expected;
+            identical &= sortedEquals(stock, out);
+        }
         System.out.println();
         System.out.printf(Locale.ROOT, "%-58s %12s %9s %14s%n", "pipeline", "output", "seconds", "input rows/s");
         for (int f = 0; f < FORMATS.length; f++) {
             System.out.printf(Locale.ROOT, "%-58s %,12d %9.2f %,14.0f%n",
-                    LABELS[f] + " (" + CONNECTORS[f] + " + " + FORMATS[f] + ")", outputs.get(f).size(), best[f],
+                    LABELS[f] + " (" + CONNECTORS[f] + " + " + FORMATS[f] + (f == FUSED ? ", operator core" : "") + ")",
+                    outputs.get(f).size(), best[f],
                     o.records / best[f]);
         }
         System.out.printf(Locale.ROOT, "native / stock: %.2fx%n", best[0] / best[1]);
+        System.out.printf(Locale.ROOT, "fused / stock: %.2fx%n", best[0] / best[FUSED]);
         System.out.printf(Locale.ROOT, "expected output records (price > 1000): %,d%n", expected);
         System.out.println("output topics identical (bytes, read_committed): " + (identical && complete ? "yes" : "no"));
         System.out.printf(Locale.ROOT, "demo took %.1f s%n", (System.nanoTime() - started) / 1e9);
@@ -174,7 +182,7 @@ public final class KarrowDemo {
                 + "'value.format' = '" + format + "', "
                 + "'value." + format + ".url' = '" + o.registry + "'"
                 // karrow reads with its native fetch (Kafka's Fetch protocol, no object per record).
-                + (f == 1 ? ", 'scan.fetch-mode' = 'native'" : "") + ")");
+                + (f >= 1 ? ", 'scan.fetch-mode' = 'native'" : "") + ")");
     }
 
     /** The output table of pipeline {@code f}, exactly-once into {@code topic}. */
@@ -197,16 +205,21 @@ public final class KarrowDemo {
     }
 
     private static String table(int f) {
-        return f == 0 ? "bids_stock" : "bids_native";
+        return new String[] {"bids_stock", "bids_native", "bids_fused"}[f];
     }
 
     private static String outTable(int f) {
-        return f == 0 ? "bids_out_stock" : "bids_out_native";
+        return new String[] {"bids_out_stock", "bids_out_native", "bids_out_fused"}[f];
     }
 
     /** Runs the pipeline of {@code f} and returns the job's net runtime in seconds. */
     private static double timeInsert(TableEnvironment env, int f) throws Exception {
         String query = "INSERT INTO " + outTable(f) + " " + String.format(PIPELINE, table(f));
+        // Read when the statement is optimized: only the fused pipeline plans the operator core in.
+        env.getConfig().set("karrow.operator-core.enabled", String.valueOf(f == FUSED));
+        if (f == FUSED && !env.explainSql(query).contains("KarrowFusedScan")) {
+            throw new IllegalStateException("the operator core did not fuse the demo query:\n" + env.explainSql(query));
+        }
         TableResult result = env.executeSql(query);
         JobExecutionResult job = result.getJobClient().orElseThrow().getJobExecutionResult().get();
         return job.getNetRuntime(TimeUnit.MILLISECONDS) / 1000.0;

@@ -3,6 +3,7 @@ package io.karrow.flink.formats;
 import io.karrow.flink.nativebridge.DirectRecordBuffers;
 import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.NativeHandle;
+import io.karrow.flink.nativebridge.NativeSessionConfig;
 import io.karrow.flink.rows.BinaryToGenericRows;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -59,8 +60,21 @@ public abstract class NativeDeserializationSchema<C extends Serializable>
         this.emitGenericRows = emitGenericRows;
     }
 
+    /** How a native decoder of this format for {@link #rowType} and {@link #config} is opened. */
+    protected abstract NativeSessionConfig decoderSession() throws IOException;
+
     /** Opens a new native decoder of this format for {@link #rowType} and {@link #config}. */
-    protected abstract NativeHandle openNativeDecoder() throws IOException;
+    protected NativeHandle openNativeDecoder() throws IOException {
+        return decoderSession().open();
+    }
+
+    /**
+     * How this format's batch decoder is opened, for a native session that decodes with it itself
+     * (the fused {@code kafka-native} source, whose operator session owns its decoder).
+     */
+    public NativeSessionConfig batchDecoderSession() throws IOException {
+        return decoderSession();
+    }
 
     /** Loads the native library and opens a decoder, replacing any decoder of an earlier call. */
     @Override

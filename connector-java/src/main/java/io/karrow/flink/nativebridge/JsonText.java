@@ -62,4 +62,47 @@ public final class JsonText {
         }
         return out.append('}');
     }
+
+    /**
+     * The value of a JSON string literal (the whole of {@code json}, quotes included), as native code
+     * replies with one.
+     *
+     * @throws IllegalArgumentException if {@code json} is not one string literal
+     */
+    public static String parseString(String json) {
+        String text = json.trim();
+        if (text.length() < 2 || text.charAt(0) != '"' || text.charAt(text.length() - 1) != '"') {
+            throw new IllegalArgumentException("not a JSON string: " + json);
+        }
+        StringBuilder out = new StringBuilder(text.length());
+        for (int i = 1; i < text.length() - 1; i++) {
+            char c = text.charAt(i);
+            if (c != '\\') {
+                out.append(c);
+                continue;
+            }
+            if (++i >= text.length() - 1) {
+                throw new IllegalArgumentException("a dangling escape in " + json);
+            }
+            char e = text.charAt(i);
+            switch (e) {
+                case '"': case '\\': case '/': out.append(e); break;
+                case 'b': out.append('\b'); break;
+                case 'f': out.append('\f'); break;
+                case 'n': out.append('\n'); break;
+                case 'r': out.append('\r'); break;
+                case 't': out.append('\t'); break;
+                case 'u':
+                    if (i + 4 >= text.length()) {
+                        throw new IllegalArgumentException("a short \\u escape in " + json);
+                    }
+                    out.append((char) Integer.parseInt(text.substring(i + 1, i + 5), 16));
+                    i += 4;
+                    break;
+                default:
+                    throw new IllegalArgumentException("an unknown escape \\" + e + " in " + json);
+            }
+        }
+        return out.toString();
+    }
 }

@@ -107,6 +107,7 @@ class OperatorCoreDeclineTest {
     @MethodSource("declines")
     void isDeclinedWithOneReason(String what, String ddl, String query, String reason) {
         TableEnvironment tEnv = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        tEnv.getConfig().set(OperatorCoreOptions.ENABLED, true);
         tEnv.createTemporarySystemFunction("Twice", Twice.class);
         tEnv.executeSql(ddl);
 

@@ -85,6 +85,11 @@ class OperatorCoreGatewayTest {
                 + " 'topic' = 'bids_out', 'properties.bootstrap.servers' = '127.0.0.1:1', 'value.format' = 'json-native')");
         String insert = "INSERT INTO bids_out SELECT auction, price * 100 FROM bids WHERE price > 1000";
 
+        // Off by default; SET turns it on for the session, and RESET off again.
+        assertThat(run("EXPLAIN " + insert)).doesNotContain("Karrow").contains("Calc(select=[auction, *(price, 100)");
+        assertThat(fused).isEmpty();
+
+        run("SET 'karrow.operator-core.enabled' = 'true'");
         assertThat(run("EXPLAIN " + insert)).contains("KarrowFusedScan(table=[[default_catalog, default_database, bids]]");
         assertThat(fused).hasSize(1);
 
@@ -92,7 +97,7 @@ class OperatorCoreGatewayTest {
         assertThat(run("EXPLAIN " + insert)).doesNotContain("Karrow").contains("Calc(select=[auction, *(price, 100)");
 
         run("RESET 'karrow.operator-core.enabled'");
-        assertThat(run("EXPLAIN " + insert)).contains("KarrowFusedScan");
-        assertThat(fused).hasSize(2);
+        assertThat(run("EXPLAIN " + insert)).doesNotContain("Karrow");
+        assertThat(fused).hasSize(1);
     }
 }

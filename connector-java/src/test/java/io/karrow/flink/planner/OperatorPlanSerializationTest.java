@@ -43,6 +43,7 @@ class OperatorPlanSerializationTest {
 
     private JsonNode planOf(String ddl, String query) throws Exception {
         TableEnvironment tEnv = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        tEnv.getConfig().set(OperatorCoreOptions.ENABLED, true);
         tEnv.executeSql(ddl);
         tEnv.explainSql(query);
         assertThat(plans).hasSize(1);

@@ -63,6 +63,10 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource implements Fusa
             ProtobufNativeFormatFactory.IDENTIFIER,
             ProtobufConfluentNativeFormatFactory.IDENTIFIER);
 
+    /** The JSON value formats (their stock counterparts catch downstream errors, see whyNotFusable). */
+    static final Set<String> JSON_VALUE_FORMATS =
+            Set.of(JsonNativeFormatFactory.IDENTIFIER, JsonConfluentNativeFormatFactory.IDENTIFIER);
+
     /** The transformation uid suffix the stock source uses; kept for savepoint compatibility. */
     private static final String KAFKA_TRANSFORMATION = "kafka";
 
@@ -109,6 +113,14 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource implements Fusa
     /** The Calc this source runs after decoding, when karrow's planner fused one into it. */
     private @Nullable FusedCalcPlan fusedPlan;
 
+    /** Whether the value format skips values it cannot read ({@code ignore-parse-errors}). */
+    private boolean valueFormatIgnoresParseErrors;
+
+    /** Records the value format's {@code ignore-parse-errors}. */
+    void setValueFormatIgnoresParseErrors(boolean ignores) {
+        this.valueFormatIgnoresParseErrors = ignores;
+    }
+
     /** Records the identifier of the table's value format ({@code value.format} / {@code format}). */
     void setValueFormat(@Nullable String valueFormat) {
         this.valueFormat = valueFormat;
@@ -123,6 +135,13 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource implements Fusa
     public @Nullable String whyNotFusable() {
         if (valueFormat == null || !NATIVE_VALUE_FORMATS.contains(valueFormat)) {
             return "the value format '" + valueFormat + "' does not decode natively";
+        }
+        if (valueFormatIgnoresParseErrors && JSON_VALUE_FORMATS.contains(valueFormat)) {
+            // Flink's json format decodes inside a try that also covers emitting the row into the
+            // chained Calc: with ignore-parse-errors it swallows the Calc's exceptions too (the record
+            // is dropped). The fused runtime fails on them instead, so it does not run these scans.
+            return "the value format '" + valueFormat + "' has ignore-parse-errors on, under which Flink's json"
+                    + " format also drops records the chained Calc fails on; the fused runtime does not (yet)";
         }
         if (keyDecodingFormat != null) {
             return "the table has key columns (key.format), which the operator plan does not carry yet";
@@ -241,6 +260,7 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource implements Fusa
         copy.watermarkStrategy = watermarkStrategy;
         copy.nativeFetch = nativeFetch;
         copy.valueFormat = valueFormat;
+        copy.valueFormatIgnoresParseErrors = valueFormatIgnoresParseErrors;
         copy.fusedPlan = fusedPlan;
         return copy;
     }

@@ -73,6 +73,7 @@ public class KafkaNativeDynamicTableFactory extends KafkaDynamicTableFactory {
         if (source instanceof KafkaNativeDynamicSource) {
             ((KafkaNativeDynamicSource) source).setNativeFetch(nativeFetch);
             ((KafkaNativeDynamicSource) source).setValueFormat(valueFormatIdentifier(options));
+            ((KafkaNativeDynamicSource) source).setValueFormatIgnoresParseErrors(valueFormatIgnoresParseErrors(options));
         }
         PlannerHook.installForSource(context);
         return source;
@@ -91,6 +92,14 @@ public class KafkaNativeDynamicTableFactory extends KafkaDynamicTableFactory {
     }
 
     /** The identifier of the table's value format ({@code value.format}, or {@code format}). */
+    /** Whether the value format's {@code ignore-parse-errors} option is on. */
+    static boolean valueFormatIgnoresParseErrors(Map<String, String> options) {
+        String prefix = options.get("value.format") != null ? "value." : "";
+        String format = valueFormatIdentifier(options);
+        return format != null && Boolean.parseBoolean(
+                options.getOrDefault(prefix + format + ".ignore-parse-errors", "false").trim());
+    }
+
     static String valueFormatIdentifier(Map<String, String> options) {
         String format = options.get("value.format");
         return format != null ? format : options.get("format");

@@ -20,6 +20,9 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
  *   <li>{@code nativeDecodeTimeNanos}: time spent inside native batch decode calls;
  *   <li>{@code numRecordsFetchedNatively}: records read by the native fetch ({@code 'scan.fetch-mode' =
  *       'native'}), 0 when Kafka's Java consumer fetches;
+ *   <li>{@code numFusedBatches}: of the native batches, those that also ran a fused Calc (karrow's
+ *       operator core: decode and Calc in one native call);
+ *   <li>{@code numFusedRowsEmitted}: the rows those calls kept and emitted (the Calc's output);
  *   <li>{@code batchSize}: histogram of records per batch.
  * </ul>
  * Written by the fetcher thread only.
@@ -35,6 +38,8 @@ final class KafkaNativeSourceMetrics {
     final Counter decodeTimeNanos;
     final Counter nativeDecodeTimeNanos;
     final Counter recordsFetchedNatively;
+    final Counter fusedBatches;
+    final Counter fusedRowsEmitted;
     final Histogram batchSize;
 
     KafkaNativeSourceMetrics(MetricGroup readerGroup) {
@@ -46,6 +51,8 @@ final class KafkaNativeSourceMetrics {
         decodeTimeNanos = group.counter("decodeTimeNanos", new ThreadSafeSimpleCounter());
         nativeDecodeTimeNanos = group.counter("nativeDecodeTimeNanos", new ThreadSafeSimpleCounter());
         recordsFetchedNatively = group.counter("numRecordsFetchedNatively", new ThreadSafeSimpleCounter());
+        fusedBatches = group.counter("numFusedBatches", new ThreadSafeSimpleCounter());
+        fusedRowsEmitted = group.counter("numFusedRowsEmitted", new ThreadSafeSimpleCounter());
         batchSize = group.histogram("batchSize", new DescriptiveStatisticsHistogram(1024));
     }
 }

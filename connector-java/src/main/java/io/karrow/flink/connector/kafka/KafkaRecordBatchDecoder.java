@@ -44,6 +44,8 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
     private final KafkaNativeSourceMetrics metrics;
     private final @Nullable ValueBatchDecoder batchDecoder;
     private final DirectValueBuffer values;
+    /** Whether the batch decoder also runs a fused Calc (its rows are the Calc's output). */
+    private final boolean fused;
 
     private final ListCollector keyRows = new ListCollector();
     private final ListCollector valueRows = new ListCollector();
@@ -54,17 +56,47 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
             DeserializationSchema<RowData> valueDeserialization,
             KafkaRowAssembler assembler,
             KafkaNativeSourceMetrics metrics) throws IOException {
+        this(keyDeserialization, valueDeserialization, assembler, metrics, null);
+    }
+
+    private KafkaRecordBatchDecoder(
+            @Nullable DeserializationSchema<RowData> keyDeserialization,
+            DeserializationSchema<RowData> valueDeserialization,
+            KafkaRowAssembler assembler,
+            KafkaNativeSourceMetrics metrics,
+            @Nullable ValueBatchDecoder fusedDecoder) throws IOException {
         this.keyDeserialization = keyDeserialization;
         this.valueDeserialization = valueDeserialization;
         this.assembler = assembler;
         this.metrics = metrics;
-        if (valueDeserialization instanceof BatchDeserializationSchema) {
+        this.fused = fusedDecoder != null;
+        if (fusedDecoder != null) {
+            this.batchDecoder = fusedDecoder;
+            this.values = new DirectValueBuffer();
+        } else if (valueDeserialization instanceof BatchDeserializationSchema) {
             this.batchDecoder = ((BatchDeserializationSchema) valueDeserialization).createBatchDecoder();
             this.values = new DirectValueBuffer();
         } else {
             this.batchDecoder = null;
             this.values = null;
         }
+    }
+
+    /**
+     * A decoder of a fused scan (no key format, pass-through rows): {@code fusedDecoder} decodes each
+     * batch and runs the fused Calc on it, so the rows are the Calc's output rows. Takes ownership of
+     * {@code fusedDecoder}.
+     */
+    static KafkaRecordBatchDecoder fused(
+            DeserializationSchema<RowData> valueDeserialization,
+            KafkaRowAssembler assembler,
+            KafkaNativeSourceMetrics metrics,
+            ValueBatchDecoder fusedDecoder) throws IOException {
+        if (!assembler.isPassThrough()) {
+            fusedDecoder.close();
+            throw new IllegalArgumentException("a fused scan emits the Calc's rows as they are");
+        }
+        return new KafkaRecordBatchDecoder(null, valueDeserialization, assembler, metrics, fusedDecoder);
     }
 
     /** Whether values are decoded by one native call per batch (else per record by the format). */
@@ -116,6 +148,10 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
             }
             metrics.nativeBatches.inc();
             metrics.nativeDecodeTimeNanos.inc(System.nanoTime() - start);
+            if (fused) {
+                metrics.fusedBatches.inc();
+                metrics.fusedRowsEmitted.inc(batchRows.rowCount());
+            }
         }
         for (int i = 0; i < count; i++) {
             ConsumerRecord<byte[], byte[]> record = records.get(i);

@@ -1,5 +1,7 @@
 package io.karrow.flink.connector.kafka;
 
+import io.karrow.flink.formats.NativeDeserializationSchema;
+import io.karrow.flink.nativebridge.NativeSessionConfig;
 import io.karrow.flink.planner.FusedCalcPlan;
 
 import org.apache.flink.api.common.serialization.DeserializationSchema;
@@ -53,13 +55,6 @@ final class KafkaRecordDecoderSpec implements Serializable {
      * does (metric group {@code deserializer}) and, for batch-capable value formats, a batch decoder.
      */
     KafkaRecordBatchDecoder open(SourceReaderContext readerContext, KafkaNativeSourceMetrics metrics) throws IOException {
-        if (fusedPlan != null) {
-            // The planner fuses only plans the native operator core says it runs (NativePlanCheck),
-            // and this build has none: reaching this is a planner bug, never a silent fallback.
-            throw new UnsupportedOperationException("This kafka-native scan was planned with a fused Calc ("
-                    + fusedPlan.digest() + "), but this build of karrow has no fused runtime. SET"
-                    + " 'karrow.operator-core.enabled' = 'false' to plan it with Flink alone.");
-        }
         KafkaRecordDecoderSpec copy;
         try {
             copy = InstantiationUtil.clone(this, readerContext.getUserCodeClassLoader().asClassLoader());
@@ -77,6 +72,9 @@ final class KafkaRecordDecoderSpec implements Serializable {
                 return readerContext.getUserCodeClassLoader();
             }
         };
+        if (copy.fusedPlan != null) {
+            return openFused(copy, metrics);
+        }
         try {
             if (copy.keyDeserialization != null) {
                 copy.keyDeserialization.open(context);
@@ -88,5 +86,27 @@ final class KafkaRecordDecoderSpec implements Serializable {
             throw new IOException("Could not open the Kafka record deserializers", e);
         }
         return new KafkaRecordBatchDecoder(copy.keyDeserialization, copy.valueDeserialization, copy.assembler, metrics);
+    }
+
+    /**
+     * The decoder of a fused scan: its values are decoded and the fused Calc runs on them in one
+     * native call per batch ({@link FusedCalcBatchDecoder}); nothing is decoded per record in Java.
+     * The planner fuses only value-only scans of a native value format (no key, no metadata), so the
+     * Calc's output rows are the records' rows as they are.
+     */
+    private static KafkaRecordBatchDecoder openFused(KafkaRecordDecoderSpec spec, KafkaNativeSourceMetrics metrics)
+            throws IOException {
+        if (spec.keyDeserialization != null || !spec.assembler.isPassThrough()
+                || !(spec.valueDeserialization instanceof NativeDeserializationSchema)) {
+            // The planner declines these (KafkaNativeDynamicSource.whyNotFusable): reaching this is a
+            // planner bug, never a silent fallback.
+            throw new IllegalStateException("The kafka-native scan was planned with a fused Calc ("
+                    + spec.fusedPlan.digest() + ") but reads keys, metadata or a value format that does not"
+                    + " decode natively");
+        }
+        NativeSessionConfig decoder =
+                ((NativeDeserializationSchema<?>) spec.valueDeserialization).batchDecoderSession();
+        return KafkaRecordBatchDecoder.fused(spec.valueDeserialization, spec.assembler, metrics,
+                new FusedCalcBatchDecoder(spec.fusedPlan, decoder));
     }
 }

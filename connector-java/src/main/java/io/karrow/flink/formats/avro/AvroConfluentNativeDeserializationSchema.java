@@ -2,7 +2,7 @@ package io.karrow.flink.formats.avro;
 
 import io.karrow.flink.formats.NativeDeserializationSchema;
 import io.karrow.flink.formats.registry.RegistryDecoderConfig;
-import io.karrow.flink.nativebridge.NativeHandle;
+import io.karrow.flink.nativebridge.NativeSessionConfig;
 import io.karrow.flink.nativebridge.SessionKind;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -41,8 +41,8 @@ public class AvroConfluentNativeDeserializationSchema extends NativeDeserializat
     }
 
     @Override
-    protected NativeHandle openNativeDecoder() throws IOException {
-        return NativeHandle.open(SessionKind.AVRO_DECODER, config.toConfigJson(rowType), null);
+    protected NativeSessionConfig decoderSession() throws IOException {
+        return new NativeSessionConfig(SessionKind.AVRO_DECODER, config.toConfigJson(rowType), null);
     }
 
     /**

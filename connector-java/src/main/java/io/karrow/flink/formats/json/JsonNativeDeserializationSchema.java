@@ -2,7 +2,7 @@ package io.karrow.flink.formats.json;
 
 import io.karrow.flink.formats.NativeDeserializationSchema;
 import io.karrow.flink.nativebridge.KarrowNativeException;
-import io.karrow.flink.nativebridge.NativeHandle;
+import io.karrow.flink.nativebridge.NativeSessionConfig;
 import io.karrow.flink.nativebridge.RowListLayout;
 import io.karrow.flink.nativebridge.SessionKind;
 
@@ -62,8 +62,8 @@ public class JsonNativeDeserializationSchema extends NativeDeserializationSchema
     }
 
     @Override
-    protected NativeHandle openNativeDecoder() throws IOException {
-        return NativeHandle.open(SessionKind.JSON_DECODER, config.configJson(rowType), null);
+    protected NativeSessionConfig decoderSession() throws IOException {
+        return new NativeSessionConfig(SessionKind.JSON_DECODER, config.configJson(rowType), null);
     }
 
     /**

@@ -2,7 +2,7 @@ package io.karrow.flink.formats.protobuf;
 
 import io.karrow.flink.formats.NativeDeserializationSchema;
 import io.karrow.flink.nativebridge.KarrowNativeException;
-import io.karrow.flink.nativebridge.NativeHandle;
+import io.karrow.flink.nativebridge.NativeSessionConfig;
 import io.karrow.flink.nativebridge.SessionKind;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -47,8 +47,8 @@ public class ProtobufNativeDeserializationSchema extends NativeDeserializationSc
     }
 
     @Override
-    protected NativeHandle openNativeDecoder() throws IOException {
-        return NativeHandle.open(SessionKind.PROTOBUF_DECODER, config.configJson(rowType), config.descriptorSet());
+    protected NativeSessionConfig decoderSession() throws IOException {
+        return new NativeSessionConfig(SessionKind.PROTOBUF_DECODER, config.configJson(rowType), config.descriptorSet());
     }
 
     /**
