@@ -10,7 +10,7 @@
 CARGO ?= cargo
 MVN ?= mvn -B -ntp
 
-.PHONY: native jar test test-rust lint test-java test-python demo bench bench-source bench-fetch bench-produce bench-produce-e2e fuzz-short fuzz-long test-fuzz-replay soak nexmark nexmark-short clean
+.PHONY: native jar test test-rust test-rust-checked lint test-java test-python demo bench bench-source bench-fetch bench-produce bench-produce-e2e fuzz-short fuzz-long test-fuzz-replay soak nexmark nexmark-short clean
 
 native:
 	$(CARGO) build --release -p karrow-native -p karrow
@@ -24,6 +24,11 @@ lint:
 
 test-rust:
 	$(CARGO) test --release --workspace
+
+# The same tests with arithmetic overflow checks on (Cargo.toml's `checked` profile, in
+# target/checked): a second optimized build of everything, so not part of `make test`.
+test-rust-checked:
+	$(CARGO) test --profile checked --workspace
 
 test-java: native
 	bash tests/run-java-tests.sh

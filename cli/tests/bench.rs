@@ -1,6 +1,7 @@
 //! `karrow bench` as a process: argument errors, bad input, deterministic generation, a
 //! run with `--json`, the HTML report, and (when the JVM harness is built) the comparison
 //! with stock Flink.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

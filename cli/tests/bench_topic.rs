@@ -12,6 +12,7 @@
 //!
 //! Topics are loaded with `io.karrow.bench.TopicDump --load` (the class the CLI runs to
 //! read them), under names unique to the run.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
 
 use std::io::{BufRead, BufReader};
 use std::net::{TcpStream, ToSocketAddrs};

@@ -1,5 +1,6 @@
 //! Decoding Confluent Avro messages built byte by byte into Arrow, checking Flink's
 //! conversions, schema evolution and error outcomes.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
 
 use std::sync::Arc;
 

@@ -1,6 +1,7 @@
 //! Inputs the fuzz targets (`fuzz/`) found, kept as regression tests: the two Avro decode
 //! paths (binary rows written while reading, and the Arrow decoders whose batches
 //! `flink_binary::write_batch_rows` writes as rows) must write the same row image.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
 
 use std::sync::Arc;
 

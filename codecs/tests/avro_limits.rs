@@ -3,6 +3,7 @@
 //! fields the reader skips), with block counts up to the varint maximum. Each must end
 //! quickly, in bounded memory, with Java Avro's result or karrow's documented limit
 //! (`docs/parity/avro.md`, "Limits").
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
 
 use std::sync::mpsc;
 use std::sync::Arc;

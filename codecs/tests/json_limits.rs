@@ -1,6 +1,7 @@
 //! JSON values at the limits Jackson's `StreamReadConstraints` sets (1000 levels of nesting),
 //! decoded on a thread with a small stack, and values whose shape made the decoder's work
 //! grow faster than their size (many members with distinct keys).
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
 
 use karrow_codecs::json::{JsonDecodeOptions, JsonRowDecoder};
 use karrow_codecs::FlinkType;

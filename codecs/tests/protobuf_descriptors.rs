@@ -1,5 +1,6 @@
 //! Descriptor sets that protoc would never write (a malicious or corrupt schema): rejected
 //! with a clear error before prost-reflect, which panics on some of them, sees them.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};

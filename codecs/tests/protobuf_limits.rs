@@ -2,6 +2,7 @@
 //! below the top-level message, `CodedInputStream`'s default): decoded on a thread with a
 //! small stack, one level more fails with protobuf-java's message (or is skipped under
 //! `ignore-parse-errors`, as flink-protobuf skips a value it cannot parse).
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
 
 use std::collections::HashMap;
 

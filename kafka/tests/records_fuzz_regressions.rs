@@ -1,4 +1,5 @@
 //! Inputs the fuzz targets (`fuzz/`) found, kept as regression tests.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
 
 use karrow_kafka::fetch::response::AbortedTransaction;
 use karrow_kafka::RecordBatches;

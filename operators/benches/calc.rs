@@ -6,7 +6,7 @@
 //! - `avro`: Confluent Avro values in -> Avro values out (full fusion).
 //!
 //! Run (release): `cargo bench -p karrow-operators --bench calc`; per-row cost = time / 8192.
-#![allow(missing_docs, clippy::unwrap_used)]
+#![allow(clippy::unwrap_used)]
 
 use std::hint::black_box;
 use std::sync::Arc;

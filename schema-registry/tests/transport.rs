@@ -1,5 +1,6 @@
 //! Client transport over real sockets: auth headers, retries and fail-over, unreachable
 //! registries, 5xx retries, TLS with a custom CA, and dev registry persistence.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
 
 mod common;
 

@@ -1,4 +1,5 @@
 //! Shared by the limit tests: how much native stack a call takes.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
 
 /// Runs `f` on a fresh thread with a large stack and returns its result and the deepest
 /// native stack it used below the calling frame, in bytes (measured by painting: a region

@@ -1,5 +1,6 @@
 //! A minimal HTTP/1.1 client over a raw socket, for tests that need to control connections
 //! (keep-alive, idle, slow, malformed) themselves.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};

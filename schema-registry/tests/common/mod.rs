@@ -1,6 +1,6 @@
 //! Helpers shared by the integration tests: a dev registry on a free loopback port and a
 //! client pointed at it.
-
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
 #![allow(dead_code)]
 
 pub mod http;

@@ -38,7 +38,8 @@ impl Session for Probe {
 fn calls(handle: i64) -> Result<u32, NativeError> {
     with_session(handle, |session| {
         session.encode_one(b"x")?;
-        // SAFETY (test only): every session these tests open is a `Probe`.
+        // SAFETY: every session these tests open is a `Probe`, so the trait object's data
+        // pointer points at a live `Probe`, borrowed for as long as `session` is.
         let probe = unsafe { &*(session as *mut dyn Session as *mut Probe) };
         Ok(probe.calls)
     })

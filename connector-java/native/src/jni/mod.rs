@@ -155,10 +155,16 @@ unsafe fn direct_values<'a>(
             "null data or lengths address".into(),
         ));
     }
+    if !(lengths_address as *const i32).is_aligned() {
+        return Err(NativeError::InvalidCall(format!(
+            "lengths address {lengths_address:#x} is not int32-aligned"
+        )));
+    }
     let lengths: &[i32] = if count == 0 {
         &[]
     } else {
-        // SAFETY: the caller guarantees `count` int32 lengths at this address.
+        // SAFETY: the caller guarantees `count` int32 lengths at this address, which is
+        // non-null and int32-aligned (both checked above).
         unsafe { std::slice::from_raw_parts(lengths_address as *const i32, count) }
     };
     let total = ValueBatch::data_len(lengths);
@@ -169,4 +175,30 @@ unsafe fn direct_values<'a>(
         unsafe { std::slice::from_raw_parts(data_address as *const u8, total) }
     };
     ValueBatch::new(data, lengths)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_misaligned_lengths_buffer_is_an_invalid_call_not_a_read() {
+        let lengths = [3i32, -1, 0, 0];
+        let data = *b"abc";
+        let aligned = lengths.as_ptr() as i64;
+        // SAFETY: both addresses point to live buffers holding the layout (3 lengths, 3 bytes).
+        let batch = unsafe { direct_values(data.as_ptr() as i64, aligned, 3) }.unwrap();
+        assert_eq!(
+            batch.collect::<Vec<_>>(),
+            [Some(&b"abc"[..]), None, Some(&b""[..])]
+        );
+        // SAFETY: the address is one byte into a live buffer; the check refuses it before
+        // anything is read.
+        let error = unsafe { direct_values(data.as_ptr() as i64, aligned + 1, 3) };
+        assert!(
+            matches!(&error, Err(NativeError::InvalidCall(m)) if m.contains("not int32-aligned")),
+            "{:?}",
+            error.err()
+        );
+    }
 }

@@ -19,7 +19,9 @@ use crate::session::SessionKind;
 /// The value decoder of a session: plain JSON (`json-native`) or Confluent-framed JSON
 /// (`json-confluent-native`).
 pub enum ValueDecoder {
+    /// Plain JSON values (`json-native`).
     Plain(JsonRowDecoder),
+    /// Confluent-framed JSON values (`json-confluent-native`): header checked and removed first.
     Confluent(JsonConfluentDecoder),
 }
 
