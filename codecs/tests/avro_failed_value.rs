@@ -10,6 +10,7 @@
 //! decoded between two good values, and the batch must be the batch of the good values
 //! alone, whose rows must also be what the binary-row path (the path the Flink parity
 //! tests compare) writes for them.
+#![allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
 
 use std::sync::Arc;
 
