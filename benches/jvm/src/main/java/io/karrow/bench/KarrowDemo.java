@@ -47,7 +47,7 @@ public final class KarrowDemo {
     private static final String[] FORMATS = {
         "avro-confluent-reference", "avro-confluent-native", "avro-confluent-native", "avro-confluent-native"};
     private static final String[] CONNECTORS = {"kafka", "kafka-native", "kafka-native", "kafka-native"};
-    private static final String[] LABELS = {"stock ", "native", "fused ", "fused+produce"};
+    private static final String[] LABELS = {"stock ", "native", "fused ", "fused-produce"};
     /** The pipeline that runs with karrow's operator core on (source fusion), with Kafka's Java producer. */
     private static final int FUSED = 2;
     /** The pipeline that runs with the operator core and native produce. */
@@ -125,7 +125,7 @@ public final class KarrowDemo {
         System.out.printf(Locale.ROOT, "native / stock: %.2fx%n", best[0] / best[1]);
         System.out.printf(Locale.ROOT, "fused / stock: %.2fx%n", best[0] / best[FUSED]);
         if (pipelines > FUSED_PRODUCE) {
-            System.out.printf(Locale.ROOT, "fused+produce / stock: %.2fx; CPU per output record, native produce /"
+            System.out.printf(Locale.ROOT, "fused-produce / stock: %.2fx; CPU per output record, native produce /"
                     + " Kafka's Java producer (both fused): %.2f%n", best[0] / best[FUSED_PRODUCE],
                     bestCpuNanosPerRecord[FUSED_PRODUCE] / bestCpuNanosPerRecord[FUSED]);
         }
