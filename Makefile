@@ -3,7 +3,7 @@
 #   make test   every test: Rust unit/integration, lint, Java unit + parity, Kafka/Flink ITCases, Confluent client
 #   make bench  JMH decode benchmark, stock vs native in one run
 #   make nexmark  the Nexmark suite over Kafka, stock Flink vs karrow, outputs compared
-#   make jar    the connector jar with the native library inside
+#   make jar    the formats jar, the kafka-native connector jar and the sql bundle (docs/installing.md)
 #   make fuzz-short / fuzz-long   coverage-guided fuzzing of every parser (fuzz/README.md)
 #   make soak   SOAK_RECORDS (10M) through the native fetch + decode path, RSS printed (not in make test)
 
@@ -16,7 +16,7 @@ native:
 	$(CARGO) build --release -p karrow-native -p karrow
 
 jar: native
-	$(MVN) -q -f connector-java/pom.xml -DskipTests package
+	$(MVN) -q -f pom.xml -pl connector-java/sql -am -DskipTests package
 
 lint:
 	$(CARGO) fmt --all -- --check
@@ -90,4 +90,4 @@ nexmark-short:
 
 clean:
 	$(CARGO) clean
-	$(MVN) -q -f connector-java/pom.xml clean
+	$(MVN) -q -f pom.xml clean

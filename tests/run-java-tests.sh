@@ -24,7 +24,7 @@ if ! mvn -B -ntp -f pom.xml verify \
   -Dkarrow.registry.binary="$repo/target/release/karrow" \
   -Dkarrow.kafka.bootstrap="127.0.0.1:${KAFKA_PORT}"; then
   # The causes last, where a truncated CI log still shows them.
-  tests/print-test-failures.sh connector-java benches/jvm
+  tests/print-test-failures.sh connector-java/formats connector-java connector-java/sql benches/jvm
   exit 1
 fi
 
