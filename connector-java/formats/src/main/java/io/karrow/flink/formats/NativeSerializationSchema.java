@@ -5,18 +5,13 @@ import io.karrow.flink.nativebridge.KarrowNative;
 import io.karrow.flink.nativebridge.NativeEncoderHandle;
 import io.karrow.flink.rows.BinaryRowImages;
 
-import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.metrics.SimpleCounter;
-import org.apache.flink.metrics.ThreadSafeSimpleCounter;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 
 import java.io.IOException;
 import java.io.Serializable;
-import java.util.Map;
 import java.util.Objects;
-import java.util.WeakHashMap;
 
 /**
  * What every native format's {@code SerializationSchema} shares: the row type and format
@@ -45,7 +40,7 @@ public abstract class NativeSerializationSchema<C extends Serializable>
     private transient NativeEncoderHandle encoder;
     private transient BinaryRowImages images;
     private transient DirectRecordBuffers recordBuffers;
-    private transient Counter recordsEncoded;
+    private transient NativeEncodeMetrics metrics;
 
     /**
      * Creates the schema.
@@ -75,24 +70,16 @@ public abstract class NativeSerializationSchema<C extends Serializable>
 
     /**
      * Loads the native library and opens an encoder, replacing any encoder of an earlier call.
-     * Registers the counter {@code karrow.numRecordsEncoded} (rows encoded by {@link #serialize}, one
-     * native call each) in the context's metric group, so a job shows that the per-record native
-     * path ran (the batched path of the {@code kafka-native} sink does not use it).
+     * Registers {@link NativeEncodeMetrics} ({@code karrow.numRecordsEncoded}, {@code numBytesEncoded},
+     * {@code nativeEncodeTimeNanos}) in the context's metric group, so a job shows that the
+     * per-record native path ran (the batched path of the {@code kafka-native} sink counts in its own
+     * group).
      */
     @Override
     public void open(InitializationContext context) throws Exception {
-        MetricGroup metrics = context == null ? null : context.getMetricGroup();
-        recordsEncoded = metrics == null ? new SimpleCounter() : encodedCounter(metrics.addGroup("karrow"));
+        MetricGroup group = context == null ? null : context.getMetricGroup();
+        metrics = group == null ? null : NativeEncodeMetrics.of(group);
         openEncoder();
-    }
-
-    /** Counters by metric group: the key and value schemas of one writer share one, and so does a second open. */
-    private static final Map<MetricGroup, Counter> ENCODED = new WeakHashMap<>();
-
-    private static Counter encodedCounter(MetricGroup group) {
-        synchronized (ENCODED) {
-            return ENCODED.computeIfAbsent(group, g -> g.counter("numRecordsEncoded", new ThreadSafeSimpleCounter()));
-        }
     }
 
     private void openEncoder() throws IOException {
@@ -112,12 +99,15 @@ public abstract class NativeSerializationSchema<C extends Serializable>
             if (encoder == null) {
                 openEncoder();
             }
-            byte[] value = recordBuffers.call(encoder.get(), images.image(row), KarrowNative::encodeOneDirect);
+            byte[] image = images.image(row);
+            long start = System.nanoTime();
+            byte[] value = recordBuffers.call(encoder.get(), image, KarrowNative::encodeOneDirect);
+            long nanos = System.nanoTime() - start;
             if (value == null) {
                 throw new IllegalStateException("the native encoder gave no value");
             }
-            if (recordsEncoded != null) {
-                recordsEncoded.inc();
+            if (metrics != null) {
+                metrics.recordOne(value.length, nanos);
             }
             return value;
         } catch (IOException | RuntimeException e) {

@@ -47,7 +47,8 @@ public final class BatchEncodeOperator extends AbstractStreamOperator<PreEncoded
         encoder = KafkaRecordBatchEncoder.open(
                 spec,
                 RuntimeContextInitializationContextAdapters.serializationAdapter(
-                        getRuntimeContext(), metricGroup -> metricGroup.addGroup("user")));
+                        getRuntimeContext(), metricGroup -> metricGroup.addGroup("user")),
+                getMetricGroup());
         reuse = new StreamRecord<>(null);
         if (flushIntervalMillis > 0) {
             scheduleFlush();

@@ -1,6 +1,7 @@
 package io.karrow.flink.connector.kafka;
 
 import io.karrow.flink.formats.BatchSerializationSchema;
+import io.karrow.flink.formats.NativeEncodeMetrics;
 import io.karrow.flink.formats.ValueBatchEncoder;
 import io.karrow.flink.nativebridge.DirectValueBuffer;
 import io.karrow.flink.nativebridge.EncodedRecords;
@@ -8,6 +9,7 @@ import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.rows.BinaryRowImages;
 
 import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
@@ -58,6 +60,8 @@ final class KafkaRecordBatchEncoder implements AutoCloseable {
     private int[] valueOffsets = new int[0];
     private int[] keyOffsets = new int[0];
 
+    private final NativeEncodeMetrics metrics;
+
     // Per buffered row.
     private int count;
     private String[] topics = new String[0];
@@ -71,8 +75,10 @@ final class KafkaRecordBatchEncoder implements AutoCloseable {
             KafkaRecordEncoderSpec spec,
             ValueBatchEncoder valueEncoder,
             @Nullable ValueBatchEncoder keyEncoder,
-            @Nullable SerializationSchema<RowData> perRecordKeySerialization) {
+            @Nullable SerializationSchema<RowData> perRecordKeySerialization,
+            NativeEncodeMetrics metrics) {
         this.spec = spec;
+        this.metrics = metrics;
         this.valueEncoder = valueEncoder;
         this.keyEncoder = keyEncoder;
         this.perRecordKeySerialization = perRecordKeySerialization;
@@ -94,7 +100,8 @@ final class KafkaRecordBatchEncoder implements AutoCloseable {
      * Opens the value format's batch encoder and the key format's (batch encoder, or the schema
      * itself opened with {@code context} when it is not batch-capable).
      */
-    static KafkaRecordBatchEncoder open(KafkaRecordEncoderSpec spec, SerializationSchema.InitializationContext context)
+    static KafkaRecordBatchEncoder open(
+            KafkaRecordEncoderSpec spec, SerializationSchema.InitializationContext context, MetricGroup metricGroup)
             throws Exception {
         ValueBatchEncoder valueEncoder = spec.valueSerialization.createBatchEncoder();
         ValueBatchEncoder keyEncoder = null;
@@ -110,7 +117,8 @@ final class KafkaRecordBatchEncoder implements AutoCloseable {
             valueEncoder.close();
             throw e;
         }
-        return new KafkaRecordBatchEncoder(spec, valueEncoder, keyEncoder, perRecordKey);
+        return new KafkaRecordBatchEncoder(
+                spec, valueEncoder, keyEncoder, perRecordKey, NativeEncodeMetrics.of(metricGroup));
     }
 
     /** Number of buffered rows. */
@@ -211,6 +219,7 @@ final class KafkaRecordBatchEncoder implements AutoCloseable {
             }
         }
         valueOffsets = ensureOffsets(valueOffsets, valueCount);
+        long start = System.nanoTime();
         byte[] values;
         try {
             values = valueEncoder.encode(valueBuffer, valueCount, valueOffsets);
@@ -226,6 +235,11 @@ final class KafkaRecordBatchEncoder implements AutoCloseable {
                 throw new RowEncodeException("key", e.getRecordIndex() < 0 ? 0 : e.getRecordIndex(), e);
             }
         }
+        long bytes = valueOffsets[valueCount] - valueOffsets[0];
+        if (encodedKeys != null) {
+            bytes += keyOffsets[rows] - keyOffsets[0];
+        }
+        metrics.recordBatch(rows, bytes, System.nanoTime() - start);
         Encoded encoded = new Encoded();
         encoded.values = values;
         encoded.keys = encodedKeys;

@@ -5,6 +5,7 @@ import io.karrow.flink.nativebridge.EncodedRecords;
 import io.karrow.flink.nativebridge.NativeProducerSession;
 
 import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.table.data.RowData;
 
 import java.io.IOException;
@@ -31,8 +32,9 @@ final class RowDataRecordFeed implements NativeRecordFeed<RowData> {
     }
 
     @Override
-    public Feeder<RowData> open(SerializationSchema.InitializationContext context) throws Exception {
-        KafkaRecordBatchEncoder encoder = KafkaRecordBatchEncoder.open(spec, context);
+    public Feeder<RowData> open(SerializationSchema.InitializationContext context, MetricGroup metricGroup)
+            throws Exception {
+        KafkaRecordBatchEncoder encoder = KafkaRecordBatchEncoder.open(spec, context, metricGroup);
         EncodedRecords records = new EncodedRecords();
         return new Feeder<>() {
             private long bytes;

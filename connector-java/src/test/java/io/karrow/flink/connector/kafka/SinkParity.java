@@ -94,6 +94,7 @@ final class SinkParity {
         private int sinks;
         private int batchSinks;
         private int nativeProduceSinks;
+        private final List<String> nativeTopics = new ArrayList<>();
         private boolean failureInjected;
 
         Job(String bootstrap, DevRegistry registry, int partitions, int parallelism) throws Exception {
@@ -148,6 +149,7 @@ final class SinkParity {
             statements.addInsertSql("INSERT INTO " + table + query);
             failureInjected |= query.contains("fail_once");
             if (connector.equals("kafka-native")) {
+                nativeTopics.add(topic);
                 if (options.contains(NATIVE_PRODUCE)) {
                     nativeProduceSinks++;
                 } else {
@@ -180,6 +182,35 @@ final class SinkParity {
             } else {
                 assertThat(produced).as("records produced natively").isEqualTo(wanted);
             }
+            assertEncodeMetrics();
+        }
+
+        /**
+         * The kafka-native sinks' encode metrics ({@code NativeEncodeMetrics}): one row encoded per
+         * output record, the bytes of the keys and values now on their topics, native time spent, at
+         * least one batch per sink. Exact only without an injected failure (a restart encodes again).
+         */
+        private void assertEncodeMetrics() {
+            if (nativeTopics.isEmpty()) {
+                return;
+            }
+            long records = CollectedMetrics.sum(name, "karrow", "numRecordsEncoded");
+            long bytes = CollectedMetrics.sum(name, "karrow", "numBytesEncoded");
+            assertThat(CollectedMetrics.sum(name, "karrow", "nativeEncodeTimeNanos")).as("native encode time").isPositive();
+            assertThat(CollectedMetrics.sum(name, "karrow", "numBatches")).as("encode batches")
+                    .isGreaterThanOrEqualTo(nativeTopics.size());
+            if (failureInjected) {
+                assertThat(records).as("rows encoded").isGreaterThanOrEqualTo((long) nativeTopics.size() * expected);
+                return;
+            }
+            assertThat(records).as("rows encoded").isEqualTo((long) nativeTopics.size() * expected);
+            long onTopics = 0;
+            for (String topic : nativeTopics) {
+                for (ConsumerRecord<byte[], byte[]> r : read(topic, false)) {
+                    onTopics += (r.key() == null ? 0 : r.key().length) + (r.value() == null ? 0 : r.value().length);
+                }
+            }
+            assertThat(bytes).as("key and value bytes encoded").isEqualTo(onTopics);
         }
 
         /** Every record of {@code topic}. */

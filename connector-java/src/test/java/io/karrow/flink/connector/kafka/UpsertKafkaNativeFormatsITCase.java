@@ -148,6 +148,7 @@ class UpsertKafkaNativeFormatsITCase {
         set.execute().await();
 
         long nativeRecords = 0;
+        long nativeBytes = 0;
         for (String query : List.of("updates", "deletes")) {
             Map<Key, List<Value>> stock = changelogPerKey(KafkaTestSupport.readAll(topics.get(query + 0), true));
             Map<Key, List<Value>> nativeSide = changelogPerKey(KafkaTestSupport.readAll(topics.get(query + 1), true));
@@ -161,10 +162,17 @@ class UpsertKafkaNativeFormatsITCase {
                 assertThat(deleted).as("%s %s: keys deleted (tombstones)", family, query).isPositive();
             }
             nativeRecords += nativeSide.values().stream().mapToLong(List::size).sum();
+            for (ConsumerRecord<byte[], byte[]> r : KafkaTestSupport.readAll(topics.get(query + 1), true)) {
+                nativeBytes += (r.key() == null ? 0 : r.key().length) + (r.value() == null ? 0 : r.value().length);
+            }
         }
         // Every record the native sinks wrote serialized its key natively (and its value, unless a tombstone).
         assertThat(CollectedMetrics.sum(jobName, "karrow", "numRecordsEncoded"))
                 .as("native per-record serializations").isGreaterThanOrEqualTo(nativeRecords);
+        assertThat(CollectedMetrics.sum(jobName, "karrow", "numBytesEncoded"))
+                .as("bytes of the keys and values the native serializers wrote").isGreaterThanOrEqualTo(nativeBytes);
+        assertThat(CollectedMetrics.sum(jobName, "karrow", "nativeEncodeTimeNanos"))
+                .as("time inside native encode calls").isPositive();
     }
 
     /** A key's bytes, compared by content. */

@@ -4,6 +4,7 @@ import io.karrow.flink.nativebridge.EncodedRecords;
 import io.karrow.flink.nativebridge.NativeProducerSession;
 
 import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.metrics.MetricGroup;
 
 import java.io.IOException;
 
@@ -18,7 +19,7 @@ public final class EncodedBatchFeed implements NativeRecordFeed<EncodedRecords> 
     private static final long serialVersionUID = 1L;
 
     @Override
-    public Feeder<EncodedRecords> open(SerializationSchema.InitializationContext context) {
+    public Feeder<EncodedRecords> open(SerializationSchema.InitializationContext context, MetricGroup metricGroup) {
         return new Feeder<>() {
             private long bytes;
 

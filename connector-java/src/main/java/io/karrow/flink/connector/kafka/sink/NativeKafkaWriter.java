@@ -82,7 +82,7 @@ class NativeKafkaWriter<IN>
         NativeRecordFeed.Feeder<IN> opened = null;
         NativeProducerSession session = null;
         try {
-            opened = feed.open(context.asSerializationSchemaInitializationContext());
+            opened = feed.open(context.asSerializationSchemaInitializationContext(), context.metricGroup());
             session = new NativeProducerSession(settings.configJson(transactional, subtask, "-" + subtask));
         } catch (Exception e) {
             if (opened != null) {

@@ -4,6 +4,7 @@ import io.karrow.flink.nativebridge.EncodedRecords;
 import io.karrow.flink.nativebridge.NativeProducerSession;
 
 import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.metrics.MetricGroup;
 
 import java.io.IOException;
 import java.io.Serializable;
@@ -18,8 +19,11 @@ import java.io.Serializable;
  */
 public interface NativeRecordFeed<IN> extends Serializable {
 
-    /** Opens the feed of one writer (the formats' encoders, buffers). */
-    Feeder<IN> open(SerializationSchema.InitializationContext context) throws Exception;
+    /**
+     * Opens the feed of one writer (the formats' encoders, buffers); {@code metricGroup} is the
+     * writer's, where the feed's encode metrics go ({@code NativeEncodeMetrics}).
+     */
+    Feeder<IN> open(SerializationSchema.InitializationContext context, MetricGroup metricGroup) throws Exception;
 
     /** One writer's feed. Not thread-safe. */
     interface Feeder<IN> extends AutoCloseable {
