@@ -107,6 +107,6 @@ final class KafkaRecordDecoderSpec implements Serializable {
         NativeSessionConfig decoder =
                 ((NativeDeserializationSchema<?>) spec.valueDeserialization).batchDecoderSession();
         return KafkaRecordBatchDecoder.fused(spec.valueDeserialization, spec.assembler, metrics,
-                new FusedCalcBatchDecoder(spec.fusedPlan, decoder));
+                FusedCalcBatchDecoder.open(spec.fusedPlan, decoder));
     }
 }
