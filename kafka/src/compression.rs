@@ -128,15 +128,56 @@ pub fn decompress(codec: i16, input: &[u8], out: &mut Vec<u8>) -> Result<(), Str
 }
 
 fn read_all(reader: impl Read, out: &mut Vec<u8>) -> Result<(), String> {
-    let read = reader
-        .take(MAX_DECOMPRESSED + 1)
-        .read_to_end(out)
-        .map_err(|e| e.to_string())?;
-    if read as u64 > MAX_DECOMPRESSED {
-        return Err(format!("more than {MAX_DECOMPRESSED} bytes"));
-    }
-    Ok(())
+    read_bounded(reader, out, MAX_DECOMPRESSED)
 }
+
+/// Appends what `reader` gives to `out`, failing once `out` would hold more than `cap`
+/// bytes. Unlike `read_to_end`, the buffer never grows past `cap`: it doubles while below
+/// it, then one byte is read into a scratch byte to tell "exactly `cap`" from "more".
+fn read_bounded(mut reader: impl Read, out: &mut Vec<u8>, cap: u64) -> Result<(), String> {
+    let cap = usize::try_from(cap).unwrap_or(usize::MAX);
+    let mut filled = out.len();
+    let result = loop {
+        if filled >= cap {
+            let mut probe = [0u8; 1];
+            break match read_some(&mut reader, &mut probe) {
+                Ok(0) => Ok(()),
+                Ok(_) => Err(format!("more than {MAX_DECOMPRESSED} bytes")),
+                Err(e) => Err(e),
+            };
+        }
+        if filled == out.len() {
+            // Zero-filled once per growth: doubling, never past the cap.
+            let grow = out.len().max(8 * 1024).min(cap - filled);
+            out.reserve_exact(grow);
+            out.resize(filled + grow, 0);
+        }
+        match read_some(&mut reader, &mut out[filled..]) {
+            Ok(0) => break Ok(()),
+            Ok(n) => filled += n,
+            Err(e) => break Err(e),
+        }
+    };
+    out.truncate(filled);
+    result
+}
+
+/// One `read`, retried on `Interrupted`.
+fn read_some(reader: &mut impl Read, buf: &mut [u8]) -> Result<usize, String> {
+    loop {
+        match reader.read(buf) {
+            Ok(n) => return Ok(n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+}
+
+/// The most a snappy block expands: every element of the format is a literal (one byte
+/// out per byte in) or a copy of at most 64 bytes from a tag of at least two bytes (the
+/// densest, a two-byte-offset copy, gives 64 bytes for 3), so a block claiming more than
+/// this many times its size is corrupt, and is refused before its claim is allocated.
+const SNAPPY_MAX_EXPANSION: usize = 32;
 
 fn snappy(input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
     if !input.starts_with(&XERIAL_MAGIC) {
@@ -161,11 +202,18 @@ fn snappy(input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
 
 fn snappy_block(block: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
     let len = snap::raw::decompress_len(block).map_err(|e| e.to_string())?;
-    if (out.len() + len) as u64 > MAX_DECOMPRESSED {
+    if len > block.len().saturating_mul(SNAPPY_MAX_EXPANSION) {
+        return Err(format!(
+            "a block of {} bytes claims {len} bytes, more than snappy expands to",
+            block.len()
+        ));
+    }
+    let total = out.len().saturating_add(len);
+    if total as u64 > MAX_DECOMPRESSED {
         return Err(format!("more than {MAX_DECOMPRESSED} bytes"));
     }
     let start = out.len();
-    out.resize(start + len, 0);
+    out.resize(total, 0);
     snap::raw::Decoder::new()
         .decompress(block, &mut out[start..])
         .map_err(|e| e.to_string())?;
@@ -175,16 +223,10 @@ fn snappy_block(block: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
 fn zstd(input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
     let mut rest = input;
     while !rest.is_empty() {
+        // ruzstd refuses frames whose window is over 128 MiB (zstd-jni's default limit).
         let decoder =
             ruzstd::decoding::StreamingDecoder::new(&mut rest).map_err(|e| e.to_string())?;
-        let budget = MAX_DECOMPRESSED.saturating_sub(out.len() as u64);
-        let read = decoder
-            .take(budget + 1)
-            .read_to_end(out)
-            .map_err(|e| e.to_string())?;
-        if read as u64 > budget {
-            return Err(format!("more than {MAX_DECOMPRESSED} bytes"));
-        }
+        read_bounded(decoder, out, MAX_DECOMPRESSED)?;
     }
     Ok(())
 }

@@ -33,12 +33,22 @@ pub struct PartitionResponse {
     pub records: Range<usize>,
 }
 
+/// A whole fetch response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchResponse {
+    /// How long the broker asks the client to wait before its next request to it (its
+    /// quota was exceeded; KIP-219: the broker answered at once and throttles after).
+    pub throttle_time_ms: i32,
+    /// The top-level error code (0: none; the partitions are then usually empty).
+    pub error_code: i16,
+    /// The partitions, in response order.
+    pub partitions: Vec<PartitionResponse>,
+}
+
 /// Parses a Fetch v12 response body (after the size prefix). Fails on a correlation id
-/// other than `correlation_id`, a top-level error code, or malformed bytes.
-pub fn parse_fetch_response(
-    buf: &[u8],
-    correlation_id: i32,
-) -> Result<Vec<PartitionResponse>, String> {
+/// other than `correlation_id` or malformed bytes; a top-level error code is returned in
+/// [`FetchResponse::error_code`].
+pub fn parse_fetch_response(buf: &[u8], correlation_id: i32) -> Result<FetchResponse, String> {
     parse(buf, correlation_id).map_err(|e| match e {
         Parse::Short => format!("the response ends early ({} bytes)", buf.len()),
         Parse::Other(m) => m,
@@ -56,7 +66,7 @@ impl From<Short> for Parse {
     }
 }
 
-fn parse(buf: &[u8], correlation_id: i32) -> Result<Vec<PartitionResponse>, Parse> {
+fn parse(buf: &[u8], correlation_id: i32) -> Result<FetchResponse, Parse> {
     let mut r = Reader::new(buf);
     let got = r.i32()?;
     if got != correlation_id {
@@ -65,14 +75,8 @@ fn parse(buf: &[u8], correlation_id: i32) -> Result<Vec<PartitionResponse>, Pars
         )));
     }
     r.skip_tagged_fields()?; // response header v1
-    r.i32()?; // throttle_time_ms
-    let error = r.i16()?;
-    if error != 0 {
-        return Err(Parse::Other(format!(
-            "fetch failed with Kafka error {error} ({})",
-            crate::error::error_name(error)
-        )));
-    }
+    let throttle_time_ms = r.i32()?;
+    let error_code = r.i16()?;
     r.i32()?; // session_id
     let mut out = Vec::new();
     for _ in 0..r.compact_len()?.unwrap_or(0) {
@@ -100,6 +104,7 @@ fn parse(buf: &[u8], correlation_id: i32) -> Result<Vec<PartitionResponse>, Pars
             let records_start = r.position();
             r.take(len)?;
             debug_assert!(records_start >= start);
+            // `take` checked that the records lie inside the buffer.
             r.skip_tagged_fields()?;
             out.push(PartitionResponse {
                 topic: topic.clone(),
@@ -114,7 +119,11 @@ fn parse(buf: &[u8], correlation_id: i32) -> Result<Vec<PartitionResponse>, Pars
         r.skip_tagged_fields()?;
     }
     r.skip_tagged_fields()?;
-    Ok(out)
+    Ok(FetchResponse {
+        throttle_time_ms,
+        error_code,
+        partitions: out,
+    })
 }
 
 #[cfg(test)]
@@ -133,7 +142,7 @@ mod tests {
     #[test]
     fn partitions_watermarks_aborted_transactions_and_records_are_read() {
         let buf = response(4, b"batches");
-        let parts = parse_fetch_response(&buf, 4).unwrap();
+        let parts = parse_fetch_response(&buf, 4).unwrap().partitions;
         assert_eq!(parts.len(), 1);
         let p = &parts[0];
         assert_eq!((p.topic.as_str(), p.partition, p.error_code), ("t", 3, 0));

@@ -271,27 +271,10 @@ pub(crate) fn fetch_response(correlation: i32, part: &TestPartition, records: &[
 /// A broker on loopback that answers each Fetch request with the next of `bodies`
 /// (a closure of the request's correlation id); returns its `host:port`.
 pub(crate) fn fake_broker(bodies: Vec<Box<dyn Fn(i32) -> Vec<u8> + Send>>) -> String {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
-    let address = listener.local_addr().expect("bound").to_string();
-    std::thread::spawn(move || {
-        let Ok((mut stream, _)) = listener.accept() else {
-            return;
-        };
-        for body in bodies {
-            let mut size = [0u8; 4];
-            if stream.read_exact(&mut size).is_err() {
-                return;
-            }
-            let mut request = vec![0u8; i32::from_be_bytes(size) as usize];
-            if stream.read_exact(&mut request).is_err() {
-                return;
-            }
-            let correlation = i32::from_be_bytes([request[4], request[5], request[6], request[7]]);
-            let response = body(correlation);
-            let _ = stream.write_all(&(response.len() as i32).to_be_bytes());
-            let _ = stream.write_all(&response);
-        }
-    });
-    address
+    crate::fetch::test_peer::peer(
+        bodies
+            .into_iter()
+            .map(|body| crate::fetch::test_peer::Reply::Body(body))
+            .collect(),
+    )
 }
