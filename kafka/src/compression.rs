@@ -213,6 +213,12 @@ fn snappy_block(block: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
         return Err(format!("more than {MAX_DECOMPRESSED} bytes"));
     }
     let start = out.len();
+    if total > out.capacity() {
+        // Doubling, as `resize` would, but never past the cap.
+        let cap = usize::try_from(MAX_DECOMPRESSED).unwrap_or(usize::MAX);
+        let target = out.capacity().saturating_mul(2).min(cap).max(total);
+        out.reserve_exact(target - start);
+    }
     out.resize(total, 0);
     snap::raw::Decoder::new()
         .decompress(block, &mut out[start..])
@@ -232,7 +238,7 @@ fn zstd(input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::io::Write;
 
@@ -323,5 +329,102 @@ mod tests {
         assert!(decompress(2, &truncated, &mut out)
             .unwrap_err()
             .contains("longer than the batch"));
+    }
+
+    /// Just over the cap, as zeros: what a bomb decompresses to.
+    const BOMB: u64 = MAX_DECOMPRESSED + 1024;
+
+    /// A batch's records that decompress to [`BOMB`] zero bytes, with `codec`, built from
+    /// a stream so the test never holds the decompressed bytes itself.
+    pub(crate) fn bomb(codec: i16) -> Vec<u8> {
+        let zeros = || std::io::repeat(0).take(BOMB);
+        match codec {
+            1 => {
+                let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                std::io::copy(&mut zeros(), &mut gz).unwrap();
+                gz.finish().unwrap()
+            }
+            2 => {
+                // Xerial blocks of 32 KiB of zeros, each small, together past the cap.
+                let block = snap::raw::Encoder::new()
+                    .compress_vec(&[0u8; XERIAL_BLOCK])
+                    .unwrap();
+                let mut out = XERIAL_MAGIC.to_vec();
+                out.extend_from_slice(&1i32.to_be_bytes());
+                out.extend_from_slice(&1i32.to_be_bytes());
+                for _ in 0..BOMB.div_ceil(XERIAL_BLOCK as u64) {
+                    out.extend_from_slice(&(block.len() as u32).to_be_bytes());
+                    out.extend_from_slice(&block);
+                }
+                out
+            }
+            3 => {
+                let mut lz = lz4_flex::frame::FrameEncoder::new(Vec::new());
+                std::io::copy(&mut zeros(), &mut lz).unwrap();
+                lz.finish().unwrap()
+            }
+            4 => {
+                let mut out = Vec::new();
+                zstd::stream::copy_encode(zeros(), &mut out, 3).unwrap();
+                out
+            }
+            other => panic!("no codec {other}"),
+        }
+    }
+
+    /// A decompression bomb of every codec fails at the cap, and the output buffer never
+    /// grew past it (it used to double to 512 MiB on the way).
+    #[test]
+    fn a_bomb_of_every_codec_stops_at_the_cap_without_allocating_past_it() {
+        for codec in 1..=4 {
+            let input = bomb(codec);
+            assert!(
+                input.len() < 16 * 1024 * 1024,
+                "codec {codec}: a small input"
+            );
+            let mut out = Vec::new();
+            let e = decompress(codec, &input, &mut out).unwrap_err();
+            assert!(
+                e.contains(codec_name(codec)) && e.contains(&MAX_DECOMPRESSED.to_string()),
+                "codec {codec}: {e}"
+            );
+            assert!(
+                out.capacity() as u64 <= MAX_DECOMPRESSED,
+                "codec {codec}: {} bytes allocated",
+                out.capacity()
+            );
+        }
+    }
+
+    /// A raw snappy block claims its length up front: a claim the block cannot expand to
+    /// is refused before anything is allocated for it.
+    #[test]
+    fn a_snappy_length_the_block_cannot_hold_is_refused_before_allocating() {
+        // Varint 200 MiB, then a few bytes of "data".
+        let mut block = Vec::new();
+        let mut claim: u64 = 200 * 1024 * 1024;
+        while claim >= 0x80 {
+            block.push(claim as u8 | 0x80);
+            claim >>= 7;
+        }
+        block.push(claim as u8);
+        block.extend_from_slice(&[0, 1, 2, 3]);
+        let mut out = Vec::new();
+        let e = decompress(2, &block, &mut out).unwrap_err();
+        assert!(e.contains("more than snappy expands to"), "{e}");
+        assert!(out.capacity() < 1024 * 1024, "{}", out.capacity());
+        // A claim just past the cap with the room to expand to it is refused by the cap.
+        let e = decompress(2, &bomb(2)[..], &mut out).unwrap_err();
+        assert!(e.contains("more than"), "{e}");
+    }
+
+    #[test]
+    fn exactly_the_cap_is_not_an_error_for_the_bounded_reader() {
+        let mut out = Vec::new();
+        read_bounded(std::io::repeat(7).take(10_000), &mut out, 10_000).unwrap();
+        assert_eq!((out.len(), out.capacity()), (10_000, 10_000));
+        let mut out = Vec::new();
+        assert!(read_bounded(std::io::repeat(7).take(10_001), &mut out, 10_000).is_err());
+        assert_eq!(out.capacity(), 10_000);
     }
 }

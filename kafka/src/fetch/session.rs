@@ -664,6 +664,10 @@ fn connection_failed(broker: &mut Broker, error: FetchError) -> Result<(), Fetch
 }
 
 #[cfg(test)]
+#[path = "session_hostile_tests.rs"]
+mod hostile_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

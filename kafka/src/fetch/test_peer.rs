@@ -14,12 +14,14 @@ use crate::protocol::test_support::Body;
 pub(crate) enum Reply {
     /// A frame (size prefix added) whose body the closure writes from the correlation id.
     Body(Box<dyn Fn(i32) -> Vec<u8> + Send>),
+    /// [`Reply::Body`], written after a delay.
+    Later(std::time::Duration, Box<dyn Fn(i32) -> Vec<u8> + Send>),
     /// Bytes written as they are, size prefix included or not.
     Raw(Vec<u8>),
+    /// Bytes written as they are, then the connection closed.
+    Cut(Vec<u8>),
     /// No answer: the request is read and the connection left open.
     Silent,
-    /// The connection is closed after the request is read.
-    Close,
 }
 
 /// What the peer saw.
@@ -81,11 +83,20 @@ fn serve(mut stream: TcpStream, replies: &Mutex<VecDeque<Reply>>, seen: &Mutex<S
                 let _ = stream.write_all(&(body.len() as i32).to_be_bytes());
                 let _ = stream.write_all(&body);
             }
+            Some(Reply::Later(delay, body)) => {
+                std::thread::sleep(delay);
+                let body = body(correlation);
+                let _ = stream.write_all(&(body.len() as i32).to_be_bytes());
+                let _ = stream.write_all(&body);
+            }
             Some(Reply::Raw(bytes)) => {
                 let _ = stream.write_all(&bytes);
             }
+            Some(Reply::Cut(bytes)) => {
+                let _ = stream.write_all(&bytes);
+                return;
+            }
             Some(Reply::Silent) | None => {}
-            Some(Reply::Close) => return,
         }
     }
 }

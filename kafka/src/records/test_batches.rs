@@ -130,6 +130,27 @@ impl BatchSpec {
     }
 }
 
+/// A batch at `base_offset` of `count` records whose records part is `records` as it is,
+/// flagged with `codec` (for corrupt or hostile compressed data).
+pub(crate) fn batch_with_records(
+    base_offset: i64,
+    codec: i16,
+    count: i32,
+    records: &[u8],
+) -> Vec<u8> {
+    let mut covered = Vec::new();
+    covered.extend_from_slice(&codec.to_be_bytes());
+    covered.extend_from_slice(&(count - 1).max(0).to_be_bytes());
+    covered.extend_from_slice(&1_000i64.to_be_bytes());
+    covered.extend_from_slice(&1_000i64.to_be_bytes());
+    covered.extend_from_slice(&(-1i64).to_be_bytes());
+    covered.extend_from_slice(&0i16.to_be_bytes());
+    covered.extend_from_slice(&0i32.to_be_bytes());
+    covered.extend_from_slice(&count.to_be_bytes());
+    covered.extend_from_slice(records);
+    frame(base_offset, &covered)
+}
+
 /// A control batch of `producer_id` at `offset`: type 0 abort, 1 commit.
 pub(crate) fn control_batch(offset: i64, producer_id: i64, kind: i16) -> Vec<u8> {
     let mut key = Vec::new();
@@ -237,12 +258,23 @@ impl TestPartition {
 
 /// A Fetch v12 response body (after the size) with one partition holding `records`.
 pub(crate) fn fetch_response(correlation: i32, part: &TestPartition, records: &[u8]) -> Vec<u8> {
+    fetch_response_with(correlation, 0, 0, part, records)
+}
+
+/// [`fetch_response`] with a throttle time and a top-level error code.
+pub(crate) fn fetch_response_with(
+    correlation: i32,
+    throttle_ms: i32,
+    error: i16,
+    part: &TestPartition,
+    records: &[u8],
+) -> Vec<u8> {
     use crate::wire::put_uvarint;
     let mut b = Vec::new();
     b.extend_from_slice(&correlation.to_be_bytes());
     b.push(0);
-    b.extend_from_slice(&0i32.to_be_bytes()); // throttle
-    b.extend_from_slice(&0i16.to_be_bytes()); // error
+    b.extend_from_slice(&throttle_ms.to_be_bytes());
+    b.extend_from_slice(&error.to_be_bytes());
     b.extend_from_slice(&0i32.to_be_bytes()); // session
     put_uvarint(&mut b, 2);
     put_uvarint(&mut b, part.topic.len() as u64 + 1);
@@ -274,7 +306,7 @@ pub(crate) fn fake_broker(bodies: Vec<Box<dyn Fn(i32) -> Vec<u8> + Send>>) -> St
     crate::fetch::test_peer::peer(
         bodies
             .into_iter()
-            .map(|body| crate::fetch::test_peer::Reply::Body(body))
+            .map(crate::fetch::test_peer::Reply::Body)
             .collect(),
     )
 }
