@@ -14,7 +14,7 @@
 use std::io::{Read, Write};
 
 /// The most bytes one batch may decompress to (a guard against corrupt or hostile input).
-const MAX_DECOMPRESSED: u64 = 256 * 1024 * 1024;
+pub const MAX_DECOMPRESSED: u64 = 256 * 1024 * 1024;
 
 /// The Xerial snappy stream header: magic, then version and compatible version.
 const XERIAL_MAGIC: [u8; 8] = [0x82, b'S', b'N', b'A', b'P', b'P', b'Y', 0];
@@ -114,21 +114,28 @@ pub fn codec_name(codec: i16) -> &'static str {
 }
 
 /// Decompresses the records part of a batch compressed with `codec` into `out` (cleared
-/// first).
+/// first), to at most [`MAX_DECOMPRESSED`] bytes.
 pub fn decompress(codec: i16, input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    decompress_bounded(codec, input, out, MAX_DECOMPRESSED)
+}
+
+/// [`decompress`] to at most `cap` bytes: past it the call fails, and `out` never holds
+/// (nor allocates) more than `cap` bytes, whatever the codec and the input.
+pub fn decompress_bounded(
+    codec: i16,
+    input: &[u8],
+    out: &mut Vec<u8>,
+    cap: u64,
+) -> Result<(), String> {
     out.clear();
     let result = match codec {
-        1 => read_all(flate2::read::GzDecoder::new(input), out),
-        2 => snappy(input, out),
-        3 => read_all(lz4_flex::frame::FrameDecoder::new(input), out),
-        4 => zstd(input, out),
+        1 => read_bounded(flate2::read::GzDecoder::new(input), out, cap),
+        2 => snappy(input, out, cap),
+        3 => read_bounded(lz4_flex::frame::FrameDecoder::new(input), out, cap),
+        4 => zstd(input, out, cap),
         other => return Err(format!("compression codec {other} ({})", codec_name(other))),
     };
     result.map_err(|e| format!("{} decompression failed: {e}", codec_name(codec)))
-}
-
-fn read_all(reader: impl Read, out: &mut Vec<u8>) -> Result<(), String> {
-    read_bounded(reader, out, MAX_DECOMPRESSED)
 }
 
 /// Appends what `reader` gives to `out`, failing once `out` would hold more than `cap`
@@ -142,7 +149,7 @@ fn read_bounded(mut reader: impl Read, out: &mut Vec<u8>, cap: u64) -> Result<()
             let mut probe = [0u8; 1];
             break match read_some(&mut reader, &mut probe) {
                 Ok(0) => Ok(()),
-                Ok(_) => Err(format!("more than {MAX_DECOMPRESSED} bytes")),
+                Ok(_) => Err(format!("more than {cap} bytes")),
                 Err(e) => Err(e),
             };
         }
@@ -179,9 +186,9 @@ fn read_some(reader: &mut impl Read, buf: &mut [u8]) -> Result<usize, String> {
 /// this many times its size is corrupt, and is refused before its claim is allocated.
 const SNAPPY_MAX_EXPANSION: usize = 32;
 
-fn snappy(input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+fn snappy(input: &[u8], out: &mut Vec<u8>, cap: u64) -> Result<(), String> {
     if !input.starts_with(&XERIAL_MAGIC) {
-        return snappy_block(input, out);
+        return snappy_block(input, out, cap);
     }
     let mut rest = input
         .get(XERIAL_HEADER..)
@@ -194,13 +201,13 @@ fn snappy(input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
         let (block, tail) = tail
             .split_at_checked(len)
             .ok_or("a Xerial block longer than the batch")?;
-        snappy_block(block, out)?;
+        snappy_block(block, out, cap)?;
         rest = tail;
     }
     Ok(())
 }
 
-fn snappy_block(block: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+fn snappy_block(block: &[u8], out: &mut Vec<u8>, cap: u64) -> Result<(), String> {
     let len = snap::raw::decompress_len(block).map_err(|e| e.to_string())?;
     if len > block.len().saturating_mul(SNAPPY_MAX_EXPANSION) {
         return Err(format!(
@@ -209,13 +216,13 @@ fn snappy_block(block: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
         ));
     }
     let total = out.len().saturating_add(len);
-    if total as u64 > MAX_DECOMPRESSED {
-        return Err(format!("more than {MAX_DECOMPRESSED} bytes"));
+    if total as u64 > cap {
+        return Err(format!("more than {cap} bytes"));
     }
     let start = out.len();
     if total > out.capacity() {
         // Doubling, as `resize` would, but never past the cap.
-        let cap = usize::try_from(MAX_DECOMPRESSED).unwrap_or(usize::MAX);
+        let cap = usize::try_from(cap).unwrap_or(usize::MAX);
         let target = out.capacity().saturating_mul(2).min(cap).max(total);
         out.reserve_exact(target - start);
     }
@@ -226,13 +233,13 @@ fn snappy_block(block: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
     Ok(())
 }
 
-fn zstd(input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+fn zstd(input: &[u8], out: &mut Vec<u8>, cap: u64) -> Result<(), String> {
     let mut rest = input;
     while !rest.is_empty() {
         // ruzstd refuses frames whose window is over 128 MiB (zstd-jni's default limit).
         let decoder =
             ruzstd::decoding::StreamingDecoder::new(&mut rest).map_err(|e| e.to_string())?;
-        read_bounded(decoder, out, MAX_DECOMPRESSED)?;
+        read_bounded(decoder, out, cap)?;
     }
     Ok(())
 }

@@ -99,6 +99,29 @@ pub enum ConnectionError {
     },
 }
 
+/// Why a frame's 4-byte size was refused ([`frame_len`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameRefused {
+    /// The bytes are the start of a TLS record (content type alert 0x15 or handshake 0x16,
+    /// then version 3.0 to 3.4): a TLS listener answered.
+    Tls,
+    /// Negative, or over the limit.
+    Size(i32),
+}
+
+/// The length of a response frame from its 4-byte size prefix, checked before anything is
+/// allocated for it: at most `limit`, never negative, never the start of a TLS record.
+pub fn frame_len(size: [u8; 4], limit: usize) -> Result<usize, FrameRefused> {
+    if matches!(size, [0x15 | 0x16, 0x03, 0..=0x04, _]) {
+        return Err(FrameRefused::Tls);
+    }
+    let size = i32::from_be_bytes(size);
+    usize::try_from(size)
+        .ok()
+        .filter(|&n| n <= limit)
+        .ok_or(FrameRefused::Size(size))
+}
+
 /// How connections are made.
 #[derive(Debug, Clone)]
 pub struct ConnectionConfig {
@@ -272,22 +295,18 @@ impl Connection {
         buf.clear();
         let mut size = [0u8; 4];
         self.read_exact_by(&mut size, deadline, true)?;
-        if matches!(size, [0x15 | 0x16, 0x03, 0..=0x04, _]) {
-            return Err(ConnectionError::TlsListener {
+        let len = frame_len(size, limit).map_err(|refused| match refused {
+            FrameRefused::Tls => ConnectionError::TlsListener {
                 broker: self.broker.clone(),
                 first: size,
-            });
-        }
-        let size = i32::from_be_bytes(size);
-        let len = usize::try_from(size)
-            .ok()
-            .filter(|&n| n <= limit)
-            .ok_or_else(|| ConnectionError::FrameTooLarge {
+            },
+            FrameRefused::Size(size) => ConnectionError::FrameTooLarge {
                 broker: self.broker.clone(),
                 size: i64::from(size),
                 limit,
                 why,
-            })?;
+            },
+        })?;
         while buf.len() < len {
             let at = buf.len();
             let chunk = (len - at).min(at.max(FRAME_CHUNK));
