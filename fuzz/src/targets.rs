@@ -454,7 +454,7 @@ pub fn proto_text(data: &[u8]) {
 /// Fetch v12 responses, each partition's error code classified and its batches walked
 /// (read_uncommitted and committed).
 pub fn kafka_fetch_response(data: &[u8]) {
-    let Ok(response) = parse_fetch_response(data, 7) else {
+    let Ok(response) = parse_fetch_response(data, 7, 64) else {
         return;
     };
     let _ = (response.throttle_time_ms, response.error_code);
@@ -467,8 +467,9 @@ pub fn kafka_fetch_response(data: &[u8]) {
                 data.len()
             );
         };
+        let topic = String::from_utf8_lossy(p.topic(data));
         let mut batches = RecordBatches::new(
-            &p.topic,
+            &topic,
             p.partition,
             records,
             0,

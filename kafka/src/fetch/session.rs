@@ -481,7 +481,8 @@ impl FetchSession {
                 throttle_time_ms,
                 error_code,
                 partitions,
-            } = parse_fetch_response(&response.buf, response.correlation).map_err(|reason| {
+            } = parse_fetch_response(&response.buf, response.correlation, response.fetched.len())
+                .map_err(|reason| {
                 if let Some(b) = self.brokers.get_mut(&response.broker) {
                     b.connection = None;
                 }
@@ -510,11 +511,9 @@ impl FetchSession {
                 continue;
             }
             for part in partitions {
-                let Some(assigned) = self
-                    .assigned
-                    .iter_mut()
-                    .find(|a| a.topic == part.topic && a.partition == part.partition)
-                else {
+                let Some(assigned) = self.assigned.iter_mut().find(|a| {
+                    a.partition == part.partition && a.topic.as_bytes() == part.topic(&response.buf)
+                }) else {
                     continue;
                 };
                 // Stale: not fetched by this request, or from another offset than the
@@ -545,7 +544,7 @@ impl FetchSession {
                     }
                     PartitionAction::Fail => {
                         return Err(FetchError::Partition {
-                            topic: part.topic,
+                            topic: assigned.topic.clone(),
                             partition: part.partition,
                             offset: assigned.next_offset,
                             code: part.error_code,
@@ -574,7 +573,7 @@ impl FetchSession {
                 }
                 if !bytes.is_empty() && !batches.found_a_batch() {
                     return Err(FetchError::NoProgress {
-                        topic: part.topic,
+                        topic: assigned.topic.clone(),
                         partition: part.partition,
                         offset: assigned.next_offset,
                         bytes: bytes.len(),
