@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use karrow_codecs::avro::AvroConfluentDecoder;
-use karrow_codecs::schema_source::{SchemaSource, SchemaType, SourcedSchema};
 use karrow_codecs::flink_binary::{write_batch_rows, RowImages};
+use karrow_codecs::schema_source::{SchemaSource, SchemaType, SourcedSchema};
 use karrow_codecs::FlinkType;
 
 use crate::sql_types;

@@ -214,7 +214,46 @@ pub fn fetch_response_seeds() -> Vec<Vec<u8>> {
         .map(|b| fetch_response(b, &[]))
         .collect();
     seeds.push(fetch_response(&seed_batches()[4], &[(42, 0)]));
+    // A throttled response, a top-level error, and partition codes the consumer retries or
+    // fails on (throttle at bytes 5..9, top-level error at 9..11, the partition's at 23..25).
+    let base = fetch_response(&seed_batches()[0], &[]);
+    let mut throttled = base.clone();
+    throttled[5..9].copy_from_slice(&30_000i32.to_be_bytes());
+    seeds.push(throttled);
+    let mut failed = base.clone();
+    failed[9..11].copy_from_slice(&(-1i16).to_be_bytes());
+    seeds.push(failed);
+    for code in [-1i16, 3, 6, 9, 29, 75, 999] {
+        let mut coded = base.clone();
+        coded[23..25].copy_from_slice(&code.to_be_bytes());
+        seeds.push(coded);
+    }
     seeds
+}
+
+/// Seeds of the response-frame target: the 4-byte size, then the 4-byte limit.
+pub fn response_frame_seeds() -> Vec<Vec<u8>> {
+    let limit = 114u32 * 1024 * 1024;
+    let frame = |size: [u8; 4]| {
+        let mut seed = size.to_vec();
+        seed.extend_from_slice(&limit.to_be_bytes());
+        seed
+    };
+    vec![
+        frame(1000i32.to_be_bytes()),
+        frame(0x7fff_ffffi32.to_be_bytes()),
+        frame((-1i32).to_be_bytes()),
+        // A TLS alert and a TLS handshake record, as a TLS listener sends them.
+        frame([0x15, 0x03, 0x03, 0x00]),
+        frame([0x16, 0x03, 0x01, 0x02]),
+    ]
+}
+
+/// Zeros just past the decompression target's cap, compressed by `encoder` from a stream.
+fn bomb(encoder: &mut dyn std::io::Write) {
+    let bomb = crate::targets::DECOMPRESS_CAP + 1024;
+    std::io::copy(&mut std::io::Read::take(std::io::repeat(0), bomb), encoder)
+        .expect("writing to memory");
 }
 
 /// Seeds of the decompression target: the codec byte, then compressed records.
@@ -224,11 +263,46 @@ pub fn decompress_seeds() -> Vec<Vec<u8>> {
         value: Some(&[7; 300]),
         headers: &[],
     }]);
-    (1..4)
+    let mut seeds: Vec<Vec<u8>> = (1..4)
         .map(|codec| {
             let mut seed = vec![codec as u8];
             seed.extend(compress(codec, &input));
             seed
         })
-        .collect()
+        .collect();
+    let mut zstd = vec![4];
+    karrow_kafka::compression::compress(
+        karrow_kafka::compression::Codec::Zstd(3),
+        &input,
+        &mut zstd,
+    )
+    .expect("zstd");
+    seeds.push(zstd);
+    // Bombs: past the target's cap, which the buffer must never grow past.
+    let mut gz = flate2::write::GzEncoder::new(vec![1], flate2::Compression::fast());
+    bomb(&mut gz);
+    seeds.push(gz.finish().expect("writing to memory"));
+    let mut lz = lz4_flex::frame::FrameEncoder::new(vec![3]);
+    bomb(&mut lz);
+    seeds.push(lz.finish().expect("writing to memory"));
+    let zeros = vec![0u8; crate::targets::DECOMPRESS_CAP as usize + 1024];
+    let mut zstd_bomb = vec![4];
+    karrow_kafka::compression::compress(
+        karrow_kafka::compression::Codec::Zstd(3),
+        &zeros,
+        &mut zstd_bomb,
+    )
+    .expect("zstd");
+    seeds.push(zstd_bomb);
+    let mut snappy_bomb = vec![2];
+    karrow_kafka::compression::compress(
+        karrow_kafka::compression::Codec::Snappy,
+        &zeros,
+        &mut snappy_bomb,
+    )
+    .expect("snappy");
+    seeds.push(snappy_bomb);
+    // A raw snappy block claiming 200 MiB from four bytes.
+    seeds.push(vec![2, 0x80, 0x80, 0x80, 0x64, 0, 1, 2, 3]);
+    seeds
 }

@@ -96,6 +96,11 @@ pub const TARGETS: &[Target] = &[
         seeds: kafka::decompress_seeds,
     },
     Target {
+        name: "kafka_response_frame",
+        run: kafka_response_frame,
+        seeds: kafka::response_frame_seeds,
+    },
+    Target {
         name: "kafka_producer_responses",
         run: producer::responses,
         seeds: producer::response_seeds,
@@ -446,12 +451,15 @@ pub fn proto_text(data: &[u8]) {
     }
 }
 
-/// Fetch v12 responses, each partition's batches walked (read_uncommitted and committed).
+/// Fetch v12 responses, each partition's error code classified and its batches walked
+/// (read_uncommitted and committed).
 pub fn kafka_fetch_response(data: &[u8]) {
-    let Ok(partitions) = parse_fetch_response(data, 7) else {
+    let Ok(response) = parse_fetch_response(data, 7, 64) else {
         return;
     };
-    for (i, p) in partitions.iter().enumerate() {
+    let _ = (response.throttle_time_ms, response.error_code);
+    for (i, p) in response.partitions.iter().enumerate() {
+        let _ = karrow_kafka::fetch::partition_errors::partition_action(p.error_code);
         let Some(records) = data.get(p.records.clone()) else {
             panic!(
                 "partition records {:?} outside a {}-byte response",
@@ -459,8 +467,9 @@ pub fn kafka_fetch_response(data: &[u8]) {
                 data.len()
             );
         };
+        let topic = String::from_utf8_lossy(p.topic(data));
         let mut batches = RecordBatches::new(
-            &p.topic,
+            &topic,
             p.partition,
             records,
             0,
@@ -504,11 +513,45 @@ pub fn kafka_record_batches(data: &[u8]) {
     let _ = batches.next_offset();
 }
 
-/// gzip, snappy (raw and Xerial), lz4 frames, zstd.
+/// The cap of the decompression target: the 256 MiB of a fetch scaled down, so bombs are
+/// cheap to replay; the bounding code is the same.
+pub const DECOMPRESS_CAP: u64 = 1024 * 1024;
+
+/// gzip, snappy (raw and Xerial), lz4 frames, zstd, bounded: whatever the input, the
+/// output buffer never grows past the cap (bombs included); the unbounded-looking call the
+/// fetch makes is run too.
 pub fn kafka_decompress(data: &[u8]) {
     let Some((&codec, input)) = data.split_first() else {
         return;
     };
+    let codec = i16::from(codec % 5);
     let mut out = Vec::new();
-    let _ = karrow_kafka::compression::decompress(i16::from(codec % 5), input, &mut out);
+    let _ = karrow_kafka::compression::decompress_bounded(codec, input, &mut out, DECOMPRESS_CAP);
+    let cap = DECOMPRESS_CAP as usize;
+    assert!(
+        out.len() <= cap && out.capacity() <= cap,
+        "{} bytes held",
+        out.capacity()
+    );
+    if input.len() < 4096 {
+        let _ = karrow_kafka::compression::decompress(codec, input, &mut out);
+    }
+}
+
+/// A response frame's 4-byte size against a limit (the next 4 bytes): an accepted length
+/// is within the limit, and a TLS record's start is always named as one.
+pub fn kafka_response_frame(data: &[u8]) {
+    let mut input = Input::new(data);
+    let size = [input.byte(), input.byte(), input.byte(), input.byte()];
+    let limit = u32::from_be_bytes([input.byte(), input.byte(), input.byte(), input.byte()]);
+    let limit = limit as usize;
+    match karrow_kafka::connection::frame_len(size, limit) {
+        Ok(len) => assert!(len <= limit && len == i32::from_be_bytes(size) as usize),
+        Err(karrow_kafka::connection::FrameRefused::Tls) => {
+            assert!(matches!(size, [0x15 | 0x16, 0x03, _, _]));
+        }
+        Err(karrow_kafka::connection::FrameRefused::Size(s)) => {
+            assert!(s < 0 || s as usize > limit);
+        }
+    }
 }

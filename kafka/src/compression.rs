@@ -14,7 +14,7 @@
 use std::io::{Read, Write};
 
 /// The most bytes one batch may decompress to (a guard against corrupt or hostile input).
-const MAX_DECOMPRESSED: u64 = 256 * 1024 * 1024;
+pub const MAX_DECOMPRESSED: u64 = 256 * 1024 * 1024;
 
 /// The Xerial snappy stream header: magic, then version and compatible version.
 const XERIAL_MAGIC: [u8; 8] = [0x82, b'S', b'N', b'A', b'P', b'P', b'Y', 0];
@@ -114,33 +114,81 @@ pub fn codec_name(codec: i16) -> &'static str {
 }
 
 /// Decompresses the records part of a batch compressed with `codec` into `out` (cleared
-/// first).
+/// first), to at most [`MAX_DECOMPRESSED`] bytes.
 pub fn decompress(codec: i16, input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    decompress_bounded(codec, input, out, MAX_DECOMPRESSED)
+}
+
+/// [`decompress`] to at most `cap` bytes: past it the call fails, and `out` never holds
+/// (nor allocates) more than `cap` bytes, whatever the codec and the input.
+pub fn decompress_bounded(
+    codec: i16,
+    input: &[u8],
+    out: &mut Vec<u8>,
+    cap: u64,
+) -> Result<(), String> {
     out.clear();
     let result = match codec {
-        1 => read_all(flate2::read::GzDecoder::new(input), out),
-        2 => snappy(input, out),
-        3 => read_all(lz4_flex::frame::FrameDecoder::new(input), out),
-        4 => zstd(input, out),
+        1 => read_bounded(flate2::read::GzDecoder::new(input), out, cap),
+        2 => snappy(input, out, cap),
+        3 => read_bounded(lz4_flex::frame::FrameDecoder::new(input), out, cap),
+        4 => zstd(input, out, cap),
         other => return Err(format!("compression codec {other} ({})", codec_name(other))),
     };
     result.map_err(|e| format!("{} decompression failed: {e}", codec_name(codec)))
 }
 
-fn read_all(reader: impl Read, out: &mut Vec<u8>) -> Result<(), String> {
-    let read = reader
-        .take(MAX_DECOMPRESSED + 1)
-        .read_to_end(out)
-        .map_err(|e| e.to_string())?;
-    if read as u64 > MAX_DECOMPRESSED {
-        return Err(format!("more than {MAX_DECOMPRESSED} bytes"));
-    }
-    Ok(())
+/// Appends what `reader` gives to `out`, failing once `out` would hold more than `cap`
+/// bytes. Unlike `read_to_end`, the buffer never grows past `cap`: it doubles while below
+/// it, then one byte is read into a scratch byte to tell "exactly `cap`" from "more".
+fn read_bounded(mut reader: impl Read, out: &mut Vec<u8>, cap: u64) -> Result<(), String> {
+    let cap = usize::try_from(cap).unwrap_or(usize::MAX);
+    let mut filled = out.len();
+    let result = loop {
+        if filled >= cap {
+            let mut probe = [0u8; 1];
+            break match read_some(&mut reader, &mut probe) {
+                Ok(0) => Ok(()),
+                Ok(_) => Err(format!("more than {cap} bytes")),
+                Err(e) => Err(e),
+            };
+        }
+        if filled == out.len() {
+            // Zero-filled once per growth: doubling, never past the cap.
+            let grow = out.len().max(8 * 1024).min(cap - filled);
+            out.reserve_exact(grow);
+            out.resize(filled + grow, 0);
+        }
+        match read_some(&mut reader, &mut out[filled..]) {
+            Ok(0) => break Ok(()),
+            Ok(n) => filled += n,
+            Err(e) => break Err(e),
+        }
+    };
+    out.truncate(filled);
+    result
 }
 
-fn snappy(input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+/// One `read`, retried on `Interrupted`.
+fn read_some(reader: &mut impl Read, buf: &mut [u8]) -> Result<usize, String> {
+    loop {
+        match reader.read(buf) {
+            Ok(n) => return Ok(n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+}
+
+/// The most a snappy block expands: every element of the format is a literal (one byte
+/// out per byte in) or a copy of at most 64 bytes from a tag of at least two bytes (the
+/// densest, a two-byte-offset copy, gives 64 bytes for 3), so a block claiming more than
+/// this many times its size is corrupt, and is refused before its claim is allocated.
+const SNAPPY_MAX_EXPANSION: usize = 32;
+
+fn snappy(input: &[u8], out: &mut Vec<u8>, cap: u64) -> Result<(), String> {
     if !input.starts_with(&XERIAL_MAGIC) {
-        return snappy_block(input, out);
+        return snappy_block(input, out, cap);
     }
     let mut rest = input
         .get(XERIAL_HEADER..)
@@ -153,44 +201,51 @@ fn snappy(input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
         let (block, tail) = tail
             .split_at_checked(len)
             .ok_or("a Xerial block longer than the batch")?;
-        snappy_block(block, out)?;
+        snappy_block(block, out, cap)?;
         rest = tail;
     }
     Ok(())
 }
 
-fn snappy_block(block: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+fn snappy_block(block: &[u8], out: &mut Vec<u8>, cap: u64) -> Result<(), String> {
     let len = snap::raw::decompress_len(block).map_err(|e| e.to_string())?;
-    if (out.len() + len) as u64 > MAX_DECOMPRESSED {
-        return Err(format!("more than {MAX_DECOMPRESSED} bytes"));
+    if len > block.len().saturating_mul(SNAPPY_MAX_EXPANSION) {
+        return Err(format!(
+            "a block of {} bytes claims {len} bytes, more than snappy expands to",
+            block.len()
+        ));
+    }
+    let total = out.len().saturating_add(len);
+    if total as u64 > cap {
+        return Err(format!("more than {cap} bytes"));
     }
     let start = out.len();
-    out.resize(start + len, 0);
+    if total > out.capacity() {
+        // Doubling, as `resize` would, but never past the cap.
+        let cap = usize::try_from(cap).unwrap_or(usize::MAX);
+        let target = out.capacity().saturating_mul(2).min(cap).max(total);
+        out.reserve_exact(target - start);
+    }
+    out.resize(total, 0);
     snap::raw::Decoder::new()
         .decompress(block, &mut out[start..])
         .map_err(|e| e.to_string())?;
     Ok(())
 }
 
-fn zstd(input: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+fn zstd(input: &[u8], out: &mut Vec<u8>, cap: u64) -> Result<(), String> {
     let mut rest = input;
     while !rest.is_empty() {
+        // ruzstd refuses frames whose window is over 128 MiB (zstd-jni's default limit).
         let decoder =
             ruzstd::decoding::StreamingDecoder::new(&mut rest).map_err(|e| e.to_string())?;
-        let budget = MAX_DECOMPRESSED.saturating_sub(out.len() as u64);
-        let read = decoder
-            .take(budget + 1)
-            .read_to_end(out)
-            .map_err(|e| e.to_string())?;
-        if read as u64 > budget {
-            return Err(format!("more than {MAX_DECOMPRESSED} bytes"));
-        }
+        read_bounded(decoder, out, cap)?;
     }
     Ok(())
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use std::io::Write;
 
@@ -281,5 +336,102 @@ mod tests {
         assert!(decompress(2, &truncated, &mut out)
             .unwrap_err()
             .contains("longer than the batch"));
+    }
+
+    /// Just over the cap, as zeros: what a bomb decompresses to.
+    const BOMB: u64 = MAX_DECOMPRESSED + 1024;
+
+    /// A batch's records that decompress to [`BOMB`] zero bytes, with `codec`, built from
+    /// a stream so the test never holds the decompressed bytes itself.
+    pub(crate) fn bomb(codec: i16) -> Vec<u8> {
+        let zeros = || std::io::repeat(0).take(BOMB);
+        match codec {
+            1 => {
+                let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                std::io::copy(&mut zeros(), &mut gz).unwrap();
+                gz.finish().unwrap()
+            }
+            2 => {
+                // Xerial blocks of 32 KiB of zeros, each small, together past the cap.
+                let block = snap::raw::Encoder::new()
+                    .compress_vec(&[0u8; XERIAL_BLOCK])
+                    .unwrap();
+                let mut out = XERIAL_MAGIC.to_vec();
+                out.extend_from_slice(&1i32.to_be_bytes());
+                out.extend_from_slice(&1i32.to_be_bytes());
+                for _ in 0..BOMB.div_ceil(XERIAL_BLOCK as u64) {
+                    out.extend_from_slice(&(block.len() as u32).to_be_bytes());
+                    out.extend_from_slice(&block);
+                }
+                out
+            }
+            3 => {
+                let mut lz = lz4_flex::frame::FrameEncoder::new(Vec::new());
+                std::io::copy(&mut zeros(), &mut lz).unwrap();
+                lz.finish().unwrap()
+            }
+            4 => {
+                let mut out = Vec::new();
+                zstd::stream::copy_encode(zeros(), &mut out, 3).unwrap();
+                out
+            }
+            other => panic!("no codec {other}"),
+        }
+    }
+
+    /// A decompression bomb of every codec fails at the cap, and the output buffer never
+    /// grew past it (it used to double to 512 MiB on the way).
+    #[test]
+    fn a_bomb_of_every_codec_stops_at_the_cap_without_allocating_past_it() {
+        for codec in 1..=4 {
+            let input = bomb(codec);
+            assert!(
+                input.len() < 16 * 1024 * 1024,
+                "codec {codec}: a small input"
+            );
+            let mut out = Vec::new();
+            let e = decompress(codec, &input, &mut out).unwrap_err();
+            assert!(
+                e.contains(codec_name(codec)) && e.contains(&MAX_DECOMPRESSED.to_string()),
+                "codec {codec}: {e}"
+            );
+            assert!(
+                out.capacity() as u64 <= MAX_DECOMPRESSED,
+                "codec {codec}: {} bytes allocated",
+                out.capacity()
+            );
+        }
+    }
+
+    /// A raw snappy block claims its length up front: a claim the block cannot expand to
+    /// is refused before anything is allocated for it.
+    #[test]
+    fn a_snappy_length_the_block_cannot_hold_is_refused_before_allocating() {
+        // Varint 200 MiB, then a few bytes of "data".
+        let mut block = Vec::new();
+        let mut claim: u64 = 200 * 1024 * 1024;
+        while claim >= 0x80 {
+            block.push(claim as u8 | 0x80);
+            claim >>= 7;
+        }
+        block.push(claim as u8);
+        block.extend_from_slice(&[0, 1, 2, 3]);
+        let mut out = Vec::new();
+        let e = decompress(2, &block, &mut out).unwrap_err();
+        assert!(e.contains("more than snappy expands to"), "{e}");
+        assert!(out.capacity() < 1024 * 1024, "{}", out.capacity());
+        // A claim just past the cap with the room to expand to it is refused by the cap.
+        let e = decompress(2, &bomb(2)[..], &mut out).unwrap_err();
+        assert!(e.contains("more than"), "{e}");
+    }
+
+    #[test]
+    fn exactly_the_cap_is_not_an_error_for_the_bounded_reader() {
+        let mut out = Vec::new();
+        read_bounded(std::io::repeat(7).take(10_000), &mut out, 10_000).unwrap();
+        assert_eq!((out.len(), out.capacity()), (10_000, 10_000));
+        let mut out = Vec::new();
+        assert!(read_bounded(std::io::repeat(7).take(10_001), &mut out, 10_000).is_err());
+        assert_eq!(out.capacity(), 10_000);
     }
 }

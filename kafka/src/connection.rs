@@ -2,16 +2,30 @@
 //! send size-prefixed requests (several may be in flight: responses come back in request
 //! order) and read response frames, never larger than the caller allows.
 //!
+//! Every size the peer sends is checked before anything is allocated for it, and a frame's
+//! buffer grows with the bytes that actually arrive (so a peer that announces a large
+//! frame and sends little costs little). A peer whose first bytes are a TLS record (a TLS
+//! listener answering plaintext) is named as such. A connection given a [`Wakeup`] waits
+//! for its responses in slices and returns [`ConnectionError::Woken`] when woken.
+//!
 //! The transport is plaintext TCP. The native client issue (#21) adds TLS and SASL here:
 //! everything above this type speaks requests and responses, not sockets.
 
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use thiserror::Error;
 
 use crate::protocol::{api_versions, Malformed};
+use crate::wakeup::{Wakeup, SLICE};
+
+/// The largest ApiVersions response read (a real one is a few KiB).
+pub const API_VERSIONS_MAX_BYTES: usize = 1024 * 1024;
+
+/// A frame's buffer grows by at least this much at a time (and at most doubles), as bytes
+/// arrive.
+const FRAME_CHUNK: usize = 64 * 1024;
 
 /// Why talking to a broker failed.
 #[derive(Debug, Error)]
@@ -25,11 +39,11 @@ pub enum ConnectionError {
         #[source]
         source: std::io::Error,
     },
-    /// A response frame larger than allowed (a TLS listener answering plaintext is the
-    /// usual cause: its alert reads as a huge size).
+    /// A response frame larger than allowed (or of a negative size), refused before
+    /// anything was allocated for it.
     #[error(
-        "Kafka broker {broker} sent a response of {size} bytes, more than the {limit} allowed \
-         (is this a TLS or SASL listener? the native client speaks plaintext)"
+        "Kafka broker {broker} sent a response of {size} bytes, more than the {limit} this \
+         client reads ({why}; is this a SASL listener? the native client speaks plaintext)"
     )]
     FrameTooLarge {
         /// `host:port`.
@@ -38,6 +52,30 @@ pub enum ConnectionError {
         size: i64,
         /// The most this connection reads.
         limit: usize,
+        /// Where the limit comes from.
+        why: &'static str,
+    },
+    /// The peer answered with a TLS record (an alert or a handshake), which a plaintext
+    /// client would otherwise read as a frame of hundreds of megabytes.
+    #[error(
+        "Kafka broker {broker} answered with a TLS record (bytes {first:02x?}): this is a TLS \
+         (SSL or SASL_SSL) listener, and the native client speaks plaintext; use a PLAINTEXT \
+         listener, or 'scan.fetch-mode' = 'kafka-consumer'"
+    )]
+    TlsListener {
+        /// `host:port`.
+        broker: String,
+        /// The first bytes it sent.
+        first: [u8; 4],
+    },
+    /// A wake-up ([`Wakeup::wake`]) interrupted the wait for a response.
+    #[error("Kafka broker {broker}: the wait for a response was woken up")]
+    Woken {
+        /// `host:port`.
+        broker: String,
+        /// Whether nothing of the response had been read: the request is still in flight
+        /// and its response can still be read; otherwise the connection is unusable.
+        in_flight: bool,
     },
     /// A response that does not follow the protocol.
     #[error("Kafka broker {broker}: malformed response: {reason}")]
@@ -61,6 +99,29 @@ pub enum ConnectionError {
     },
 }
 
+/// Why a frame's 4-byte size was refused ([`frame_len`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameRefused {
+    /// The bytes are the start of a TLS record (content type alert 0x15 or handshake 0x16,
+    /// then version 3.0 to 3.4): a TLS listener answered.
+    Tls,
+    /// Negative, or over the limit.
+    Size(i32),
+}
+
+/// The length of a response frame from its 4-byte size prefix, checked before anything is
+/// allocated for it: at most `limit`, never negative, never the start of a TLS record.
+pub fn frame_len(size: [u8; 4], limit: usize) -> Result<usize, FrameRefused> {
+    if matches!(size, [0x15 | 0x16, 0x03, 0..=0x04, _]) {
+        return Err(FrameRefused::Tls);
+    }
+    let size = i32::from_be_bytes(size);
+    usize::try_from(size)
+        .ok()
+        .filter(|&n| n <= limit)
+        .ok_or(FrameRefused::Size(size))
+}
+
 /// How connections are made.
 #[derive(Debug, Clone)]
 pub struct ConnectionConfig {
@@ -72,6 +133,8 @@ pub struct ConnectionConfig {
     pub request_timeout: Duration,
     /// The largest response frame read.
     pub max_response_bytes: usize,
+    /// Wakes the waits for responses (`None`: they block up to the request timeout).
+    pub wakeup: Option<Wakeup>,
 }
 
 impl Default for ConnectionConfig {
@@ -81,6 +144,7 @@ impl Default for ConnectionConfig {
             connect_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             max_response_bytes: 64 * 1024 * 1024,
+            wakeup: None,
         }
     }
 }
@@ -115,9 +179,13 @@ impl Connection {
         }
         let stream = stream.ok_or_else(|| io(last))?;
         stream.set_nodelay(true).map_err(io)?;
-        stream
-            .set_read_timeout(Some(config.request_timeout))
-            .map_err(io)?;
+        // A connection that can be woken reads in slices and checks the flag between them.
+        let read_timeout = if config.wakeup.is_some() {
+            SLICE
+        } else {
+            config.request_timeout
+        };
+        stream.set_read_timeout(Some(read_timeout)).map_err(io)?;
         stream
             .set_write_timeout(Some(config.request_timeout))
             .map_err(io)?;
@@ -132,7 +200,13 @@ impl Connection {
         let mut buf = Vec::new();
         let client_id = conn.config.client_id.clone();
         let id = conn.send_with(|out, c| api_versions::write_request(out, c, &client_id))?;
-        conn.receive(&mut buf)?;
+        let deadline = Instant::now() + conn.config.request_timeout;
+        conn.receive_capped(
+            &mut buf,
+            API_VERSIONS_MAX_BYTES,
+            "an ApiVersions response",
+            deadline,
+        )?;
         conn.versions = api_versions::parse_response(&buf, id).map_err(|e| conn.malformed(e))?;
         Ok(conn)
     }
@@ -201,25 +275,102 @@ impl Connection {
     /// Reads the next response frame into `buf` (cleared first), refusing a size over the
     /// configured limit before allocating anything.
     pub fn receive(&mut self, buf: &mut Vec<u8>) -> Result<(), ConnectionError> {
-        let mut size = [0u8; 4];
-        self.stream
-            .read_exact(&mut size)
-            .map_err(|source| self.io(source))?;
-        let size = i32::from_be_bytes(size);
+        let deadline = Instant::now() + self.config.request_timeout;
         let limit = self.config.max_response_bytes;
-        let len = usize::try_from(size)
-            .ok()
-            .filter(|&n| n <= limit)
-            .ok_or_else(|| ConnectionError::FrameTooLarge {
+        self.receive_capped(buf, limit, "the connection's response limit", deadline)
+    }
+
+    /// Reads the next response frame into `buf` (cleared first): at most `limit` bytes
+    /// (`why` says where the limit comes from, for the error), by `deadline`. The size is
+    /// checked before anything is allocated, and the buffer grows with the bytes that
+    /// arrive. With a [`Wakeup`] set, a wake-up ends the wait with
+    /// [`ConnectionError::Woken`].
+    pub fn receive_capped(
+        &mut self,
+        buf: &mut Vec<u8>,
+        limit: usize,
+        why: &'static str,
+        deadline: Instant,
+    ) -> Result<(), ConnectionError> {
+        buf.clear();
+        let mut size = [0u8; 4];
+        self.read_exact_by(&mut size, deadline, true)?;
+        let len = frame_len(size, limit).map_err(|refused| match refused {
+            FrameRefused::Tls => ConnectionError::TlsListener {
+                broker: self.broker.clone(),
+                first: size,
+            },
+            FrameRefused::Size(size) => ConnectionError::FrameTooLarge {
                 broker: self.broker.clone(),
                 size: i64::from(size),
                 limit,
-            })?;
-        buf.clear();
-        buf.resize(len, 0);
-        self.stream
-            .read_exact(buf)
-            .map_err(|source| self.io(source))
+                why,
+            },
+        })?;
+        while buf.len() < len {
+            let at = buf.len();
+            let chunk = (len - at).min(at.max(FRAME_CHUNK));
+            buf.reserve_exact(chunk);
+            buf.resize(at + chunk, 0);
+            let read = self.read_exact_by(&mut buf[at..], deadline, false);
+            if read.is_err() {
+                buf.clear();
+            }
+            read?;
+        }
+        Ok(())
+    }
+
+    /// Fills `out` from the socket by `deadline`. Without a [`Wakeup`] this is one
+    /// `read_exact` under the socket's timeout; with one, the reads time out every
+    /// [`SLICE`] to look at the flag. `first` says that nothing of the frame was read
+    /// before (so a wake-up before any byte leaves the request in flight).
+    fn read_exact_by(
+        &mut self,
+        out: &mut [u8],
+        deadline: Instant,
+        first: bool,
+    ) -> Result<(), ConnectionError> {
+        let Some(wakeup) = self.config.wakeup.clone() else {
+            return self
+                .stream
+                .read_exact(out)
+                .map_err(|source| self.io(source));
+        };
+        let mut filled = 0;
+        while filled < out.len() {
+            match self.stream.read(&mut out[filled..]) {
+                Ok(0) => {
+                    return Err(self.io(std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        "the broker closed the connection in the middle of a response",
+                    )))
+                }
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    if wakeup.is_woken() {
+                        return Err(ConnectionError::Woken {
+                            broker: self.broker.clone(),
+                            in_flight: first && filled == 0,
+                        });
+                    }
+                    if Instant::now() >= deadline {
+                        return Err(self.io(std::io::Error::new(
+                            std::io::ErrorKind::TimedOut,
+                            "no response within the request timeout",
+                        )));
+                    }
+                }
+                Err(source) => return Err(self.io(source)),
+            }
+        }
+        Ok(())
     }
 
     /// Whether a response (at least its first byte) is waiting to be read, without blocking.

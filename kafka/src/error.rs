@@ -2,6 +2,8 @@
 
 use thiserror::Error;
 
+use crate::connection::ConnectionError;
+
 /// Why a fetch failed.
 #[derive(Debug, Error)]
 pub enum FetchError {
@@ -13,6 +15,27 @@ pub enum FetchError {
         /// What the socket said.
         #[source]
         source: std::io::Error,
+    },
+    /// A broker connection failed in a way a retry does not mend: a TLS listener, a
+    /// response over the size limit, an unsupported protocol version, a malformed
+    /// ApiVersions response.
+    #[error(transparent)]
+    Connection(#[from] ConnectionError),
+    /// The broker returned bytes for a partition but not one complete record batch, so
+    /// the fetch cannot move on (Kafka's consumer fails the same way).
+    #[error(
+        "fetching {topic}-{partition} at offset {offset}: the broker returned {bytes} bytes but \
+         no complete record batch"
+    )]
+    NoProgress {
+        /// Topic.
+        topic: String,
+        /// Partition.
+        partition: i32,
+        /// The offset fetched.
+        offset: i64,
+        /// The bytes returned for the partition.
+        bytes: usize,
     },
     /// A response did not follow the Fetch protocol.
     #[error("malformed fetch response from {broker}: {reason}")]
@@ -69,10 +92,4 @@ pub enum FetchError {
 /// Kafka's name of an error code, for messages.
 pub fn error_name(code: i16) -> &'static str {
     crate::error_codes::lookup(code).map_or("an error code Kafka does not define", |e| e.name)
-}
-
-/// Whether `code` means the partition's leader moved (or is moving): fetch again after
-/// the caller looked the leader up.
-pub fn is_leader_change(code: i16) -> bool {
-    matches!(code, 5 | 6 | 74 | 75 | 56 | 78)
 }

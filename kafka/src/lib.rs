@@ -21,8 +21,10 @@ pub mod fetch;
 pub mod produce;
 pub mod protocol;
 pub mod records;
+pub mod wakeup;
 mod wire;
 
 pub use error::FetchError;
 pub use fetch::{FetchSession, Isolation, PartitionSlot, Polled};
 pub use records::{Record, RecordBatches, TimestampType};
+pub use wakeup::Wakeup;

@@ -245,6 +245,11 @@ impl Session for NativeFetch {
         Ok("null".to_string())
     }
 
+    fn waker(&self) -> Option<crate::session::Waker> {
+        let wakeup = self.session.wakeup();
+        Some(Box::new(move || wakeup.wake()))
+    }
+
     fn poll(&mut self) -> Result<&[i64], NativeError> {
         self.summary = self.fetch_once()?;
         Ok(&self.summary)
@@ -305,4 +310,49 @@ fn lay_out(
 /// A fetch failure as the error Java sees.
 fn fetch_error(e: FetchError) -> NativeError {
     NativeError::Fetch(e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use crate::handles;
+    use crate::session::SessionKind;
+
+    const CONFIG: &str = r#"{"clientId":"t","readCommitted":false,"maxWaitMs":500,"minBytes":1,"maxBytes":1048576,"partitionMaxBytes":1048576}"#;
+
+    /// Flink's `wakeUp` arrives on another thread while the fetch blocks: `wake` reaches
+    /// the session through its handle during the poll, and the poll returns with nothing
+    /// (here it blocks on a broker that accepts and never answers).
+    #[test]
+    fn a_wake_through_the_handle_ends_a_poll_blocked_on_a_silent_broker() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let broker = listener.local_addr().unwrap().to_string();
+        let _silent = std::thread::spawn(move || {
+            let kept: Vec<_> = listener.incoming().take(1).collect();
+            std::thread::sleep(Duration::from_secs(120));
+            drop(kept);
+        });
+        let handle = handles::open(SessionKind::Fetch.open(CONFIG, &[]).unwrap()).unwrap();
+        let assign = format!(
+            r#"{{"op":"assign","slot":0,"topic":"t","partition":0,"leader":"{broker}","offset":0,"stop_offset":9}}"#
+        );
+        handles::with_session(handle, |s| s.control(&assign)).unwrap();
+        let (done, finished) = mpsc::channel();
+        let poller = std::thread::spawn(move || {
+            let summary = handles::with_session(handle, |s| s.poll().map(<[i64]>::to_vec));
+            let _ = done.send(());
+            summary
+        });
+        while finished.recv_timeout(Duration::from_millis(50)).is_err() {
+            handles::wake(handle).unwrap();
+        }
+        let summary = poller.join().unwrap().unwrap();
+        assert_eq!(summary[0], 0, "no records");
+        // Not a timed-out connection (which reports the partition's leader as changed).
+        assert_eq!(summary[5], 0, "woken, not timed out");
+        handles::close(handle).unwrap();
+        assert!(handles::wake(handle).is_err(), "a closed handle");
+    }
 }

@@ -19,6 +19,12 @@
 //!   call on it runs (one decoder per parallel reader); other handles are independent, so
 //!   the hot path takes no lock: two atomic loads and a compare.
 //!
+//! - [`wake`] is the one call that may run while another call on the same handle runs (that
+//!   is its purpose: Flink's `SplitReader.wakeUp` comes from another thread while the fetch
+//!   blocks); it touches only the session's [`Waker`], which is `Sync`, never the session.
+//!   The owner does not close a handle while a wake on it runs (`NativeFetchSession` holds
+//!   one lock around its wakes and its close).
+//!
 //! The table also counts what is live, per session kind ([`stats`]): the soak and fault
 //! tests assert that every handle and the buffers behind it were released.
 
@@ -26,7 +32,7 @@ use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crate::error::NativeError;
-use crate::session::{Session, SessionKind};
+use crate::session::{Session, SessionKind, Waker};
 
 /// Slots per chunk of the table.
 const CHUNK_SLOTS: usize = 1024;
@@ -46,6 +52,8 @@ struct Slot {
     kind: AtomicU8,
     /// Bytes of buffers the session retains, as it reported after its last call.
     retained: AtomicUsize,
+    /// The session's waker (a thin pointer to the box holding it), null when it has none.
+    waker: AtomicPtr<Waker>,
 }
 
 impl Slot {
@@ -55,6 +63,7 @@ impl Slot {
             session: AtomicPtr::new(std::ptr::null_mut()),
             kind: AtomicU8::new(0),
             retained: AtomicUsize::new(0),
+            waker: AtomicPtr::new(std::ptr::null_mut()),
         }
     }
 }
@@ -142,6 +151,10 @@ pub fn open(session: Box<dyn Session>) -> Result<i64, NativeError> {
     let generation = generation_of(slot.state.load(Ordering::Acquire)).max(1);
     slot.kind.store(kind.code(), Ordering::Relaxed);
     slot.retained.store(retained, Ordering::Relaxed);
+    let waker = session
+        .waker()
+        .map_or(std::ptr::null_mut(), |w| Box::into_raw(Box::new(w)));
+    slot.waker.store(waker, Ordering::Relaxed);
     slot.session
         .store(Box::into_raw(Box::new(session)), Ordering::Relaxed);
     slot.state
@@ -200,6 +213,24 @@ pub fn with_session<R>(
     result
 }
 
+/// Wakes the blocking call of the session behind `handle`, from any thread, even while
+/// another call on the handle runs; a no-op for a session that has no [`Waker`]. A closed,
+/// stale or forged handle is an error.
+pub fn wake(handle: i64) -> Result<(), NativeError> {
+    let slot = live_slot(handle)?;
+    let waker = slot.waker.load(Ordering::Acquire);
+    if waker.is_null() {
+        return Ok(());
+    }
+    // SAFETY: the state word matched this handle's generation, so the waker stored by
+    // `open` before publishing the state is live; only `close` frees it, and the owner does
+    // not close during a wake. A `Waker` is `Sync`: a shared reference from this thread is
+    // sound while the session's own call runs on another.
+    let waker: &Waker = unsafe { &*waker };
+    waker();
+    Ok(())
+}
+
 /// Frees the session behind `handle`; 0 is a no-op. A stale or forged handle, or one
 /// closed already, is an error and frees nothing.
 pub fn close(handle: i64) -> Result<(), NativeError> {
@@ -215,6 +246,13 @@ pub fn close(handle: i64) -> Result<(), NativeError> {
         .compare_exchange(live, freed, Ordering::AcqRel, Ordering::Acquire)
         .map_err(|_| not_live(handle))?;
     let pointer = slot.session.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    let waker = slot.waker.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    if !waker.is_null() {
+        // SAFETY: the pointer came from `Box::into_raw` in `open` and was swapped out above,
+        // once, by the close that won the state exchange; the owner runs no wake during a
+        // close (module docs), so nothing else uses it.
+        drop(unsafe { Box::from_raw(waker) });
+    }
     let kind = slot.kind.load(Ordering::Relaxed);
     slot.retained.store(0, Ordering::Relaxed);
     LIVE_PER_KIND[usize::from(kind)].fetch_sub(1, Ordering::Relaxed);

@@ -146,6 +146,9 @@ impl SessionKind {
 /// at most one row (`docs/jni-contract.md`).
 pub type OneValueRows<'a> = [&'a [u8]; 2];
 
+/// Wakes a session's blocking call from another thread ([`Session::waker`]).
+pub type Waker = Box<dyn Fn() + Send + Sync>;
+
 /// A native session behind a handle. Each kind implements the calls it answers; the
 /// defaults fail naming the kind and the call.
 pub trait Session: Send {
@@ -199,6 +202,12 @@ pub trait Session: Send {
     /// returns its summary.
     fn poll(&mut self) -> Result<&[i64], NativeError> {
         Err(unsupported(self.kind(), "poll"))
+    }
+
+    /// What wakes this session's blocking [`Session::poll`] from another thread (asked once,
+    /// when the session is opened; `None`: its calls do not block).
+    fn waker(&self) -> Option<Waker> {
+        None
     }
 
     /// The parts of the last poll, in the order Java's buffers receive them.

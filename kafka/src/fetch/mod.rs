@@ -2,9 +2,12 @@
 //! ([`response`]) and the session that keeps the assigned partitions and one connection per
 //! leader ([`session`]).
 
+pub mod partition_errors;
 pub mod request;
 pub mod response;
 pub mod session;
+#[cfg(test)]
+pub(crate) mod test_peer;
 
 pub use request::FetchLimits;
-pub use session::{FetchSession, Isolation, PartitionSlot, Polled};
+pub use session::{response_limit, FetchSession, Isolation, PartitionSlot, Polled};

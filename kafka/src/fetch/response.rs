@@ -17,8 +17,10 @@ pub struct AbortedTransaction {
 /// One partition of a fetch response.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartitionResponse {
-    /// Topic name.
-    pub topic: String,
+    /// Where the topic name lies in the response buffer (a range, not a copy per
+    /// partition: a hostile response of many partitions under one long name costs nothing
+    /// more); [`PartitionResponse::topic`] reads it.
+    pub topic_name: Range<usize>,
     /// Partition number.
     pub partition: i32,
     /// Kafka's error code (0: none).
@@ -33,13 +35,35 @@ pub struct PartitionResponse {
     pub records: Range<usize>,
 }
 
+impl PartitionResponse {
+    /// The topic name's bytes in `buf`, the response this partition was parsed from.
+    pub fn topic<'b>(&self, buf: &'b [u8]) -> &'b [u8] {
+        buf.get(self.topic_name.clone()).unwrap_or_default()
+    }
+}
+
+/// A whole fetch response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchResponse {
+    /// How long the broker asks the client to wait before its next request to it (its
+    /// quota was exceeded; KIP-219: the broker answered at once and throttles after).
+    pub throttle_time_ms: i32,
+    /// The top-level error code (0: none; the partitions are then usually empty).
+    pub error_code: i16,
+    /// The partitions, in response order.
+    pub partitions: Vec<PartitionResponse>,
+}
+
 /// Parses a Fetch v12 response body (after the size prefix). Fails on a correlation id
-/// other than `correlation_id`, a top-level error code, or malformed bytes.
+/// other than `correlation_id`, more than `max_partitions` partitions (more than were
+/// asked for), or malformed bytes; a top-level error code is returned in
+/// [`FetchResponse::error_code`].
 pub fn parse_fetch_response(
     buf: &[u8],
     correlation_id: i32,
-) -> Result<Vec<PartitionResponse>, String> {
-    parse(buf, correlation_id).map_err(|e| match e {
+    max_partitions: usize,
+) -> Result<FetchResponse, String> {
+    parse(buf, correlation_id, max_partitions).map_err(|e| match e {
         Parse::Short => format!("the response ends early ({} bytes)", buf.len()),
         Parse::Other(m) => m,
     })
@@ -56,7 +80,7 @@ impl From<Short> for Parse {
     }
 }
 
-fn parse(buf: &[u8], correlation_id: i32) -> Result<Vec<PartitionResponse>, Parse> {
+fn parse(buf: &[u8], correlation_id: i32, max_partitions: usize) -> Result<FetchResponse, Parse> {
     let mut r = Reader::new(buf);
     let got = r.i32()?;
     if got != correlation_id {
@@ -65,20 +89,21 @@ fn parse(buf: &[u8], correlation_id: i32) -> Result<Vec<PartitionResponse>, Pars
         )));
     }
     r.skip_tagged_fields()?; // response header v1
-    r.i32()?; // throttle_time_ms
-    let error = r.i16()?;
-    if error != 0 {
-        return Err(Parse::Other(format!(
-            "fetch failed with Kafka error {error} ({})",
-            crate::error::error_name(error)
-        )));
-    }
+    let throttle_time_ms = r.i32()?;
+    let error_code = r.i16()?;
     r.i32()?; // session_id
     let mut out = Vec::new();
     for _ in 0..r.compact_len()?.unwrap_or(0) {
         let name_len = r.compact_len()?.unwrap_or(0);
-        let topic = String::from_utf8_lossy(r.take(name_len)?).into_owned();
+        let name_start = r.position();
+        r.take(name_len)?;
+        let topic_name = name_start..name_start + name_len;
         for _ in 0..r.compact_len()?.unwrap_or(0) {
+            if out.len() == max_partitions {
+                return Err(Parse::Other(format!(
+                    "more partitions than the {max_partitions} fetched"
+                )));
+            }
             let partition = r.i32()?;
             let error_code = r.i16()?;
             let high_watermark = r.i64()?;
@@ -100,9 +125,10 @@ fn parse(buf: &[u8], correlation_id: i32) -> Result<Vec<PartitionResponse>, Pars
             let records_start = r.position();
             r.take(len)?;
             debug_assert!(records_start >= start);
+            // `take` checked that the records lie inside the buffer.
             r.skip_tagged_fields()?;
             out.push(PartitionResponse {
-                topic: topic.clone(),
+                topic_name: topic_name.clone(),
                 partition,
                 error_code,
                 high_watermark,
@@ -114,7 +140,11 @@ fn parse(buf: &[u8], correlation_id: i32) -> Result<Vec<PartitionResponse>, Pars
         r.skip_tagged_fields()?;
     }
     r.skip_tagged_fields()?;
-    Ok(out)
+    Ok(FetchResponse {
+        throttle_time_ms,
+        error_code,
+        partitions: out,
+    })
 }
 
 #[cfg(test)]
@@ -133,10 +163,13 @@ mod tests {
     #[test]
     fn partitions_watermarks_aborted_transactions_and_records_are_read() {
         let buf = response(4, b"batches");
-        let parts = parse_fetch_response(&buf, 4).unwrap();
+        let parts = parse_fetch_response(&buf, 4, 1).unwrap().partitions;
         assert_eq!(parts.len(), 1);
         let p = &parts[0];
-        assert_eq!((p.topic.as_str(), p.partition, p.error_code), ("t", 3, 0));
+        assert_eq!(
+            (p.topic(&buf), p.partition, p.error_code),
+            (&b"t"[..], 3, 0)
+        );
         assert_eq!((p.high_watermark, p.last_stable_offset), (100, 90));
         assert_eq!(
             p.aborted,
@@ -151,11 +184,15 @@ mod tests {
     #[test]
     fn wrong_correlation_and_truncation_are_errors() {
         let buf = response(4, b"x");
-        assert!(parse_fetch_response(&buf, 5)
+        assert!(parse_fetch_response(&buf, 5, 1)
             .unwrap_err()
             .contains("correlation id 4"));
-        assert!(parse_fetch_response(&buf[..buf.len() - 3], 4)
+        assert!(parse_fetch_response(&buf[..buf.len() - 3], 4, 1)
             .unwrap_err()
             .contains("ends early"));
+        // A partition more than fetched.
+        assert!(parse_fetch_response(&buf, 4, 0)
+            .unwrap_err()
+            .contains("more partitions than the 0 fetched"));
     }
 }

@@ -1,23 +1,59 @@
 //! A fetch session: the partitions one reader is assigned, each with its leader, next
 //! offset and stopping offset, and one connection per leader.
+//!
+//! What the broker's bytes decide is bounded here and below: a response frame is read only
+//! up to [`response_limit`] (what `fetch.max.bytes` allows plus a slack for the one batch
+//! a broker returns whole past it), each batch decompresses to at most 256 MiB
+//! ([`crate::compression`]), and counts, lengths and offsets are checked ([`crate::records`]).
+//! Partition error codes are handled as Kafka's Java consumer handles them
+//! ([`super::partition_errors`]); a throttled response makes the session wait out the
+//! throttle before its next request to that broker (KIP-219); a wake-up ([`Wakeup`]) ends a
+//! blocked poll within [`crate::wakeup::SLICE`], leaving a request whose response has not
+//! started in flight, to be read by the next poll.
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use crate::error::{error_name, is_leader_change, FetchError};
-use crate::fetch::request::{write_fetch_request, FetchLimits, PartitionFetch};
-use crate::fetch::response::parse_fetch_response;
+use crate::connection::{Connection, ConnectionConfig, ConnectionError};
+use crate::error::{error_name, FetchError};
+use crate::fetch::partition_errors::{partition_action, PartitionAction};
+use crate::fetch::request::{
+    write_fetch_request, FetchLimits, PartitionFetch, FETCH_API_KEY, FETCH_VERSION,
+};
+use crate::fetch::response::{parse_fetch_response, FetchResponse};
 use crate::records::{Record, RecordBatches};
+use crate::wakeup::Wakeup;
 
 /// Polls in a row a broker's connection may fail before the poll fails (a broker restart or
 /// a moved leader is usually over well before; each failure is followed by a leader lookup
 /// and a back-off on the Java side).
 const MAX_CONNECTION_FAILURES: u32 = 10;
 
-/// Kafka's error code for a fetch offset outside the log.
-const OFFSET_OUT_OF_RANGE: i16 = 1;
+/// How long a partition that came back with a retriable error code waits before it is
+/// fetched again (the Java consumer's `retry.backoff.ms` default).
+pub const RETRY_BACKOFF: Duration = Duration::from_millis(100);
+
+/// What a response may exceed `fetch.max.bytes` by: the broker returns the first batch
+/// whole even when it is larger (KIP-74), so this is the largest such batch read.
+pub const RESPONSE_SLACK: usize = 64 * 1024 * 1024;
+
+/// The longest a throttle is waited out (a hostile `throttle_time_ms` of days is not).
+const MAX_THROTTLE: Duration = Duration::from_secs(30);
+
+/// `request.timeout.ms`'s default: how long a response may take beyond the fetch wait.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// `socket.connection.setup.timeout.ms`'s default.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The largest fetch response read with `limits`: `fetch.max.bytes` (or
+/// `max.partition.fetch.bytes`, when larger) plus [`RESPONSE_SLACK`].
+pub fn response_limit(limits: &FetchLimits) -> usize {
+    let most = limits.max_bytes.max(limits.partition_max_bytes).max(0);
+    usize::try_from(most)
+        .unwrap_or(0)
+        .saturating_add(RESPONSE_SLACK)
+}
 
 /// Which records a fetch returns (`isolation.level`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +80,16 @@ struct Assigned {
     /// Records between the next offset and the end the last response reported (the high
     /// watermark, or the last stable offset under `read_committed`).
     lag: i64,
+    /// Not fetched before this instant (after a retriable error code).
+    retry_at: Option<Instant>,
+}
+
+impl Assigned {
+    fn wanted(&self, now: Instant) -> bool {
+        !self.paused
+            && self.next_offset < self.stop_offset
+            && self.retry_at.is_none_or(|t| t <= now)
+    }
 }
 
 /// What a poll did besides handing out records.
@@ -54,44 +100,92 @@ pub struct Polled {
     /// Partitions that reached their stopping offset (they stay assigned, and are not
     /// fetched again).
     pub finished: Vec<PartitionSlot>,
-    /// Partitions whose leader moved: look the leader up and call
+    /// Partitions whose leader moved, or whose metadata is stale (the error codes after
+    /// which Kafka's consumer refreshes its metadata): look the leader up and call
     /// [`FetchSession::set_leader`].
     pub leader_changed: Vec<PartitionSlot>,
     /// Partitions whose next offset is outside the log (deleted by retention, or past its
     /// end): reset them as `auto.offset.reset` says and assign them again.
     pub out_of_range: Vec<PartitionSlot>,
+    /// Partitions that came back with an error code Kafka's consumer retries without a
+    /// metadata refresh (UNKNOWN_SERVER_ERROR, UNKNOWN_LEADER_EPOCH), or in a response with
+    /// a top-level error: they are fetched again after [`RETRY_BACKOFF`]. With their codes.
+    pub retried: Vec<(PartitionSlot, i16)>,
+    /// The poll ended early because of a wake-up.
+    pub woken: bool,
 }
 
-/// Fetches the assigned partitions from their leaders. Not thread-safe.
+/// A request sent and not answered yet.
+#[derive(Debug)]
+struct InFlight {
+    correlation: i32,
+    /// When the response is due at the latest.
+    deadline: Instant,
+    /// The slots fetched and the offset each was fetched from: a response whose offset is
+    /// no longer the partition's next offset is stale and dropped, as the consumer drops it.
+    fetched: Vec<(PartitionSlot, i64)>,
+}
+
+/// One broker: its connection, the request in flight, its throttle, its failures.
+#[derive(Default)]
+struct Broker {
+    connection: Option<Connection>,
+    in_flight: Option<InFlight>,
+    throttled_until: Option<Instant>,
+    failures: u32,
+}
+
+/// One response read this poll.
+#[derive(Default)]
+struct Response {
+    broker: String,
+    correlation: i32,
+    fetched: Vec<(PartitionSlot, i64)>,
+    buf: Vec<u8>,
+}
+
+/// Fetches the assigned partitions from their leaders. Not thread-safe, except its
+/// [`Wakeup`] ([`FetchSession::wakeup`]), which any thread may use.
 pub struct FetchSession {
-    client_id: String,
     isolation: Isolation,
     limits: FetchLimits,
-    socket_timeout: Duration,
+    config: ConnectionConfig,
+    response_limit: usize,
     assigned: Vec<Assigned>,
-    connections: HashMap<String, TcpStream>,
-    request: Vec<u8>,
-    responses: Vec<(String, i32, Vec<u8>)>,
-    correlation: i32,
-    connection_failures: HashMap<String, u32>,
+    brokers: HashMap<String, Broker>,
+    responses: Vec<Response>,
+    used: usize,
+    wakeup: Wakeup,
 }
 
 impl FetchSession {
     /// A session with no partitions.
     pub fn new(client_id: &str, isolation: Isolation, limits: FetchLimits) -> Self {
-        let wait = u64::try_from(limits.max_wait_ms).unwrap_or(0);
+        let wakeup = Wakeup::new();
+        let response_limit = response_limit(&limits);
         FetchSession {
-            client_id: client_id.to_string(),
             isolation,
             limits,
-            socket_timeout: Duration::from_millis(wait + 30_000),
+            config: ConnectionConfig {
+                client_id: client_id.to_string(),
+                connect_timeout: CONNECT_TIMEOUT,
+                request_timeout: REQUEST_TIMEOUT,
+                max_response_bytes: response_limit,
+                wakeup: Some(wakeup.clone()),
+            },
+            response_limit,
             assigned: Vec::new(),
-            connections: HashMap::new(),
-            request: Vec::new(),
+            brokers: HashMap::new(),
             responses: Vec::new(),
-            correlation: 0,
-            connection_failures: HashMap::new(),
+            used: 0,
+            wakeup,
         }
+    }
+
+    /// The wake-up of this session: [`Wakeup::wake`] from any thread ends the poll that is
+    /// blocked now (or the next one) early, with [`Polled::woken`] set.
+    pub fn wakeup(&self) -> Wakeup {
+        self.wakeup.clone()
     }
 
     /// Assigns (or re-assigns) `slot`: `topic`-`partition` led by `leader` (`host:port`),
@@ -115,6 +209,7 @@ impl FetchSession {
             stop_offset,
             paused: false,
             lag: 0,
+            retry_at: None,
         });
         self.assigned
             .sort_by(|a, b| (&a.leader, &a.topic).cmp(&(&b.leader, &b.topic)));
@@ -169,19 +264,26 @@ impl FetchSession {
             .any(|a| !a.paused && a.next_offset < a.stop_offset)
     }
 
-    /// Sends one Fetch request to each leader of a partition still to be read, and hands
-    /// every record of the responses, in offset order per partition, to `each` with its
-    /// slot. A connection that fails is dropped (the next poll reconnects) and its
-    /// partitions are reported in [`Polled::leader_changed`] (the poll fails after
-    /// [`MAX_CONNECTION_FAILURES`] in a row); so are partition errors that mean a leader
-    /// change; out-of-range offsets are reported in [`Polled::out_of_range`]; other errors
-    /// fail the poll.
+    /// Sends one Fetch request to each leader of a partition still to be read (unless one
+    /// is in flight already, or the broker's throttle has not run out), and hands every
+    /// record of the responses, in offset order per partition, to `each` with its slot.
+    ///
+    /// A connection that fails is dropped (the next poll reconnects) and its partitions
+    /// are reported in [`Polled::leader_changed`] (the poll fails after
+    /// [`MAX_CONNECTION_FAILURES`] in a row); partition error codes are handled as
+    /// [`super::partition_errors`] says. A TLS listener, an oversized or malformed
+    /// response and an unsupported Fetch version fail the poll.
     pub fn poll<E>(
         &mut self,
         mut each: impl FnMut(PartitionSlot, &Record<'_>) -> Result<(), E>,
     ) -> Result<Result<Polled, E>, FetchError> {
         let mut polled = Polled::default();
-        let (sent, failed) = self.send_requests()?;
+        if self.wakeup.take() {
+            polled.woken = true;
+            return Ok(Ok(polled));
+        }
+        let now = Instant::now();
+        let failed = self.send_requests(now)?;
         for broker in &failed {
             polled.leader_changed.extend(
                 self.assigned
@@ -190,51 +292,271 @@ impl FetchSession {
                     .map(|a| a.slot),
             );
         }
-        if !sent {
-            // Nothing to fetch (all paused or finished): wait as a fetch with no data would.
-            let wait = u64::try_from(self.limits.max_wait_ms.clamp(0, 100)).unwrap_or(0);
-            std::thread::sleep(Duration::from_millis(wait));
+        let waiting = self.brokers.values().any(|b| b.in_flight.is_some());
+        if !waiting {
+            if failed.is_empty() {
+                // Nothing to fetch (all paused, finished, backing off or throttled).
+                self.idle(now);
+            }
+            polled.woken = self.wakeup.take();
             return Ok(Ok(polled));
         }
-        let responses = std::mem::take(&mut self.responses);
-        let mut outcome = Ok(());
-        for (broker, correlation, buf) in &responses {
-            let parts = parse_fetch_response(buf, *correlation).map_err(|reason| {
-                self.connections.remove(broker);
+        self.used = 0;
+        if self.read_responses(&mut polled)? {
+            polled.woken = self.wakeup.take();
+        }
+        let mut responses = std::mem::take(&mut self.responses);
+        let outcome = self.handle_responses(&responses[..self.used], &mut polled, &mut each);
+        // The buffers are kept for the next poll.
+        for r in &mut responses[..self.used] {
+            r.fetched.clear();
+        }
+        self.responses = responses;
+        Ok(outcome?.map(|()| polled))
+    }
+
+    /// Waits (wake-able) as a fetch that returns nothing would: up to 100 ms, or until
+    /// the first back-off or throttle ends (at most `fetch.max.wait.ms`).
+    fn idle(&self, now: Instant) {
+        let ms = |v: i32| Duration::from_millis(u64::try_from(v.max(0)).unwrap_or(0));
+        let next_retry = self.assigned.iter().filter_map(|a| a.retry_at);
+        let throttles = self.brokers.values().filter_map(|b| b.throttled_until);
+        let until = match next_retry.chain(throttles).filter(|&t| t > now).min() {
+            Some(first) => first.min(now + ms(self.limits.max_wait_ms)),
+            None => now + ms(self.limits.max_wait_ms.min(100)),
+        };
+        self.wakeup.sleep_until(until);
+    }
+
+    /// Sends this poll's requests; returns the brokers whose connection failed (dropped
+    /// from this poll; their partitions are then reported as leader changes), failing once
+    /// one has failed [`MAX_CONNECTION_FAILURES`] polls in a row.
+    fn send_requests(&mut self, now: Instant) -> Result<Vec<String>, FetchError> {
+        let mut failed: Vec<String> = Vec::new();
+        let mut start = 0;
+        while start < self.assigned.len() {
+            let leader = self.assigned[start].leader.clone();
+            let end = start
+                + self.assigned[start..]
+                    .iter()
+                    .take_while(|a| a.leader == leader)
+                    .count();
+            let group = start..end;
+            start = end;
+            let broker = self.brokers.entry(leader.clone()).or_default();
+            if broker.in_flight.is_some() || broker.throttled_until.is_some_and(|t| t > now) {
+                continue;
+            }
+            broker.throttled_until = None;
+            let fetches: Vec<PartitionFetch<'_>> = self.assigned[group.clone()]
+                .iter()
+                .filter(|a| a.wanted(now))
+                .map(|a| PartitionFetch {
+                    topic: &a.topic,
+                    partition: a.partition,
+                    offset: a.next_offset,
+                })
+                .collect();
+            if fetches.is_empty() {
+                continue;
+            }
+            let fetched: Vec<(PartitionSlot, i64)> = self.assigned[group]
+                .iter()
+                .filter(|a| a.wanted(now))
+                .map(|a| (a.slot, a.next_offset))
+                .collect();
+            let sent = send_fetch(
+                broker,
+                &leader,
+                &self.config,
+                &self.limits,
+                self.isolation,
+                &fetches,
+            );
+            match sent {
+                Ok(correlation) => {
+                    let wait = u64::try_from(self.limits.max_wait_ms.max(0)).unwrap_or(0);
+                    broker.in_flight = Some(InFlight {
+                        correlation,
+                        deadline: Instant::now()
+                            + Duration::from_millis(wait)
+                            + self.config.request_timeout,
+                        fetched,
+                    });
+                }
+                Err(_) if self.wakeup.is_woken() => {
+                    // Woken while connecting: not the broker's failure.
+                    broker.connection = None;
+                    return Ok(failed);
+                }
+                Err(e) => {
+                    connection_failed(broker, e)?;
+                    failed.push(leader);
+                }
+            }
+        }
+        Ok(failed)
+    }
+
+    /// Reads the responses of the requests in flight into `self.responses[..self.used]`;
+    /// `true` when a wake-up ended the wait.
+    fn read_responses(&mut self, polled: &mut Polled) -> Result<bool, FetchError> {
+        let mut waiting: Vec<String> = self
+            .brokers
+            .iter()
+            .filter(|(_, b)| b.in_flight.is_some())
+            .map(|(name, _)| name.clone())
+            .collect();
+        waiting.sort();
+        for name in waiting {
+            let Some(broker) = self.brokers.get_mut(&name) else {
+                continue;
+            };
+            let (Some(connection), Some(in_flight)) =
+                (broker.connection.as_mut(), broker.in_flight.as_ref())
+            else {
+                broker.in_flight = None;
+                continue;
+            };
+            if self.responses.len() <= self.used {
+                self.responses.push(Response::default());
+            }
+            let slot = &mut self.responses[self.used];
+            let read = connection.receive_capped(
+                &mut slot.buf,
+                self.response_limit,
+                "'fetch.max.bytes' plus 64 MiB for a batch returned whole: raise \
+                 'fetch.max.bytes' if a record batch is larger",
+                in_flight.deadline,
+            );
+            match read {
+                Ok(()) => {
+                    let done = broker.in_flight.take();
+                    if let Some(done) = done {
+                        slot.broker.clone_from(&name);
+                        slot.correlation = done.correlation;
+                        slot.fetched = done.fetched;
+                        self.used += 1;
+                    }
+                    broker.failures = 0;
+                }
+                Err(ConnectionError::Woken { in_flight, .. }) => {
+                    if !in_flight {
+                        // Part of the response was read: the stream is unusable.
+                        broker.connection = None;
+                        broker.in_flight = None;
+                    }
+                    return Ok(true);
+                }
+                Err(ConnectionError::Io { broker: b, source }) => {
+                    broker.in_flight = None;
+                    connection_failed(broker, FetchError::Io { broker: b, source })?;
+                    polled.leader_changed.extend(
+                        self.assigned
+                            .iter()
+                            .filter(|a| a.leader == name)
+                            .map(|a| a.slot),
+                    );
+                }
+                Err(e) => {
+                    broker.connection = None;
+                    broker.in_flight = None;
+                    return Err(FetchError::Connection(e));
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// Walks the responses read this poll.
+    fn handle_responses<E>(
+        &mut self,
+        responses: &[Response],
+        polled: &mut Polled,
+        each: &mut impl FnMut(PartitionSlot, &Record<'_>) -> Result<(), E>,
+    ) -> Result<Result<(), E>, FetchError> {
+        let now = Instant::now();
+        for response in responses {
+            let FetchResponse {
+                throttle_time_ms,
+                error_code,
+                partitions,
+            } = parse_fetch_response(&response.buf, response.correlation, response.fetched.len())
+                .map_err(|reason| {
+                if let Some(b) = self.brokers.get_mut(&response.broker) {
+                    b.connection = None;
+                }
                 FetchError::Protocol {
-                    broker: broker.clone(),
+                    broker: response.broker.clone(),
                     reason,
                 }
             })?;
-            for part in parts {
-                let Some(assigned) = self
-                    .assigned
-                    .iter_mut()
-                    .find(|a| a.topic == part.topic && a.partition == part.partition)
-                else {
+            if throttle_time_ms > 0 {
+                let throttle = Duration::from_millis(u64::try_from(throttle_time_ms).unwrap_or(0))
+                    .min(MAX_THROTTLE);
+                if let Some(b) = self.brokers.get_mut(&response.broker) {
+                    b.throttled_until = Some(now + throttle);
+                }
+            }
+            if error_code != 0 {
+                // The consumer drops such a response and fetches the partitions again.
+                for &(slot, offset) in &response.fetched {
+                    if let Some(a) = self.assigned.iter_mut().find(|a| a.slot == slot) {
+                        if a.next_offset == offset {
+                            a.retry_at = Some(now + RETRY_BACKOFF);
+                            polled.retried.push((slot, error_code));
+                        }
+                    }
+                }
+                continue;
+            }
+            for part in partitions {
+                let Some(assigned) = self.assigned.iter_mut().find(|a| {
+                    a.partition == part.partition && a.topic.as_bytes() == part.topic(&response.buf)
+                }) else {
                     continue;
                 };
-                if part.error_code != 0 {
-                    if part.error_code == OFFSET_OUT_OF_RANGE {
+                // Stale: not fetched by this request, or from another offset than the
+                // partition's next one (it was re-assigned since): dropped.
+                let fetched_from = response
+                    .fetched
+                    .iter()
+                    .find(|(slot, _)| *slot == assigned.slot)
+                    .map(|&(_, offset)| offset);
+                if fetched_from != Some(assigned.next_offset) {
+                    continue;
+                }
+                assigned.retry_at = None;
+                match partition_action(part.error_code) {
+                    PartitionAction::Read => {}
+                    PartitionAction::OutOfRange => {
                         polled.out_of_range.push(assigned.slot);
                         continue;
                     }
-                    if is_leader_change(part.error_code) {
+                    PartitionAction::RefreshLeader => {
                         polled.leader_changed.push(assigned.slot);
                         continue;
                     }
-                    return Err(FetchError::Partition {
-                        topic: part.topic,
-                        partition: part.partition,
-                        offset: assigned.next_offset,
-                        code: part.error_code,
-                        name: error_name(part.error_code),
-                    });
+                    PartitionAction::Retry => {
+                        assigned.retry_at = Some(now + RETRY_BACKOFF);
+                        polled.retried.push((assigned.slot, part.error_code));
+                        continue;
+                    }
+                    PartitionAction::Fail => {
+                        return Err(FetchError::Partition {
+                            topic: assigned.topic.clone(),
+                            partition: part.partition,
+                            offset: assigned.next_offset,
+                            code: part.error_code,
+                            name: error_name(part.error_code),
+                        });
+                    }
                 }
+                let bytes = &response.buf[part.records.clone()];
                 let mut batches = RecordBatches::new(
                     &assigned.topic,
                     assigned.partition,
-                    &buf[part.records.clone()],
+                    bytes,
                     assigned.next_offset,
                     assigned.stop_offset,
                     self.isolation == Isolation::ReadCommitted,
@@ -247,8 +569,15 @@ impl FetchSession {
                     each(slot, record)
                 })?;
                 if let Err(e) = walked {
-                    outcome = Err(e);
-                    break;
+                    return Ok(Err(e));
+                }
+                if !bytes.is_empty() && !batches.found_a_batch() {
+                    return Err(FetchError::NoProgress {
+                        topic: assigned.topic.clone(),
+                        partition: part.partition,
+                        offset: assigned.next_offset,
+                        bytes: bytes.len(),
+                    });
                 }
                 assigned.next_offset = batches.next_offset();
                 let end = if self.isolation == Isolation::ReadCommitted {
@@ -265,154 +594,77 @@ impl FetchSession {
                     polled.finished.push(assigned.slot);
                 }
             }
-            if outcome.is_err() {
-                break;
-            }
         }
-        self.responses = responses;
-        Ok(outcome.map(|()| polled))
+        Ok(Ok(()))
     }
+}
 
-    /// Sends the requests of this poll and reads their responses into `self.responses`;
-    /// `false` when there was nothing to fetch. A broker whose connection fails is dropped
-    /// from this poll and returned (its partitions are then reported as leader changes, so
-    /// the caller looks their leaders up and backs off), until it fails
-    /// [`MAX_CONNECTION_FAILURES`] polls in a row: then the poll fails.
-    fn send_requests(&mut self) -> Result<(bool, Vec<String>), FetchError> {
-        let mut responses = std::mem::take(&mut self.responses);
-        let mut used = 0;
-        let mut sent: Vec<(String, i32)> = Vec::new();
-        let mut failed: Vec<String> = Vec::new();
-        let mut start = 0;
-        while start < self.assigned.len() {
-            let leader = self.assigned[start].leader.clone();
-            let end = start
-                + self.assigned[start..]
-                    .iter()
-                    .take_while(|a| a.leader == leader)
-                    .count();
-            let fetches: Vec<PartitionFetch<'_>> = self.assigned[start..end]
-                .iter()
-                .filter(|a| !a.paused && a.next_offset < a.stop_offset)
-                .map(|a| PartitionFetch {
-                    topic: &a.topic,
-                    partition: a.partition,
-                    offset: a.next_offset,
-                })
-                .collect();
-            start = end;
-            if fetches.is_empty() {
-                continue;
-            }
-            self.correlation = self.correlation.wrapping_add(1);
+/// Sends one Fetch request to `broker` (connecting first when needed); returns its
+/// correlation id.
+fn send_fetch(
+    broker: &mut Broker,
+    name: &str,
+    config: &ConnectionConfig,
+    limits: &FetchLimits,
+    isolation: Isolation,
+    fetches: &[PartitionFetch<'_>],
+) -> Result<i32, FetchError> {
+    if broker.connection.is_none() {
+        let connection = Connection::open(name, config).map_err(connect_error)?;
+        // Only Fetch v12 is spoken (topic names; v13 on needs topic ids).
+        connection.version(FETCH_API_KEY, "Fetch", FETCH_VERSION, FETCH_VERSION)?;
+        broker.connection = Some(connection);
+    }
+    let Some(connection) = broker.connection.as_mut() else {
+        return Err(FetchError::Usage(format!("no connection to {name}")));
+    };
+    let client_id = config.client_id.clone();
+    let read_committed = isolation == Isolation::ReadCommitted;
+    connection
+        .send_with(|out, correlation| {
             write_fetch_request(
-                &mut self.request,
-                self.correlation,
-                &self.client_id,
-                &self.limits,
-                self.isolation == Isolation::ReadCommitted,
-                &fetches,
+                out,
+                correlation,
+                &client_id,
+                limits,
+                read_committed,
+                fetches,
             );
-            let written = connection(&mut self.connections, &leader, self.socket_timeout).and_then(
-                |stream| {
-                    stream
-                        .write_all(&self.request)
-                        .map_err(|source| FetchError::Io {
-                            broker: leader.clone(),
-                            source,
-                        })
-                },
-            );
-            match written {
-                Ok(()) => sent.push((leader, self.correlation)),
-                Err(e) => {
-                    self.connection_failed(&leader, e)?;
-                    failed.push(leader);
-                }
-            }
-        }
-        for (broker, correlation) in sent {
-            if responses.len() <= used {
-                responses.push((String::new(), 0, Vec::new()));
-            }
-            let slot = &mut responses[used];
-            let Some(stream) = self.connections.get_mut(&broker) else {
-                return Err(FetchError::Usage(format!("no connection to {broker}")));
-            };
-            match read_frame(stream, &mut slot.2) {
-                Ok(()) => {
-                    slot.0.clone_from(&broker);
-                    slot.1 = correlation;
-                    used += 1;
-                    self.connection_failures.remove(&broker);
-                }
-                Err(source) => {
-                    let error = FetchError::Io {
-                        broker: broker.clone(),
-                        source,
-                    };
-                    self.connection_failed(&broker, error)?;
-                    failed.push(broker);
-                }
-            }
-        }
-        responses.truncate(used);
-        self.responses = responses;
-        Ok((used > 0 || !failed.is_empty(), failed))
-    }
+        })
+        .map_err(connect_error)
+}
 
-    /// Drops the connection to `broker` after `error`; fails once the broker has failed
-    /// [`MAX_CONNECTION_FAILURES`] polls in a row.
-    fn connection_failed(&mut self, broker: &str, error: FetchError) -> Result<(), FetchError> {
-        self.connections.remove(broker);
-        let failures = self
-            .connection_failures
-            .entry(broker.to_string())
-            .or_insert(0);
-        *failures += 1;
-        if *failures >= MAX_CONNECTION_FAILURES {
-            return Err(error);
-        }
-        Ok(())
+/// A connection error: a socket failure (retried as a leader change) or one a retry does
+/// not mend.
+fn connect_error(e: ConnectionError) -> FetchError {
+    match e {
+        ConnectionError::Io { broker, source } => FetchError::Io { broker, source },
+        ConnectionError::Woken { broker, .. } => FetchError::Io {
+            broker,
+            source: std::io::Error::new(std::io::ErrorKind::Interrupted, "woken up"),
+        },
+        other => FetchError::Connection(other),
     }
 }
 
-/// The connection to `broker`, opened on first use.
-fn connection<'c>(
-    connections: &'c mut HashMap<String, TcpStream>,
-    broker: &str,
-    timeout: Duration,
-) -> Result<&'c mut TcpStream, FetchError> {
-    if !connections.contains_key(broker) {
-        let io = |source| FetchError::Io {
-            broker: broker.to_string(),
-            source,
-        };
-        let address = broker
-            .to_socket_addrs()
-            .map_err(io)?
-            .next()
-            .ok_or_else(|| io(std::io::Error::other("the address resolves to nothing")))?;
-        let stream = TcpStream::connect_timeout(&address, Duration::from_secs(30)).map_err(io)?;
-        stream.set_nodelay(true).map_err(io)?;
-        stream.set_read_timeout(Some(timeout)).map_err(io)?;
-        stream.set_write_timeout(Some(timeout)).map_err(io)?;
-        connections.insert(broker.to_string(), stream);
+/// Drops the connection to `broker` after `error`; fails at once on an error a retry does
+/// not mend, and once the broker has failed [`MAX_CONNECTION_FAILURES`] polls in a row.
+fn connection_failed(broker: &mut Broker, error: FetchError) -> Result<(), FetchError> {
+    broker.connection = None;
+    broker.in_flight = None;
+    if !matches!(error, FetchError::Io { .. }) {
+        return Err(error);
     }
-    connections
-        .get_mut(broker)
-        .ok_or_else(|| FetchError::Usage(format!("no connection to {broker}")))
+    broker.failures += 1;
+    if broker.failures >= MAX_CONNECTION_FAILURES {
+        return Err(error);
+    }
+    Ok(())
 }
 
-/// Reads one size-prefixed response into `buf`.
-fn read_frame(stream: &mut TcpStream, buf: &mut Vec<u8>) -> std::io::Result<()> {
-    let mut size = [0u8; 4];
-    stream.read_exact(&mut size)?;
-    let size = usize::try_from(i32::from_be_bytes(size))
-        .map_err(|_| std::io::Error::other("negative response size"))?;
-    buf.resize(size, 0);
-    stream.read_exact(buf)
-}
+#[cfg(test)]
+#[path = "session_hostile_tests.rs"]
+mod hostile_tests;
 
 #[cfg(test)]
 mod tests {

@@ -83,6 +83,7 @@ pub struct RecordBatches<'a> {
     aborted_producers: Vec<i64>,
     next_offset: i64,
     decompressed: Vec<u8>,
+    whole_batch: bool,
 }
 
 impl<'a> RecordBatches<'a> {
@@ -110,7 +111,14 @@ impl<'a> RecordBatches<'a> {
             aborted_producers: Vec::new(),
             next_offset: from_offset,
             decompressed: Vec::new(),
+            whole_batch: false,
         }
+    }
+
+    /// Whether the bytes held at least one complete batch (bytes without one are a fetch
+    /// that cannot move on).
+    pub fn found_a_batch(&self) -> bool {
+        self.whole_batch
     }
 
     /// The offset to fetch next: after the last whole batch walked (or the last record
@@ -222,6 +230,7 @@ impl<'a> RecordBatches<'a> {
             .buf
             .take(length)
             .map_err(|_| self.corrupt(base_offset, "short batch"))?;
+        self.whole_batch = true;
         if base_offset >= self.stop_offset {
             self.stop();
             return Ok(None);
@@ -260,6 +269,9 @@ impl<'a> RecordBatches<'a> {
         r.i16().map_err(header)?; // producer_epoch
         r.i32().map_err(header)?; // base_sequence
         let count = r.i32().map_err(header)?;
+        if count < 0 {
+            return Err(self.corrupt(base_offset, format!("negative record count {count}")));
+        }
         // Offsets come from the broker: past i64::MAX they are corrupt, not wrapped.
         let after_last = base_offset
             .checked_add(i64::from(last_offset_delta))

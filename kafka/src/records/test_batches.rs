@@ -130,6 +130,27 @@ impl BatchSpec {
     }
 }
 
+/// A batch at `base_offset` of `count` records whose records part is `records` as it is,
+/// flagged with `codec` (for corrupt or hostile compressed data).
+pub(crate) fn batch_with_records(
+    base_offset: i64,
+    codec: i16,
+    count: i32,
+    records: &[u8],
+) -> Vec<u8> {
+    let mut covered = Vec::new();
+    covered.extend_from_slice(&codec.to_be_bytes());
+    covered.extend_from_slice(&(count - 1).max(0).to_be_bytes());
+    covered.extend_from_slice(&1_000i64.to_be_bytes());
+    covered.extend_from_slice(&1_000i64.to_be_bytes());
+    covered.extend_from_slice(&(-1i64).to_be_bytes());
+    covered.extend_from_slice(&0i16.to_be_bytes());
+    covered.extend_from_slice(&0i32.to_be_bytes());
+    covered.extend_from_slice(&count.to_be_bytes());
+    covered.extend_from_slice(records);
+    frame(base_offset, &covered)
+}
+
 /// A control batch of `producer_id` at `offset`: type 0 abort, 1 commit.
 pub(crate) fn control_batch(offset: i64, producer_id: i64, kind: i16) -> Vec<u8> {
     let mut key = Vec::new();
@@ -237,12 +258,23 @@ impl TestPartition {
 
 /// A Fetch v12 response body (after the size) with one partition holding `records`.
 pub(crate) fn fetch_response(correlation: i32, part: &TestPartition, records: &[u8]) -> Vec<u8> {
+    fetch_response_with(correlation, 0, 0, part, records)
+}
+
+/// [`fetch_response`] with a throttle time and a top-level error code.
+pub(crate) fn fetch_response_with(
+    correlation: i32,
+    throttle_ms: i32,
+    error: i16,
+    part: &TestPartition,
+    records: &[u8],
+) -> Vec<u8> {
     use crate::wire::put_uvarint;
     let mut b = Vec::new();
     b.extend_from_slice(&correlation.to_be_bytes());
     b.push(0);
-    b.extend_from_slice(&0i32.to_be_bytes()); // throttle
-    b.extend_from_slice(&0i16.to_be_bytes()); // error
+    b.extend_from_slice(&throttle_ms.to_be_bytes());
+    b.extend_from_slice(&error.to_be_bytes());
     b.extend_from_slice(&0i32.to_be_bytes()); // session
     put_uvarint(&mut b, 2);
     put_uvarint(&mut b, part.topic.len() as u64 + 1);
@@ -271,27 +303,10 @@ pub(crate) fn fetch_response(correlation: i32, part: &TestPartition, records: &[
 /// A broker on loopback that answers each Fetch request with the next of `bodies`
 /// (a closure of the request's correlation id); returns its `host:port`.
 pub(crate) fn fake_broker(bodies: Vec<Box<dyn Fn(i32) -> Vec<u8> + Send>>) -> String {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
-    let address = listener.local_addr().expect("bound").to_string();
-    std::thread::spawn(move || {
-        let Ok((mut stream, _)) = listener.accept() else {
-            return;
-        };
-        for body in bodies {
-            let mut size = [0u8; 4];
-            if stream.read_exact(&mut size).is_err() {
-                return;
-            }
-            let mut request = vec![0u8; i32::from_be_bytes(size) as usize];
-            if stream.read_exact(&mut request).is_err() {
-                return;
-            }
-            let correlation = i32::from_be_bytes([request[4], request[5], request[6], request[7]]);
-            let response = body(correlation);
-            let _ = stream.write_all(&(response.len() as i32).to_be_bytes());
-            let _ = stream.write_all(&response);
-        }
-    });
-    address
+    crate::fetch::test_peer::peer(
+        bodies
+            .into_iter()
+            .map(crate::fetch::test_peer::Reply::Body)
+            .collect(),
+    )
 }

@@ -48,6 +48,17 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_close<'loc
     guard(&mut env, (), |_| handles::close(handle))
 }
 
+/// `void wake(long handle)`: wakes the session's blocking call (a fetch poll) from another
+/// thread; the one call that may overlap another call on the same handle.
+#[no_mangle]
+pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_wake<'local>(
+    mut env: JNIEnv<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+) {
+    guard(&mut env, (), |_| handles::wake(handle))
+}
+
 /// `long[] stats()`: per kind code `k`, the open handles at `2k` and the bytes their
 /// sessions retain at `2k + 1`.
 #[no_mangle]

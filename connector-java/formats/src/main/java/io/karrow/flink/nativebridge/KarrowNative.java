@@ -94,6 +94,12 @@ public final class KarrowNative {
     public static native String control(long handle, String request) throws KarrowNativeException;
 
     /**
+     * Wakes the session's blocking call (a fetch {@link #poll}) from another thread: the one call
+     * that may overlap another call on the same handle (never a {@link #close}).
+     */
+    public static native void wake(long handle) throws KarrowNativeException;
+
+    /**
      * Does one round of the session's work (fetch: one Fetch request per leader) and writes its
      * summary, exactly {@code summaryLongs} little-endian longs, to the direct buffer at {@code
      * summaryAddress}.

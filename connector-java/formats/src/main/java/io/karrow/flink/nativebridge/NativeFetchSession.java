@@ -13,7 +13,8 @@ import java.nio.charset.StandardCharsets;
  * One native fetch session (Kafka's Fetch protocol spoken by {@code karrow-kafka}) and the direct
  * buffers each poll's records are copied into: per record 40 bytes of metadata, the values in a
  * {@link DirectValueBuffer} (so a value format's batch decoder reads them as they are), the keys and
- * the headers. Owns its native handle; not thread-safe (one per split reader).
+ * the headers. Owns its native handle; not thread-safe (one per split reader), except {@link
+ * #wakeUp()}, which any thread may call.
  */
 public final class NativeFetchSession implements AutoCloseable {
 
@@ -23,6 +24,8 @@ public final class NativeFetchSession implements AutoCloseable {
     private static final int SUMMARY_LONGS = 8;
 
     private final NativeHandle handle;
+    /** Held around every wake-up and the close, so a wake-up never reaches a freed session. */
+    private final Object wakeLock = new Object();
     private final MemorySegment summary = MemorySegmentFactory.allocateUnpooledOffHeapMemory(SUMMARY_LONGS * Long.BYTES);
     private final DirectValueBuffer values = new DirectValueBuffer();
     private MemorySegment meta = MemorySegmentFactory.allocateUnpooledOffHeapMemory(64 * 1024);
@@ -103,6 +106,19 @@ public final class NativeFetchSession implements AutoCloseable {
             meta.getAddress(), values.dataAddress(), values.lengthsAddress(), keys.getAddress(), headers.getAddress(),
             slots.getAddress()
         });
+    }
+
+    /**
+     * Ends the {@link #poll()} that blocks now (another thread's) within about 20 ms, or the next
+     * one at once, with no records; a request whose response had not started stays in flight for the
+     * next poll. A no-op once closed.
+     */
+    public void wakeUp() throws KarrowNativeException {
+        synchronized (wakeLock) {
+            if (!handle.isClosed()) {
+                KarrowNative.wake(handle.get());
+            }
+        }
     }
 
     /** Records not fetched yet in the assigned partitions, as the last responses reported. */
@@ -228,7 +244,9 @@ public final class NativeFetchSession implements AutoCloseable {
     /** Closes the session (and its connections) and frees the buffers. */
     @Override
     public void close() {
-        handle.close();
+        synchronized (wakeLock) {
+            handle.close();
+        }
         values.close();
         for (MemorySegment segment : new MemorySegment[] {summary, meta, keys, headers, slots}) {
             if (!segment.isFreed()) {

@@ -307,9 +307,19 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
         offsetCommitCallback.onComplete(offsetsToCommit, failure);
     }
 
-    /** Native fetches return within {@code fetch.max.wait.ms}; there is nothing to interrupt. */
+    /**
+     * Ends a blocking native fetch promptly (Flink wakes the fetcher to add splits, pause or resume
+     * them, or shut down): the fetch returns with no records, as the stock reader's does after {@code
+     * KafkaConsumer.wakeup()}. The consumer itself is not woken: it never polls here.
+     */
     @Override
-    public void wakeUp() {}
+    public void wakeUp() {
+        try {
+            fetch.wakeUp();
+        } catch (KarrowNativeException e) {
+            LOG.warn("Could not wake the native fetch up", e);
+        }
+    }
 
     /** Closes the native fetch, the decoder, then the consumer. */
     @Override
