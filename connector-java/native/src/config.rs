@@ -80,6 +80,10 @@ impl AvroDecoderConfig {
 pub struct AvroEncoderConfig {
     /// Subject to register the writer schema under.
     pub subject: String,
+    /// The registered schemas the writer schema (`schema`) refers to, by name, subject and
+    /// version (Confluent's schema references); registered with it.
+    #[serde(default)]
+    pub schema_references: Vec<karrow_registry::SchemaReference>,
     /// Row type, registry and auth options, as for decoding (`schema` is the writer schema).
     #[serde(flatten)]
     pub decoder: AvroDecoderConfig,

@@ -3,6 +3,7 @@
 
 use karrow_codecs::avro::model::AvroNode;
 use karrow_codecs::avro::{AvroConfluentEncoder, EncodedBatch};
+use karrow_codecs::schema_source::{self, SchemaType};
 use karrow_codecs::FlinkType;
 use karrow_registry::{RegistryClient, SchemaDefinition};
 
@@ -23,15 +24,38 @@ impl AvroEncodeSession {
         let config = AvroEncoderConfig::from_json(config_json)?;
         let row_type = FlinkType::from_json(&config.decoder.row_type)?;
         let derived = AvroConfluentEncoder::derived_schema(&row_type)?;
+        let client = RegistryClient::new(config.decoder.registry_config())?;
+        let references = config.schema_references;
         let schema = match &config.decoder.schema {
+            None if !references.is_empty() => {
+                return Err(NativeError::Config(
+                    "schema references are given without the 'schema' that uses them".into(),
+                ))
+            }
             None => derived,
             Some(explicit) => {
-                check_same_shape(explicit, &derived)?;
+                // The referenced schemas as Confluent's clients resolve them: recursively, by
+                // subject and version, dependencies parsed first.
+                let wanted: Vec<_> = references
+                    .iter()
+                    .map(|r| schema_source::SchemaReference {
+                        name: r.name.clone(),
+                        subject: r.subject.clone(),
+                        version: r.version,
+                    })
+                    .collect();
+                let resolved =
+                    schema_source::resolve_references(&client, &wanted, SchemaType::Avro)
+                        .map_err(NativeError::Config)?;
+                let texts: Vec<&str> = resolved.iter().map(|r| r.schema.text.as_str()).collect();
+                check_same_shape(explicit, &texts, &derived)?;
                 explicit.clone()
             }
         };
-        let client = RegistryClient::new(config.decoder.registry_config())?;
-        let id = client.register(&config.subject, &SchemaDefinition::avro(schema))?;
+        let id = client.register(
+            &config.subject,
+            &SchemaDefinition::avro(schema).with_references(references),
+        )?;
         let encoder = AvroConfluentEncoder::new(row_type, id)?;
         Ok(AvroEncodeSession {
             encoder,
@@ -66,8 +90,8 @@ impl AvroEncodeSession {
 
 /// The native encoder writes the shapes Flink derives; an explicit `schema` is accepted
 /// when it has the same structure (names and namespaces may differ).
-fn check_same_shape(explicit: &str, derived: &str) -> Result<(), NativeError> {
-    let a = AvroNode::parse(explicit)?;
+fn check_same_shape(explicit: &str, referenced: &[&str], derived: &str) -> Result<(), NativeError> {
+    let a = AvroNode::parse_with_references(explicit, referenced)?;
     let b = AvroNode::parse(derived)?;
     if same_shape(&a, &b) {
         Ok(())
@@ -130,8 +154,8 @@ mod tests {
         let derived = r#"{"type":"record","name":"record","fields":[{"name":"a","type":["null","long"],"default":null}]}"#;
         let renamed = r#"{"type":"record","name":"Bid","namespace":"x","fields":[{"name":"a","type":["null","long"]}]}"#;
         let other = r#"{"type":"record","name":"Bid","fields":[{"name":"a","type":"long"}]}"#;
-        assert!(check_same_shape(renamed, derived).is_ok());
-        assert!(check_same_shape(other, derived).is_err());
+        assert!(check_same_shape(renamed, &[], derived).is_ok());
+        assert!(check_same_shape(other, &[], derived).is_err());
     }
 
     #[test]
