@@ -35,6 +35,7 @@ test-java: native
 
 # Confluent's own Python client (confluent-kafka from PyPI) against `karrow registry serve`.
 test-python: native
+	$(CARGO) build --release -p karrow-native --example session_bridge
 	KARROW_BIN=$(CURDIR)/target/release/karrow bash tests/confluent-python/run.sh
 
 # The fuzz targets' harnesses over their seeds and kept crash inputs (fuzz/tests/replay.rs):

@@ -82,6 +82,88 @@ pub trait SchemaSource: Send + Sync {
     fn schema_by_version(&self, subject: &str, version: i32) -> Result<SourcedSchema, String>;
 }
 
+/// How deep references may nest below the schema that names them: a registry controls the
+/// chain, and a hostile one could make it endless.
+pub const MAX_REFERENCE_DEPTH: usize = 32;
+
+/// How many distinct schemas one schema may reference in all (directly and through its
+/// references).
+pub const MAX_REFERENCED_SCHEMAS: usize = 256;
+
+/// A referenced schema, fetched: the reference that named it and what the source answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedReference {
+    /// The reference (its name, subject and version).
+    pub reference: SchemaReference,
+    /// The schema registered under that subject and version.
+    pub schema: SourcedSchema,
+}
+
+/// Every schema `references` names, recursively, by subject and version: dependencies before
+/// the schemas that refer to them (the order Confluent's clients parse them in), each
+/// (subject, version) fetched once. Each must be of type `expected`. At most
+/// [`MAX_REFERENCE_DEPTH`] levels and [`MAX_REFERENCED_SCHEMAS`] schemas; a cycle ends where
+/// it meets a schema already being resolved. Errors name the reference.
+pub fn resolve_references(
+    source: &dyn SchemaSource,
+    references: &[SchemaReference],
+    expected: SchemaType,
+) -> Result<Vec<ResolvedReference>, String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    visit(source, references, expected, 0, &mut seen, &mut out)?;
+    Ok(out)
+}
+
+fn visit(
+    source: &dyn SchemaSource,
+    references: &[SchemaReference],
+    expected: SchemaType,
+    depth: usize,
+    seen: &mut std::collections::HashSet<(String, i32)>,
+    out: &mut Vec<ResolvedReference>,
+) -> Result<(), String> {
+    if references.is_empty() {
+        return Ok(());
+    }
+    if depth >= MAX_REFERENCE_DEPTH {
+        return Err(format!(
+            "schema references nest deeper than {MAX_REFERENCE_DEPTH} levels"
+        ));
+    }
+    for reference in references {
+        if !seen.insert((reference.subject.clone(), reference.version)) {
+            continue;
+        }
+        if seen.len() > MAX_REFERENCED_SCHEMAS {
+            return Err(format!(
+                "the schema references more than {MAX_REFERENCED_SCHEMAS} schemas"
+            ));
+        }
+        let named = || {
+            format!(
+                "Subject '{}' version {}",
+                reference.subject, reference.version
+            )
+        };
+        let schema = source
+            .schema_by_version(&reference.subject, reference.version)
+            .and_then(|schema| schema.expect(expected, named))
+            .map_err(|e| {
+                format!(
+                    "could not resolve the reference '{}' (subject '{}', version {}): {e}",
+                    reference.name, reference.subject, reference.version
+                )
+            })?;
+        visit(source, &schema.references, expected, depth + 1, seen, out)?;
+        out.push(ResolvedReference {
+            reference: reference.clone(),
+            schema,
+        });
+    }
+    Ok(())
+}
+
 /// Schemas held in memory (tests and tools without a registry), counting look-ups.
 #[derive(Debug, Default)]
 pub struct InMemorySchemas {
@@ -134,6 +216,83 @@ pub fn by_id(id: i32) -> impl FnOnce() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn avro(text: &str, references: &[(&str, i32)]) -> SourcedSchema {
+        SourcedSchema {
+            schema_type: SchemaType::Avro,
+            text: text.into(),
+            references: references
+                .iter()
+                .map(|(subject, version)| SchemaReference {
+                    name: format!("n.{subject}"),
+                    subject: subject.to_string(),
+                    version: *version,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn references_resolve_dependencies_first_once_each_and_bounded() {
+        let mut source = InMemorySchemas::default();
+        source
+            .versions
+            .insert(("a".into(), 1), avro("A", &[("b", 1), ("c", 1)]));
+        source
+            .versions
+            .insert(("b".into(), 1), avro("B", &[("c", 1)]));
+        source
+            .versions
+            .insert(("c".into(), 1), avro("C", &[("a", 1)]));
+        let root = avro("root", &[("a", 1), ("c", 1)]);
+        let order: Vec<String> = resolve_references(&source, &root.references, SchemaType::Avro)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.schema.text)
+            .collect();
+        // The cycle c -> a ends at a (being resolved); c is fetched once.
+        assert_eq!(order, ["C", "B", "A"]);
+
+        // Of another type, or missing: the reference is named.
+        let err = resolve_references(&source, &root.references, SchemaType::Protobuf).unwrap_err();
+        assert!(
+            err.contains("reference 'n.a' (subject 'a', version 1)"),
+            "{err}"
+        );
+        assert!(
+            err.contains("is a AVRO schema, not a PROTOBUF schema"),
+            "{err}"
+        );
+        let missing = avro("root", &[("nope", 3)]);
+        let err = resolve_references(&source, &missing.references, SchemaType::Avro).unwrap_err();
+        assert!(err.contains("Subject 'nope' version 3 not found"), "{err}");
+
+        // An endless chain, and a schema with too many references.
+        let mut chain = InMemorySchemas::default();
+        for i in 0..100 {
+            chain.versions.insert(
+                (format!("s{i}"), 1),
+                avro("x", &[(&format!("s{}", i + 1), 1)]),
+            );
+        }
+        chain.versions.insert(("s100".into(), 1), avro("x", &[]));
+        let err = resolve_references(
+            &chain,
+            &avro("r", &[("s0", 1)]).references,
+            SchemaType::Avro,
+        )
+        .unwrap_err();
+        assert!(err.contains("nest deeper than 32 levels"), "{err}");
+        let many: Vec<(String, i32)> = (0..300).map(|v| ("s100".to_string(), v)).collect();
+        let mut wide = InMemorySchemas::default();
+        for (s, v) in &many {
+            wide.versions.insert((s.clone(), *v), avro("x", &[]));
+        }
+        let refs: Vec<(&str, i32)> = many.iter().map(|(s, v)| (s.as_str(), *v)).collect();
+        let err =
+            resolve_references(&wide, &avro("r", &refs).references, SchemaType::Avro).unwrap_err();
+        assert!(err.contains("more than 256 schemas"), "{err}");
+    }
 
     #[test]
     fn a_schema_of_another_type_names_where_it_came_from() {

@@ -378,3 +378,19 @@ pub fn text_seeds() -> Vec<Vec<u8>> {
         .map(|(_, text)| text.as_bytes().to_vec())
         .collect()
 }
+
+/// Seeds of the registry-schema target: the serialized `FileDescriptorProto` of every file
+/// that compiles alone (the target tries the bytes as base64 of a descriptor), and the texts.
+pub fn registry_schema_seeds() -> Vec<Vec<u8>> {
+    let mut seeds = text_seeds();
+    for (name, text) in PROTOS {
+        if let Ok(schema) = karrow_codecs::protobuf::confluent::CompiledSchema::compile(
+            name,
+            text,
+            &HashMap::new(),
+        ) {
+            seeds.push(schema.file().encode_to_vec());
+        }
+    }
+    seeds
+}

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use karrow_codecs::avro::model::AvroNode;
 use karrow_codecs::avro::{AvroConfluentEncoder, EncodedBatch};
 use karrow_codecs::json::{JsonConfluentDecoder, JsonRowDecoder};
-use karrow_codecs::protobuf::confluent::{CompiledSchema, ProtobufConfluentDecoder};
+use karrow_codecs::protobuf::confluent::{schema_text, CompiledSchema, ProtobufConfluentDecoder};
 use karrow_codecs::protobuf::{message_from_descriptor_set, ProtobufOptions, ProtobufRowDecoder};
 use karrow_codecs::schema_source::{SchemaReference, SchemaSource, SchemaType, SourcedSchema};
 use karrow_kafka::fetch::response::{parse_fetch_response, AbortedTransaction};
@@ -79,6 +79,11 @@ pub const TARGETS: &[Target] = &[
         name: "proto_text",
         run: proto_text,
         seeds: protobuf::text_seeds,
+    },
+    Target {
+        name: "protobuf_registry_schema",
+        run: protobuf_registry_schema,
+        seeds: protobuf::registry_schema_seeds,
     },
     Target {
         name: "kafka_fetch_response",
@@ -426,6 +431,27 @@ pub fn protobuf_descriptor_set(data: &[u8]) {
         };
         let (mut out, mut ends) = (Vec::new(), Vec::new());
         let _ = decoder.decode_message(payload, &mut out, &mut ends);
+    }
+}
+
+/// A registered Protobuf schema in either form a registry answers (`schema_text`): the bytes
+/// as text when they are UTF-8, and as the base64 of a `FileDescriptorProto`; what it gives is
+/// compiled as the decoder compiles it, which must succeed for a printed descriptor that
+/// prost-reflect accepts.
+pub fn protobuf_registry_schema(data: &[u8]) {
+    use base64::Engine as _;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(data);
+    let texts = std::str::from_utf8(data).ok().into_iter().chain([encoded.as_str()]);
+    for registered in texts {
+        if let Ok(text) = schema_text(registered) {
+            if let Ok(schema) = CompiledSchema::compile("fuzz.proto", &text, &HashMap::new()) {
+                for message in schema.file().messages().take(8) {
+                    if let Ok(path) = schema.index_path(&message) {
+                        let _ = schema.message_at(&path);
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -9,7 +9,9 @@
 //!   `JsonSchemaConverter` reads as an optional value); the top-level row is never wrapped,
 //!   since a row is always written as an object;
 //! - BOOLEAN `boolean`; TINYINT, SMALLINT, INT, BIGINT and both INTERVALs `integer`;
-//!   FLOAT, DOUBLE and DECIMAL `number`; CHAR/VARCHAR `string`; BINARY/VARBINARY `string`
+//!   DECIMAL `number`; FLOAT and DOUBLE `{"oneOf":[{"type":"number"},{"enum":["NaN",
+//!   "Infinity","-Infinity"]}]}` (the strings `json` writes for non-finite values);
+//!   CHAR/VARCHAR `string`; BINARY/VARBINARY `string`
 //!   with `"contentEncoding":"base64"`; DATE, TIME, TIMESTAMP and TIMESTAMP_LTZ `string`
 //!   with `format` `date`, `time`, `date-time`, `date-time`;
 //! - ARRAY `{"type":"array","items":E}`; MAP `{"type":"object","additionalProperties":V}`
@@ -24,6 +26,11 @@ use crate::types::{FlinkField, FlinkKind, FlinkType};
 
 /// The `$schema` URI of the derived schemas.
 pub const DRAFT_07: &str = "http://json-schema.org/draft-07/schema#";
+
+/// FLOAT and DOUBLE: a number, or one of the strings `json` writes for the values JSON has no
+/// number for (flink-json writes them through Jackson, which quotes non-finite numbers).
+const FLOATING: &str =
+    "{\"oneOf\":[{\"type\":\"number\"},{\"enum\":[\"NaN\",\"Infinity\",\"-Infinity\"]}]}";
 
 /// The JSON Schema text describing the JSON written for rows of `row_type` (a ROW).
 pub fn derive_json_schema(row_type: &FlinkType) -> Result<String, CodecError> {
@@ -108,9 +115,9 @@ fn kind_schema(kind: &FlinkKind, out: &mut String) {
         | FlinkKind::BigInt
         | FlinkKind::IntervalYearMonth
         | FlinkKind::IntervalDayTime => out.push_str("{\"type\":\"integer\"}"),
-        FlinkKind::Float | FlinkKind::Double | FlinkKind::Decimal { .. } => {
-            out.push_str("{\"type\":\"number\"}")
-        }
+        // `json` (Jackson) writes NaN and the infinities as these strings.
+        FlinkKind::Float | FlinkKind::Double => out.push_str(FLOATING),
+        FlinkKind::Decimal { .. } => out.push_str("{\"type\":\"number\"}"),
         FlinkKind::Char(_) | FlinkKind::VarChar(_) => out.push_str("{\"type\":\"string\"}"),
         FlinkKind::Binary(_) | FlinkKind::VarBinary(_) => {
             out.push_str("{\"type\":\"string\",\"contentEncoding\":\"base64\"}")
@@ -209,9 +216,14 @@ mod tests {
         for int in ["t", "s", "i", "ym", "dt"] {
             assert_eq!(p[int], json!({"type":"integer"}), "{int}");
         }
-        for number in ["f", "d", "dec"] {
-            assert_eq!(p[number], json!({"type":"number"}), "{number}");
+        for floating in ["f", "d"] {
+            assert_eq!(
+                p[floating],
+                json!({"oneOf":[{"type":"number"},{"enum":["NaN","Infinity","-Infinity"]}]}),
+                "{floating}"
+            );
         }
+        assert_eq!(p["dec"], json!({"type":"number"}));
         assert_eq!(p["c"], json!({"type":"string"}));
         for bytes in ["b", "vb"] {
             assert_eq!(
@@ -258,7 +270,8 @@ mod tests {
         assert_eq!(
             p["m"],
             json!({"type":"object","additionalProperties":
-                {"oneOf":[{"type":"null"},{"type":"number"}]}})
+                {"oneOf":[{"type":"null"},{"oneOf":[{"type":"number"},
+                    {"enum":["NaN","Infinity","-Infinity"]}]}]}})
         );
         assert_eq!(
             p["ms"],

@@ -80,6 +80,11 @@ impl AvroDecoderConfig {
 pub struct AvroEncoderConfig {
     /// Subject to register the writer schema under.
     pub subject: String,
+    /// The registered schemas the writer schema (`schema`) refers to (Confluent's schema
+    /// references), registered with it: the `schema.references` option's text, a JSON array
+    /// of `{"name", "subject", "version"}` ([`AvroEncoderConfig::references`]).
+    #[serde(default)]
+    pub schema_references: Option<String>,
     /// Row type, registry and auth options, as for decoding (`schema` is the writer schema).
     #[serde(flatten)]
     pub decoder: AvroDecoderConfig,
@@ -89,6 +94,18 @@ impl AvroEncoderConfig {
     /// Parses the JSON text passed from Java.
     pub fn from_json(text: &str) -> Result<Self, NativeError> {
         serde_json::from_str(text).map_err(|e| NativeError::Config(format!("{e}")))
+    }
+
+    /// The references of `schema_references` (none when it is absent).
+    pub fn references(&self) -> Result<Vec<karrow_registry::SchemaReference>, NativeError> {
+        match &self.schema_references {
+            None => Ok(Vec::new()),
+            Some(text) => serde_json::from_str(text).map_err(|e| {
+                NativeError::Config(format!(
+                    "'schema.references' is not a JSON array of {{\"name\", \"subject\", \"version\"}} objects: {e}"
+                ))
+            }),
+        }
     }
 }
 

@@ -23,7 +23,7 @@ use super::model::AvroNode;
 use crate::error::{CodecError, ErrorContext};
 use crate::flink_binary::{write_batch_rows, RowImages};
 use crate::framing::split_confluent;
-use crate::schema_source::{by_id, SchemaSource, SchemaType};
+use crate::schema_source::{by_id, resolve_references, SchemaSource, SchemaType};
 use crate::types::{row_arrow_fields, FlinkField, FlinkKind, FlinkType};
 
 /// The resolved read plan of one writer schema id.
@@ -131,18 +131,25 @@ impl AvroConfluentDecoder {
             schema_id: Some(id),
             ..ErrorContext::default()
         };
-        let text = self
+        let (text, referenced) = self
             .source
             .schema_by_id(id)
             .and_then(|schema| schema.expect(SchemaType::Avro, by_id(id)))
-            .map(|schema| schema.text)
+            .and_then(|schema| {
+                let referenced =
+                    resolve_references(&*self.source, &schema.references, SchemaType::Avro)?;
+                Ok((schema.text, referenced))
+            })
             .map_err(|message| CodecError::WriterSchema {
                 message,
                 context: context.clone(),
             })?;
-        let writer = AvroNode::parse(&text).map_err(|e| CodecError::WriterSchema {
-            message: format!("writer schema {id} from the registry is not valid Avro: {e}"),
-            context,
+        let referenced: Vec<&str> = referenced.iter().map(|r| r.schema.text.as_str()).collect();
+        let writer = AvroNode::parse_with_references(&text, &referenced).map_err(|e| {
+            CodecError::WriterSchema {
+                message: format!("writer schema {id} from the registry is not valid Avro: {e}"),
+                context,
+            }
         })?;
         let read = resolve(&writer, &self.reader);
         let plan = Plan {

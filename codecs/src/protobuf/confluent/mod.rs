@@ -30,7 +30,7 @@ mod schema;
 
 pub use decode::ProtobufConfluentDecoder;
 pub use encode::{writer_schema, ProtobufConfluentEncoder, WriterSchema};
-pub use schema::{resolve_schema, CompiledSchema};
+pub use schema::{resolve_schema, schema_text, CompiledSchema};
 
 #[cfg(test)]
 mod tests;

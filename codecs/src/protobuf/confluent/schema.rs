@@ -10,10 +10,8 @@ use prost_reflect::prost_types::FileDescriptorSet;
 use prost_reflect::{DescriptorPool, FileDescriptor, Kind, MessageDescriptor};
 use protox::file::{File, FileResolver, GoogleFileResolver};
 
-use crate::schema_source::{by_id, SchemaReference, SchemaSource, SchemaType};
-
-/// How deep references may nest (a guard against registries answering with endless chains).
-const MAX_REFERENCE_DEPTH: usize = 64;
+use crate::protobuf::printer::print_serialized;
+use crate::schema_source::{by_id, resolve_references, SchemaSource, SchemaType};
 
 /// A `.proto` file compiled with its imports.
 #[derive(Debug, Clone)]
@@ -198,55 +196,61 @@ fn declared_children(parent: &MessageDescriptor) -> Vec<MessageDescriptor> {
         .collect()
 }
 
-/// Fetches schema `id` and, recursively, every schema it references, and compiles it.
+/// The largest registered schema accepted in descriptor form (base64 text), 16 MiB as the
+/// dev registry's request bodies.
+const MAX_DESCRIPTOR_TEXT: usize = 16 << 20;
+
+/// `.proto` text for a registered Protobuf schema in either form a registry may hold: `.proto`
+/// text as is, or a base64 `FileDescriptorProto` (what Confluent's serializers register, and
+/// what a registry that stores it verbatim answers) printed as text by codecs' printer, type
+/// names fully qualified. Text that consists of base64 characters only cannot be a `.proto`
+/// file with a declaration (those need `;`), so the two forms cannot be confused.
+pub fn schema_text(schema: &str) -> Result<std::borrow::Cow<'_, str>, String> {
+    use base64::Engine as _;
+    let trimmed = schema.trim();
+    let base64_only = !trimmed.is_empty()
+        && trimmed
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
+    if !base64_only {
+        return Ok(std::borrow::Cow::Borrowed(schema));
+    }
+    if trimmed.len() > MAX_DESCRIPTOR_TEXT {
+        return Err(format!(
+            "the Protobuf schema in descriptor form is longer than {MAX_DESCRIPTOR_TEXT} bytes"
+        ));
+    }
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(trimmed)
+        .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(trimmed))
+        .map_err(|e| format!("the Protobuf schema is neither .proto text nor base64: {e}"))?;
+    print_serialized(&bytes, &[])
+        .map(std::borrow::Cow::Owned)
+        .map_err(|e| format!("the Protobuf schema in descriptor form is not usable: {e}"))
+}
+
+/// Fetches schema `id` and, recursively, every schema it references, and compiles it. Each
+/// may be `.proto` text or a base64 descriptor ([`schema_text`]).
 pub fn resolve_schema(source: &dyn SchemaSource, id: i32) -> Result<CompiledSchema, String> {
     let root = source
         .schema_by_id(id)?
         .expect(SchemaType::Protobuf, by_id(id))?;
     let mut imports = HashMap::new();
-    collect_references(source, &root.references, &mut imports, 0)?;
+    for resolved in resolve_references(source, &root.references, SchemaType::Protobuf)? {
+        let name = resolved.reference.name;
+        if imports.contains_key(&name) {
+            // The first file imported under a name wins, as in a compiler's include path.
+            continue;
+        }
+        let text = schema_text(&resolved.schema.text)
+            .map_err(|e| format!("the reference '{name}': {e}"))?
+            .into_owned();
+        imports.insert(name, text);
+    }
     let mut name = format!("registry-schema-{id}.proto");
     while imports.contains_key(&name) {
         name.insert(0, '_');
     }
-    CompiledSchema::compile(&name, &root.text, &imports).map_err(|e| format!("schema id {id}: {e}"))
-}
-
-/// Adds the texts of `references` (and of theirs) to `imports`; a name already present is
-/// not fetched again (it also ends reference cycles).
-fn collect_references(
-    source: &dyn SchemaSource,
-    references: &[SchemaReference],
-    imports: &mut HashMap<String, String>,
-    depth: usize,
-) -> Result<(), String> {
-    if depth > MAX_REFERENCE_DEPTH {
-        return Err(format!(
-            "schema references nest deeper than {MAX_REFERENCE_DEPTH} levels"
-        ));
-    }
-    for reference in references {
-        if imports.contains_key(&reference.name) {
-            continue;
-        }
-        let schema = source
-            .schema_by_version(&reference.subject, reference.version)
-            .and_then(|schema| {
-                schema.expect(SchemaType::Protobuf, || {
-                    format!(
-                        "Subject '{}' version {}",
-                        reference.subject, reference.version
-                    )
-                })
-            })
-            .map_err(|e| {
-                format!(
-                    "could not resolve the reference '{}' (subject '{}', version {}): {e}",
-                    reference.name, reference.subject, reference.version
-                )
-            })?;
-        imports.insert(reference.name.clone(), schema.text);
-        collect_references(source, &schema.references, imports, depth + 1)?;
-    }
-    Ok(())
+    let text = schema_text(&root.text).map_err(|e| format!("schema id {id}: {e}"))?;
+    CompiledSchema::compile(&name, &text, &imports).map_err(|e| format!("schema id {id}: {e}"))
 }

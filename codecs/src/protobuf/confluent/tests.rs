@@ -181,6 +181,48 @@ fn references_resolve_recursively_and_failures_name_them() {
     assert_eq!(err, "Could not find schema with id 9 in registry");
 }
 
+#[test]
+fn schemas_in_descriptor_form_compile_as_their_text_does() {
+    use base64::Engine as _;
+    let leaf = "syntax = \"proto3\"; package leaf; message L { int32 v = 1; }";
+    let top = "syntax = \"proto3\"; package top; import \"leaf.proto\"; \
+               message T { message In { leaf.L l = 1; } In i = 1; map<string, leaf.L> m = 2; }";
+    let imports: HashMap<String, String> = [("leaf.proto".to_string(), leaf.to_string())].into();
+    let base64 = |name: &str, text: &str| {
+        let compiled = CompiledSchema::compile(name, text, &imports).unwrap();
+        base64::engine::general_purpose::STANDARD.encode(compiled.file().encode_to_vec())
+    };
+    // Both the schema and its reference in descriptor form, as a registry that stores what
+    // Confluent's serializers send verbatim answers them.
+    let mut verbatim = InMemorySchemas::default();
+    verbatim.ids.insert(
+        1,
+        schema(&base64("top.proto", top), &[("leaf.proto", "leaf", 1)]),
+    );
+    verbatim
+        .ids
+        .insert(2, schema(top, &[("leaf.proto", "leaf", 1)]));
+    verbatim
+        .versions
+        .insert(("leaf".into(), 1), schema(&base64("leaf.proto", leaf), &[]));
+    let from_descriptor = resolve_schema(&verbatim, 1).unwrap();
+    let from_text = resolve_schema(&verbatim, 2).unwrap();
+    for path in [&[0][..], &[0, 0]] {
+        let a = from_descriptor.message_at(path).unwrap();
+        let b = from_text.message_at(path).unwrap();
+        assert_eq!(a.full_name(), b.full_name());
+        assert_eq!(a.descriptor_proto(), b.descriptor_proto());
+    }
+
+    // Base64 that is no descriptor, and base64 that is not base64 at all.
+    assert!(schema_text("AAAA").unwrap_err().contains("not usable"));
+    assert!(schema_text("A")
+        .unwrap_err()
+        .contains("neither .proto text nor base64"));
+    // Text is never taken for base64.
+    assert_eq!(schema_text(leaf).unwrap(), leaf);
+}
+
 fn order_row() -> FlinkType {
     row(&[("sku", ty("STRING")), ("qty", ty("BIGINT"))])
 }

@@ -3,6 +3,7 @@
 
 use karrow_codecs::avro::model::AvroNode;
 use karrow_codecs::avro::{AvroConfluentEncoder, EncodedBatch};
+use karrow_codecs::schema_source::{self, SchemaType};
 use karrow_codecs::FlinkType;
 use karrow_registry::{RegistryClient, SchemaDefinition};
 
@@ -23,15 +24,38 @@ impl AvroEncodeSession {
         let config = AvroEncoderConfig::from_json(config_json)?;
         let row_type = FlinkType::from_json(&config.decoder.row_type)?;
         let derived = AvroConfluentEncoder::derived_schema(&row_type)?;
+        let client = RegistryClient::new(config.decoder.registry_config())?;
+        let references = config.references()?;
         let schema = match &config.decoder.schema {
+            None if !references.is_empty() => {
+                return Err(NativeError::Config(
+                    "schema references are given without the 'schema' that uses them".into(),
+                ))
+            }
             None => derived,
             Some(explicit) => {
-                check_same_shape(explicit, &derived)?;
+                // The referenced schemas as Confluent's clients resolve them: recursively, by
+                // subject and version, dependencies parsed first.
+                let wanted: Vec<_> = references
+                    .iter()
+                    .map(|r| schema_source::SchemaReference {
+                        name: r.name.clone(),
+                        subject: r.subject.clone(),
+                        version: r.version,
+                    })
+                    .collect();
+                let resolved =
+                    schema_source::resolve_references(&client, &wanted, SchemaType::Avro)
+                        .map_err(NativeError::Config)?;
+                let texts: Vec<&str> = resolved.iter().map(|r| r.schema.text.as_str()).collect();
+                check_same_shape(explicit, &texts, &derived)?;
                 explicit.clone()
             }
         };
-        let client = RegistryClient::new(config.decoder.registry_config())?;
-        let id = client.register(&config.subject, &SchemaDefinition::avro(schema))?;
+        let id = client.register(
+            &config.subject,
+            &SchemaDefinition::avro(schema).with_references(references),
+        )?;
         let encoder = AvroConfluentEncoder::new(row_type, id)?;
         Ok(AvroEncodeSession {
             encoder,
@@ -66,8 +90,8 @@ impl AvroEncodeSession {
 
 /// The native encoder writes the shapes Flink derives; an explicit `schema` is accepted
 /// when it has the same structure (names and namespaces may differ).
-fn check_same_shape(explicit: &str, derived: &str) -> Result<(), NativeError> {
-    let a = AvroNode::parse(explicit)?;
+fn check_same_shape(explicit: &str, referenced: &[&str], derived: &str) -> Result<(), NativeError> {
+    let a = AvroNode::parse_with_references(explicit, referenced)?;
     let b = AvroNode::parse(derived)?;
     if same_shape(&a, &b) {
         Ok(())
@@ -130,8 +154,84 @@ mod tests {
         let derived = r#"{"type":"record","name":"record","fields":[{"name":"a","type":["null","long"],"default":null}]}"#;
         let renamed = r#"{"type":"record","name":"Bid","namespace":"x","fields":[{"name":"a","type":["null","long"]}]}"#;
         let other = r#"{"type":"record","name":"Bid","fields":[{"name":"a","type":"long"}]}"#;
-        assert!(check_same_shape(renamed, derived).is_ok());
-        assert!(check_same_shape(other, derived).is_err());
+        assert!(check_same_shape(renamed, &[], derived).is_ok());
+        assert!(check_same_shape(other, &[], derived).is_err());
+    }
+
+    /// A writer schema that names another subject's type: the references are resolved for
+    /// the shape check and registered with the schema; the decoder reads it back.
+    #[test]
+    fn writer_schema_with_references_registers_them() {
+        use crate::avro::decode::AvroDecodeSession;
+        use karrow_registry::{DevRegistry, RegistryClient, RegistryConfig, SchemaReference};
+        let registry = DevRegistry::start("127.0.0.1:0".parse().unwrap(), None).unwrap();
+        let url = registry.url();
+        let client = RegistryClient::new(RegistryConfig::from_url(&url)).unwrap();
+        let amount = r#"{"type":"record","name":"Amount","namespace":"money","fields":[{"name":"units","type":["null","long"],"default":null}]}"#;
+        client
+            .register("amount", &SchemaDefinition::avro(amount))
+            .unwrap();
+        let row = r#"{"type":"ROW","nullable":false,"fields":[
+            {"name":"id","type":{"type":"BIGINT","nullable":true}},
+            {"name":"price","type":{"type":"ROW","nullable":true,"fields":[
+              {"name":"units","type":{"type":"BIGINT","nullable":true}}]}}]}"#;
+        let writer = r#"{"type":"record","name":"Bid","namespace":"shop","fields":[
+            {"name":"id","type":["null","long"],"default":null},
+            {"name":"price","type":["null","money.Amount"],"default":null}]}"#;
+        let config = |refs: &str| {
+            format!(
+                r#"{{"row_type":{row},"url":"{url}","subject":"bids-value","properties":{{}},
+                   "schema":{},"schema_references":{}}}"#,
+                serde_json::to_string(writer).unwrap(),
+                serde_json::to_string(refs).unwrap()
+            )
+        };
+        let err = AvroEncodeSession::open(&config("{}"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("not a JSON array"), "{err}");
+        // Without its reference the schema does not parse.
+        let err = AvroEncodeSession::open(&config("[]"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("undefined name: money.Amount"), "{err}");
+        let err = AvroEncodeSession::open(&config(
+            r#"[{"name":"money.Amount","subject":"amount","version":2}]"#,
+        ))
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(err.contains("subject 'amount', version 2"), "{err}");
+
+        let mut encoder = AvroEncodeSession::open(&config(
+            r#"[{"name":"money.Amount","subject":"amount","version":1}]"#,
+        ))
+        .unwrap();
+        let latest = client.latest("bids-value").unwrap();
+        assert_eq!(latest.id, encoder.schema_id());
+        assert_eq!(
+            latest.definition.references,
+            vec![SchemaReference {
+                name: "money.Amount".into(),
+                subject: "amount".into(),
+                version: 1
+            }]
+        );
+        // id = 5, price = {units: 1250}: union branches 1, then the values.
+        let value = [0, 0, 0, 0, 0, 2, 10, 2, 2, 0xc4, 0x13];
+        let mut value = value.to_vec();
+        value[1..5].copy_from_slice(&encoder.schema_id().to_be_bytes());
+        let decoder_config = format!(r#"{{"row_type":{row},"url":"{url}","properties":{{}}}}"#);
+        let mut decoder = AvroDecodeSession::open(&decoder_config).unwrap();
+        let rows = decoder
+            .decode_message(&value)
+            .unwrap()
+            .unwrap()
+            .images
+            .to_vec();
+        assert_eq!(encoder.encode_image(&rows).unwrap(), value.as_slice());
     }
 
     #[test]

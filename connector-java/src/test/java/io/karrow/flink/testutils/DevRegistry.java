@@ -135,10 +135,22 @@ public final class DevRegistry implements AutoCloseable {
      * {@code JSON}, {@code PROTOBUF}; null leaves it out, which means AVRO) and returns its id.
      */
     public int register(String subject, String schemaType, String schema) throws IOException, InterruptedException {
+        return register(subject, schemaType, schema, null);
+    }
+
+    /**
+     * As {@link #register(String, String, String)}, with {@code references}: a JSON array of {@code
+     * {"name", "subject", "version"}} (null: none).
+     */
+    public int register(String subject, String schemaType, String schema, String references)
+            throws IOException, InterruptedException {
         // HTTP/1.1 explicitly: the JDK client otherwise sends "Upgrade: h2c", which the dev registry does not answer.
         var payload = JSON.createObjectNode();
         if (schemaType != null) {
             payload.put("schemaType", schemaType);
+        }
+        if (references != null) {
+            payload.set("references", JSON.readTree(references));
         }
         String body = JSON.writeValueAsString(payload.put("schema", schema));
         HttpRequest request =

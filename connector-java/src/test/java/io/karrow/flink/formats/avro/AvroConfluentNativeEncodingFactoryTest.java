@@ -184,4 +184,21 @@ class AvroConfluentNativeEncodingFactoryTest {
                 DataTypes.ROW(DataTypes.FIELD("t", DataTypes.TIMESTAMP(6))).notNull()))
                 .hasMessageContaining("Avro does not support TIMESTAMP type with precision: 6");
     }
+
+    @Test
+    void schemaReferencesTravelAsTextAndNeedTheSchema() throws Exception {
+        String refs = "[{\"name\":\"money.Amount\",\"subject\":\"amount\",\"version\":1}]";
+        KafkaDynamicSink sink = kafkaSink(options("topic", "bids", "value.format", NATIVE, "value." + NATIVE + ".url",
+                "http://r:1", "value." + NATIVE + ".schema", "\"long\"", "value." + NATIVE + ".schema.references", refs));
+        Field f = KafkaDynamicSink.class.getDeclaredField("valueEncodingFormat");
+        f.setAccessible(true);
+        RegistryEncoderConfig config = ((AvroConfluentNativeEncodingFormat) f.get(sink)).getConfig();
+        assertThat(config.toConfigJson((RowType) PHYSICAL.getLogicalType())).endsWith(
+                ",\"subject\":\"bids-value\",\"schema_references\":\"[{\\\"name\\\":\\\"money.Amount\\\","
+                        + "\\\"subject\\\":\\\"amount\\\",\\\"version\\\":1}]\"}");
+        assertThatThrownBy(() -> kafkaSink(options("topic", "bids", "value.format", NATIVE, "value." + NATIVE + ".url",
+                "http://r:1", "value." + NATIVE + ".schema.references", refs)))
+                .satisfies(t -> assertThat(ParityHarness.messages(t)).contains(
+                        "Option avro-confluent-native.schema.references needs the writer schema in avro-confluent-native.schema."));
+    }
 }

@@ -79,7 +79,7 @@ class AvroConfluentNativeFormatFactoryTest {
         AvroConfluentNativeFormatFactory factory = new AvroConfluentNativeFormatFactory();
         assertThat(factory.requiredOptions()).extracting(o -> o.key()).containsExactly("url");
         assertThat(factory.optionalOptions()).extracting(o -> o.key()).containsExactlyInAnyOrder(
-                "subject", "schema", "properties", "ssl.keystore.location", "ssl.keystore.password",
+                "subject", "schema", "schema.references", "properties", "ssl.keystore.location", "ssl.keystore.password",
                 "ssl.truststore.location", "ssl.truststore.password", "basic-auth.credentials-source",
                 "basic-auth.user-info", "bearer-auth.credentials-source", "bearer-auth.token");
         assertThat(AvroConfluentNativeFormatOptions.URL.fallbackKeys()).extracting(k -> k.getKey())
@@ -88,7 +88,7 @@ class AvroConfluentNativeFormatFactoryTest {
                 .containsExactly("schema-registry.subject");
         assertThat(AvroConfluentNativeFormatOptions.SCHEMA.fallbackKeys()).extracting(k -> k.getKey())
                 .containsExactly("schema-registry.schema");
-        assertThat(factory.forwardOptions()).hasSize(12);
+        assertThat(factory.forwardOptions()).hasSize(13);
     }
 
     @Test

@@ -14,6 +14,8 @@ import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
@@ -121,6 +123,67 @@ class AvroConfluentNativeITCase {
         Map<Row, Integer> actual = collect(tEnv, "SELECT * FROM bids_native");
         assertThat(size(expected)).isEqualTo(BIDS);
         assertThat(actual).isEqualTo(expected);
+    }
+
+    /**
+     * A writer schema that names a type registered under another subject (Confluent's schema
+     * references, as Confluent's serializers register them): read through {@code kafka} and
+     * {@code kafka-native} (both fetch modes), the oracle's rows, whose stand-in for Confluent's
+     * client resolves the references as that client does.
+     */
+    @Test
+    void writerSchemaWithReferencesGivesTheOraclesRows() throws Exception {
+        String topic = createTopic("bids-refs", 2);
+        String amountSubject = topic + "-amount";
+        String amount = "{\"type\":\"record\",\"name\":\"Amount\",\"namespace\":\"money\",\"fields\":["
+                + "{\"name\":\"units\",\"type\":\"long\"},{\"name\":\"currency\",\"type\":\"string\"}]}";
+        String bid = "{\"type\":\"record\",\"name\":\"Bid\",\"namespace\":\"shop\",\"fields\":["
+                + "{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"price\",\"type\":\"money.Amount\"},"
+                + "{\"name\":\"name\",\"type\":[\"null\",\"string\"],\"default\":null}]}";
+        registry.register(amountSubject, amount);
+        int id = registry.register(topic + "-value", "AVRO", bid,
+                "[{\"name\":\"money.Amount\",\"subject\":\"" + amountSubject + "\",\"version\":1}]");
+        Schema.Parser parser = new Schema.Parser();
+        Schema amountSchema = parser.parse(amount);
+        Schema writer = parser.parse(bid);
+        int count = 300;
+        List<byte[]> keys = new ArrayList<>(count);
+        List<byte[]> values = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            GenericData.Record price = new GenericData.Record(amountSchema);
+            price.put("units", i * 7L - 50);
+            price.put("currency", i % 3 == 0 ? "EUR" : "USD");
+            GenericData.Record record = new GenericData.Record(writer);
+            record.put("id", (long) i);
+            record.put("price", price);
+            record.put("name", i % 4 == 0 ? null : "n" + i);
+            keys.add(null);
+            values.add(ConfluentAvroEncoder.encode(id, writer, record));
+        }
+        produce(topic, keys, values);
+        StreamTableEnvironment tEnv = tableEnv();
+        String columns = "id BIGINT NOT NULL, price ROW<units BIGINT NOT NULL, currency STRING NOT NULL> NOT NULL,"
+                + " name STRING";
+        String[][] tables = {
+            {"refs_reference", "kafka", "avro-confluent-reference", ""},
+            {"refs_native", "kafka", "avro-confluent-native", ""},
+            {"refs_batched", "kafka-native", "avro-confluent-native", ""},
+            {"refs_fetched", "kafka-native", "avro-confluent-native", "'scan.fetch-mode' = 'native',"},
+        };
+        for (String[] t : tables) {
+            tEnv.executeSql("CREATE TABLE " + t[0] + " (" + columns + ") WITH ("
+                    + "'connector' = '" + t[1] + "', 'topic' = '" + topic + "', " + t[3]
+                    + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "',"
+                    + "'properties.group.id' = 'karrow-it',"
+                    + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',"
+                    + "'value.format' = '" + t[2] + "',"
+                    + "'value." + t[2] + ".url' = '" + registry.url() + "')");
+        }
+        Map<Row, Integer> expected = collect(tEnv, "SELECT * FROM refs_reference");
+        assertThat(size(expected)).isEqualTo(count);
+        for (String[] t : tables) {
+            assertThat(collect(tEnv, "SELECT * FROM " + t[0])).as(t[0]).isEqualTo(expected);
+        }
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.karrow.flink.formats.avro;
 
 import static io.karrow.flink.formats.registry.RegistryFormatOptions.REGISTRY_CONNECTION_OPTIONS;
 import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SCHEMA;
+import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SCHEMA_REFERENCES;
 import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.SUBJECT;
 import static io.karrow.flink.formats.avro.AvroConfluentNativeFormatOptions.URL;
 
@@ -14,6 +15,7 @@ import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.format.DecodingFormat;
 import org.apache.flink.table.connector.format.EncodingFormat;
 import org.apache.flink.table.data.RowData;
@@ -56,7 +58,14 @@ public class AvroConfluentNativeFormatFactory implements DeserializationFormatFa
             DynamicTableFactory.Context context, ReadableConfig formatOptions) {
         RegistryDecoderConfig registry = registryConfig(formatOptions);
         String subject = SubjectAutoCompletion.requireSubject(IDENTIFIER, context, formatOptions);
-        return new AvroConfluentNativeEncodingFormat(new RegistryEncoderConfig(registry, subject));
+        if (formatOptions.getOptional(SCHEMA_REFERENCES).isPresent()
+                && !formatOptions.getOptional(SCHEMA).isPresent()) {
+            throw new ValidationException(
+                    "Option " + IDENTIFIER + "." + SCHEMA_REFERENCES.key() + " needs the writer schema in "
+                            + IDENTIFIER + "." + SCHEMA.key() + ".");
+        }
+        return new AvroConfluentNativeEncodingFormat(new RegistryEncoderConfig(
+                registry, subject, formatOptions.getOptional(SCHEMA_REFERENCES).orElse(null)));
     }
 
     /** Validates the format options and builds the registry settings shared by both sides. */
@@ -81,6 +90,7 @@ public class AvroConfluentNativeFormatFactory implements DeserializationFormatFa
         Set<ConfigOption<?>> options = new HashSet<>(REGISTRY_CONNECTION_OPTIONS);
         options.add(SUBJECT);
         options.add(SCHEMA);
+        options.add(SCHEMA_REFERENCES);
         return options;
     }
 
@@ -90,6 +100,7 @@ public class AvroConfluentNativeFormatFactory implements DeserializationFormatFa
         options.add(URL);
         options.add(SUBJECT);
         options.add(SCHEMA);
+        options.add(SCHEMA_REFERENCES);
         return options;
     }
 }

@@ -59,5 +59,19 @@ public final class AvroConfluentNativeFormatOptions {
                                     + "schema the way Flink's avro-confluent format derives it. It must match the "
                                     + "table schema.");
 
+    /**
+     * The registered schemas the writer {@link #SCHEMA} refers to (Confluent's schema references):
+     * a JSON array of {@code {"name": ..., "subject": ..., "version": ...}}. Resolved recursively
+     * when the encoder opens and registered with the schema. Not used when reading (the writer
+     * schema's references come from the registry).
+     */
+    public static final ConfigOption<String> SCHEMA_REFERENCES =
+            ConfigOptions.key("schema.references")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Schema references of the writer schema given in 'schema', as a JSON array of "
+                                    + "{\"name\", \"subject\", \"version\"} objects; registered with it.");
+
     private AvroConfluentNativeFormatOptions() {}
 }

@@ -11,7 +11,8 @@ import java.util.Objects;
 /**
  * The settings of one {@code avro-confluent-native} sink: the registry settings shared with the
  * decoder plus the subject the writer schema is registered under, rendered as the encoder's {@code
- * configJson} of {@code docs/jni-contract.md} (the decoder's object plus {@code "subject"}).
+ * configJson} of {@code docs/jni-contract.md} (the decoder's object plus {@code "subject"} and, when
+ * set, {@code "schema_references"}).
  */
 public final class RegistryEncoderConfig implements Serializable {
 
@@ -19,11 +20,21 @@ public final class RegistryEncoderConfig implements Serializable {
 
     private final RegistryDecoderConfig registry;
     private final String subject;
+    private final String schemaReferences;
 
     /** Creates the settings; {@code subject} is the resolved subject (never null). */
     public RegistryEncoderConfig(RegistryDecoderConfig registry, String subject) {
+        this(registry, subject, null);
+    }
+
+    /**
+     * Creates the settings with the writer schema's references ({@code schema.references}: a JSON
+     * array of {@code {"name", "subject", "version"}}, checked natively), or null for none.
+     */
+    public RegistryEncoderConfig(RegistryDecoderConfig registry, String subject, String schemaReferences) {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.subject = Objects.requireNonNull(subject, "subject");
+        this.schemaReferences = schemaReferences;
     }
 
     /** The registry settings. */
@@ -46,6 +57,10 @@ public final class RegistryEncoderConfig implements Serializable {
         StringBuilder out = new StringBuilder(decoderJson.length() + subject.length() + 16);
         out.append(decoderJson, 0, decoderJson.length() - 1).append(",\"subject\":");
         JsonText.appendString(out, subject);
+        if (schemaReferences != null) {
+            out.append(",\"schema_references\":");
+            JsonText.appendString(out, schemaReferences);
+        }
         return out.append('}').toString();
     }
 
@@ -58,12 +73,14 @@ public final class RegistryEncoderConfig implements Serializable {
             return false;
         }
         RegistryEncoderConfig that = (RegistryEncoderConfig) o;
-        return registry.equals(that.registry) && subject.equals(that.subject);
+        return registry.equals(that.registry)
+                && subject.equals(that.subject)
+                && Objects.equals(schemaReferences, that.schemaReferences);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(registry, subject);
+        return Objects.hash(registry, subject, schemaReferences);
     }
 
     @Override

@@ -23,7 +23,8 @@ import java.util.Map;
 /**
  * Test-scope stand-in for Confluent's client inside Flink's {@code ConfluentSchemaRegistryCoder}:
  * reads the Confluent header (magic byte 0, 4-byte big-endian id) and fetches the writer schema from
- * {@code GET {url}/schemas/ids/{id}} over HTTP, caching per id. On the write side it registers the
+ * {@code GET {url}/schemas/ids/{id}} over HTTP, caching per id; its references are fetched by subject
+ * and version and parsed first, as Confluent's client does. On the write side it registers the
  * writer schema under the subject with {@code POST {url}/subjects/{subject}/versions} (cached per
  * schema, like Confluent's {@code CachedSchemaRegistryClient}) and writes {@code 0x00} and the id.
  * Errors use the messages of Flink's coder.
@@ -81,7 +82,44 @@ public final class ConfluentHttpSchemaCoder implements SchemaCoder {
                     new IOException("HTTP " + response.statusCode() + ": " + response.body()));
         }
         JsonNode body = JSON.readTree(response.body());
-        return new Schema.Parser().parse(body.get("schema").asText());
+        // As Confluent's client: the referenced schemas (recursively, by subject and version) are
+        // parsed first by the same parser, so the writer schema may name their types.
+        Schema.Parser parser = new Schema.Parser();
+        parseReferences(body.get("references"), parser, new java.util.HashSet<>(), 0);
+        return parser.parse(body.get("schema").asText());
+    }
+
+    private void parseReferences(JsonNode references, Schema.Parser parser, java.util.Set<String> seen, int depth)
+            throws IOException {
+        if (references == null || !references.isArray() || references.isEmpty()) {
+            return;
+        }
+        if (depth >= 32) {
+            throw new IOException("schema references nest deeper than 32 levels");
+        }
+        for (JsonNode reference : references) {
+            String subject = reference.get("subject").asText();
+            int version = reference.get("version").asInt();
+            if (!seen.add(subject + "/" + version)) {
+                continue;
+            }
+            HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/subjects/"
+                            + URLEncoder.encode(subject, StandardCharsets.UTF_8) + "/versions/" + version))
+                    .timeout(Duration.ofSeconds(120)).GET().build();
+            HttpResponse<String> response;
+            try {
+                response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("Interrupted while fetching " + subject + " version " + version, e);
+            }
+            if (response.statusCode() != 200) {
+                throw new IOException("HTTP " + response.statusCode() + ": " + response.body());
+            }
+            JsonNode body = JSON.readTree(response.body());
+            parseReferences(body.get("references"), parser, seen, depth + 1);
+            parser.parse(body.get("schema").asText());
+        }
     }
 
     /** Registers {@code schema} under the subject (once per schema) and writes the 5-byte header. */
