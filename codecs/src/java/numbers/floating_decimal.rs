@@ -118,6 +118,9 @@ pub(super) fn float_digits(value: f32) -> LegacyDigits {
 }
 
 /// `estimateDecExp`: floor of a linear estimate of log10 of the value, in double arithmetic.
+// Java's literal 0.301029995663981 is not `LOG10_2` (0.30102999566398120); the estimate must be
+// computed with Java's constants to land on the same exponent.
+#[allow(clippy::approx_constant)]
 fn estimate_dec_exp(fract_bits: i64, bin_exp: i32) -> i32 {
     let significand = u64::try_from(fract_bits & (FRACT_HOB - 1)).unwrap_or(0);
     let d2 = f64::from_bits((1023u64 << 52) | significand);
