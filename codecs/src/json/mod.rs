@@ -19,4 +19,6 @@ pub(crate) mod tokens;
 pub use confluent::{JsonConfluentDecoder, JsonConfluentEncoder};
 pub use decode::JsonRowDecoder;
 pub use encode::JsonRowEncoder;
-pub use options::{JsonDecodeOptions, JsonEncodeOptions, MapNullKeyMode, TimestampStandard};
+pub use options::{
+    JavaFloatText, JsonDecodeOptions, JsonEncodeOptions, MapNullKeyMode, TimestampStandard,
+};

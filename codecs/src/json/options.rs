@@ -2,6 +2,7 @@
 
 use serde::Deserialize;
 
+pub use crate::java::numbers::JavaFloatText;
 pub use crate::java::temporal::TimestampStandard;
 
 /// Decode-side options.
@@ -22,6 +23,11 @@ pub struct JsonDecodeOptions {
     /// (`JsonRowDataDeserializationSchema`); they differ in corner cases (spec §1.9).
     #[serde(default = "default_true")]
     pub json_parser: bool,
+    /// The `Double.toString` digits of the JVM the job runs on (the tree decoder prints float
+    /// literals read into STRING columns with them); set from the JVM's version, not from the
+    /// format options.
+    #[serde(skip)]
+    pub float_text: JavaFloatText,
 }
 
 impl Default for JsonDecodeOptions {
@@ -31,6 +37,7 @@ impl Default for JsonDecodeOptions {
             ignore_parse_errors: false,
             timestamp_standard: TimestampStandard::Sql,
             json_parser: true,
+            float_text: JavaFloatText::Shortest,
         }
     }
 }
@@ -62,4 +69,6 @@ pub struct JsonEncodeOptions {
     pub decimal_as_plain_number: bool,
     /// `encode.ignore-null-fields`: leave NULL row fields out.
     pub ignore_null_fields: bool,
+    /// The FLOAT/DOUBLE digits of the JVM the job runs on (`Float/Double.toString`).
+    pub float_text: JavaFloatText,
 }

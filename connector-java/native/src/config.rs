@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use karrow_codecs::json::{
-    JsonDecodeOptions, JsonEncodeOptions, MapNullKeyMode, TimestampStandard,
+    JavaFloatText, JsonDecodeOptions, JsonEncodeOptions, MapNullKeyMode, TimestampStandard,
 };
 use serde::Deserialize;
 
@@ -122,6 +122,10 @@ pub struct JsonDecoderConfig {
     /// Present for `json-confluent-native`: values carry Confluent's 5-byte header.
     #[serde(default)]
     pub confluent: Option<JsonConfluentDecoderConfig>,
+    /// `Runtime.version().feature()` of the JVM the job runs on: its `Double.toString`
+    /// digits are the ones the tree decoder prints float literals with (absent: JDK 19+).
+    #[serde(default)]
+    pub java_feature_version: Option<u32>,
 }
 
 /// The Confluent section of a JSON decoder (`json-confluent-native`).
@@ -155,6 +159,14 @@ impl JsonDecoderConfig {
     /// Parses the JSON text passed from Java.
     pub fn from_json(text: &str) -> Result<Self, NativeError> {
         serde_json::from_str(text).map_err(|e| NativeError::Config(format!("{e}")))
+    }
+
+    /// The codec's decode options: the format's, with the JVM's float digits.
+    pub fn decode_options(&self) -> JsonDecodeOptions {
+        JsonDecodeOptions {
+            float_text: float_text(self.java_feature_version),
+            ..self.options
+        }
     }
 }
 
@@ -198,6 +210,10 @@ pub struct JsonEncoderConfig {
     /// every value starts with Confluent's 5-byte header.
     #[serde(default)]
     pub confluent: Option<JsonConfluentEncoderConfig>,
+    /// `Runtime.version().feature()` of the JVM the job runs on: FLOAT/DOUBLE are written
+    /// with its `Float/Double.toString` digits (absent: JDK 19+).
+    #[serde(default)]
+    pub java_feature_version: Option<u32>,
 }
 
 fn default_map_null_key_literal() -> String {
@@ -224,8 +240,14 @@ impl JsonEncoderConfig {
             map_null_key,
             decimal_as_plain_number: self.decimal_as_plain_number,
             ignore_null_fields: self.ignore_null_fields,
+            float_text: float_text(self.java_feature_version),
         }
     }
+}
+
+/// The float digits of the JVM with this feature version (JDK 19+ when not given).
+fn float_text(java_feature_version: Option<u32>) -> JavaFloatText {
+    java_feature_version.map_or(JavaFloatText::Shortest, JavaFloatText::for_java_feature)
 }
 
 #[cfg(test)]

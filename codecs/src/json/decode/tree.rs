@@ -6,7 +6,18 @@
 //! (`USE_BIG_DECIMAL_FOR_FLOATS`); `toString()` escapes strings as Jackson's writer-based
 //! generator does (control characters only; non-ASCII stays raw).
 
-use crate::java::numbers::{decimal_node_text, write_java_double};
+use crate::java::numbers::{decimal_node_text, write_java_double_as, JavaFloatText};
+
+/// How a tree node's number literals print: as a `DecimalNode` when the row has a DECIMAL
+/// (Flink then reads floats as BigDecimal), else as a `DoubleNode` with the `Double.toString`
+/// digits of the job's JVM.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NodeText {
+    /// The row type has a DECIMAL somewhere.
+    pub(crate) has_decimal: bool,
+    /// The JVM's `Double.toString` digits.
+    pub(crate) floats: JavaFloatText,
+}
 use crate::json::tokens::{Token, Tokens};
 
 /// One node of the tree.
@@ -31,11 +42,11 @@ pub(crate) enum Node {
 /// tree text to `out`.
 pub(crate) fn container_text(
     t: &mut Tokens<'_>,
-    has_decimal: bool,
+    text: NodeText,
     out: &mut Vec<u8>,
 ) -> Result<(), String> {
     let node = read_node(t)?;
-    write_node(&node, has_decimal, out);
+    write_node(&node, text, out);
     Ok(())
 }
 
@@ -239,23 +250,23 @@ pub(crate) fn integer_text(literal: &[u8], out: &mut Vec<u8>) {
 
 /// A float literal as its node prints it: `Double.toString` of a `DoubleNode`, or the
 /// stripped `BigDecimal` of a `DecimalNode` when the row has a DECIMAL.
-pub(crate) fn float_text(literal: &[u8], has_decimal: bool, out: &mut Vec<u8>) {
+pub(crate) fn float_text(literal: &[u8], text: NodeText, out: &mut Vec<u8>) {
     let literal = std::str::from_utf8(literal).unwrap_or("0");
-    if has_decimal {
+    if text.has_decimal {
         let text = decimal_node_text(literal).unwrap_or_else(|_| literal.to_string());
         out.extend_from_slice(text.as_bytes());
     } else {
-        write_java_double(literal.parse().unwrap_or(f64::NAN), out);
+        write_java_double_as(text.floats, literal.parse().unwrap_or(f64::NAN), out);
     }
 }
 
 impl Node {
     /// Jackson's `asText()`: a string's text, a scalar's spelling, `""` for containers.
-    pub(crate) fn as_text(&self, has_decimal: bool, out: &mut Vec<u8>) {
+    pub(crate) fn as_text(&self, text: NodeText, out: &mut Vec<u8>) {
         match self {
             Node::Text(text) => out.extend_from_slice(text),
             Node::Int(literal) => integer_text(literal, out),
-            Node::Float(literal) => float_text(literal, has_decimal, out),
+            Node::Float(literal) => float_text(literal, text, out),
             Node::Bool(true) => out.extend_from_slice(b"true"),
             Node::Bool(false) => out.extend_from_slice(b"false"),
             Node::Null => out.extend_from_slice(b"null"),
@@ -264,14 +275,14 @@ impl Node {
     }
 
     /// Jackson's `toString()` (compact JSON).
-    pub(crate) fn to_json(&self, has_decimal: bool, out: &mut Vec<u8>) {
-        write_node(self, has_decimal, out)
+    pub(crate) fn to_json(&self, text: NodeText, out: &mut Vec<u8>) {
+        write_node(self, text, out)
     }
 }
 
 /// Writes `node` as compact JSON. Iterative: each open container is a heap-stack entry
 /// with the position of its next child.
-fn write_node(node: &Node, has_decimal: bool, out: &mut Vec<u8>) {
+fn write_node(node: &Node, text: NodeText, out: &mut Vec<u8>) {
     enum Next<'a> {
         Members(std::slice::Iter<'a, Entry>, bool),
         Items(std::slice::Iter<'a, Node>, bool),
@@ -291,12 +302,12 @@ fn write_node(node: &Node, has_decimal: bool, out: &mut Vec<u8>) {
                 }
                 Node::Text(text) => write_quoted(text, out),
                 // A non-finite double is written as a quoted string (QUOTE_NON_NUMERIC_NUMBERS).
-                Node::Float(literal) if !has_decimal && !lit_f64(literal).is_finite() => {
+                Node::Float(literal) if !text.has_decimal && !lit_f64(literal).is_finite() => {
                     out.push(b'"');
-                    float_text(literal, has_decimal, out);
+                    float_text(literal, text, out);
                     out.push(b'"');
                 }
-                scalar => scalar.as_text(has_decimal, out),
+                scalar => scalar.as_text(text, out),
             }
         }
         let Some(top) = stack.last_mut() else {
@@ -372,7 +383,11 @@ mod tests {
         let mut t = Tokens::new(json.as_bytes());
         t.next().unwrap();
         let mut out = Vec::new();
-        container_text(&mut t, has_decimal, &mut out).unwrap();
+        let text = NodeText {
+            has_decimal,
+            floats: JavaFloatText::Shortest,
+        };
+        container_text(&mut t, text, &mut out).unwrap();
         String::from_utf8(out).unwrap()
     }
 

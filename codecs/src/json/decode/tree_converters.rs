@@ -19,14 +19,14 @@ use crate::json::options::TimestampStandard;
 
 use super::parser::Fail;
 use super::plan::{Conv, RowPlan, Value};
-use super::tree::{Entry, Node};
+use super::tree::{Entry, Node, NodeText};
 
 /// The tree decoder's options and scratch buffers.
 pub(crate) struct TreeConverters {
     pub(crate) ignore_parse_errors: bool,
     pub(crate) fail_on_missing_field: bool,
     pub(crate) timestamp_standard: TimestampStandard,
-    pub(crate) has_decimal: bool,
+    pub(crate) text: NodeText,
 }
 
 impl TreeConverters {
@@ -57,7 +57,7 @@ impl TreeConverters {
 
     fn text(&self, node: &Node) -> Result<String, Fail> {
         let mut bytes = Vec::new();
-        node.as_text(self.has_decimal, &mut bytes);
+        node.as_text(self.text, &mut bytes);
         String::from_utf8(bytes).map_err(|e| e.to_string())
     }
 
@@ -113,7 +113,9 @@ impl TreeConverters {
             }
             Conv::Double => {
                 let v = match node {
-                    Node::Float(literal) if !self.has_decimal => parse_java_double(lit(literal)),
+                    Node::Float(literal) if !self.text.has_decimal => {
+                        parse_java_double(lit(literal))
+                    }
                     other => parse_java_double(java_trim(&self.text(other)?)),
                 }
                 .map_err(|e| e.0)?;
@@ -122,7 +124,7 @@ impl TreeConverters {
             Conv::Float => {
                 let v = match node {
                     // A DoubleNode narrowed: `(float) asDouble()`.
-                    Node::Float(literal) if !self.has_decimal => {
+                    Node::Float(literal) if !self.text.has_decimal => {
                         parse_java_double(lit(literal)).map(|d| d as f32)
                     }
                     other => parse_java_float(java_trim(&self.text(other)?)),
@@ -133,8 +135,8 @@ impl TreeConverters {
             Conv::Text => {
                 let mut bytes = Vec::new();
                 match node {
-                    Node::Object(_) | Node::Array(_) => node.to_json(self.has_decimal, &mut bytes),
-                    other => other.as_text(self.has_decimal, &mut bytes),
+                    Node::Object(_) | Node::Array(_) => node.to_json(self.text, &mut bytes),
+                    other => other.as_text(self.text, &mut bytes),
                 }
                 write_var_bytes(out, base, slot, &bytes).map_err(|e| e.to_string())?;
             }
@@ -150,7 +152,7 @@ impl TreeConverters {
             }
             Conv::Decimal { precision, scale } => {
                 let parsed = match node {
-                    Node::Float(literal) if self.has_decimal => {
+                    Node::Float(literal) if self.text.has_decimal => {
                         parse_decimal(lit(literal), *precision, *scale)
                     }
                     // `new BigDecimal(asText())`: strings are not trimmed here.
@@ -265,7 +267,7 @@ impl TreeConverters {
                 .parse::<i128>()
                 .ok()
                 .filter(|v| (min..=max).contains(v)),
-            Node::Float(literal) if self.has_decimal => {
+            Node::Float(literal) if self.text.has_decimal => {
                 let (whole, fraction) = truncated(lit(literal))?;
                 let inside = (min..=max).contains(&whole)
                     && !(fraction

@@ -6,6 +6,7 @@
 use super::escape::write_flink_string;
 use crate::error::CodecError;
 use crate::flink_binary::slots::{bad, Slots};
+use crate::java::numbers::JavaFloatText;
 use crate::java::{base64, numbers, temporal};
 use crate::json::options::JsonEncodeOptions;
 
@@ -71,8 +72,16 @@ pub(crate) fn write_scalar(
         Scalar::SmallInt => write_integer(i64::from(i16::from_le_bytes(slots.fixed(i, size))), out),
         Scalar::Int => write_integer(i64::from(i32::from_le_bytes(slots.fixed(i, size))), out),
         Scalar::BigInt => write_integer(i64::from_le_bytes(slots.fixed(i, size)), out),
-        Scalar::Float => write_float(f32::from_le_bytes(slots.fixed(i, size)), out),
-        Scalar::Double => write_double(f64::from_le_bytes(slots.fixed(i, size)), out),
+        Scalar::Float => write_float(
+            options.float_text,
+            f32::from_le_bytes(slots.fixed(i, size)),
+            out,
+        ),
+        Scalar::Double => write_double(
+            options.float_text,
+            f64::from_le_bytes(slots.fixed(i, size)),
+            out,
+        ),
         Scalar::Text => write_flink_string(slots.var(i, size)?, out),
         Scalar::Binary => {
             out.push(b'"');
@@ -145,18 +154,18 @@ fn write_non_finite(is_nan: bool, is_infinite: bool, positive: bool, out: &mut V
 }
 
 /// Writes a FLOAT as `FloatNode` does: `Float.toString`, or a quoted `"NaN"`,
-/// `"Infinity"`, `"-Infinity"`.
-pub(crate) fn write_float(value: f32, out: &mut Vec<u8>) {
+/// `"Infinity"`, `"-Infinity"`; the digits of the job's JVM.
+pub(crate) fn write_float(digits: JavaFloatText, value: f32, out: &mut Vec<u8>) {
     if !write_non_finite(value.is_nan(), value.is_infinite(), value > 0.0, out) {
-        numbers::write_java_float(value, out);
+        numbers::write_java_float_as(digits, value, out);
     }
 }
 
 /// Writes a DOUBLE as `DoubleNode` does: `Double.toString`, or a quoted `"NaN"`,
-/// `"Infinity"`, `"-Infinity"`.
-pub(crate) fn write_double(value: f64, out: &mut Vec<u8>) {
+/// `"Infinity"`, `"-Infinity"`; the digits of the job's JVM.
+pub(crate) fn write_double(digits: JavaFloatText, value: f64, out: &mut Vec<u8>) {
     if !write_non_finite(value.is_nan(), value.is_infinite(), value > 0.0, out) {
-        numbers::write_java_double(value, out);
+        numbers::write_java_double_as(digits, value, out);
     }
 }
 
@@ -232,22 +241,49 @@ mod tests {
 
     #[test]
     fn non_finite_floats_are_quoted() {
-        assert_eq!(text(|o| write_float(f32::NAN, o)), "\"NaN\"");
-        assert_eq!(text(|o| write_float(f32::INFINITY, o)), "\"Infinity\"");
-        assert_eq!(text(|o| write_float(f32::NEG_INFINITY, o)), "\"-Infinity\"");
-        assert_eq!(text(|o| write_double(f64::NAN, o)), "\"NaN\"");
-        assert_eq!(text(|o| write_double(f64::INFINITY, o)), "\"Infinity\"");
         assert_eq!(
-            text(|o| write_double(f64::NEG_INFINITY, o)),
+            text(|o| write_float(JavaFloatText::Shortest, f32::NAN, o)),
+            "\"NaN\""
+        );
+        assert_eq!(
+            text(|o| write_float(JavaFloatText::Shortest, f32::INFINITY, o)),
+            "\"Infinity\""
+        );
+        assert_eq!(
+            text(|o| write_float(JavaFloatText::Shortest, f32::NEG_INFINITY, o)),
+            "\"-Infinity\""
+        );
+        assert_eq!(
+            text(|o| write_double(JavaFloatText::Shortest, f64::NAN, o)),
+            "\"NaN\""
+        );
+        assert_eq!(
+            text(|o| write_double(JavaFloatText::Shortest, f64::INFINITY, o)),
+            "\"Infinity\""
+        );
+        assert_eq!(
+            text(|o| write_double(JavaFloatText::Shortest, f64::NEG_INFINITY, o)),
             "\"-Infinity\""
         );
     }
 
     #[test]
     fn finite_floats_use_java_spelling() {
-        assert_eq!(text(|o| write_float(1.0, o)), "1.0");
-        assert_eq!(text(|o| write_float(f32::MAX, o)), "3.4028235E38");
-        assert_eq!(text(|o| write_double(-0.0, o)), "-0.0");
-        assert_eq!(text(|o| write_double(1e-5, o)), "1.0E-5");
+        assert_eq!(
+            text(|o| write_float(JavaFloatText::Shortest, 1.0, o)),
+            "1.0"
+        );
+        assert_eq!(
+            text(|o| write_float(JavaFloatText::Shortest, f32::MAX, o)),
+            "3.4028235E38"
+        );
+        assert_eq!(
+            text(|o| write_double(JavaFloatText::Shortest, -0.0, o)),
+            "-0.0"
+        );
+        assert_eq!(
+            text(|o| write_double(JavaFloatText::Shortest, 1e-5, o)),
+            "1.0E-5"
+        );
     }
 }

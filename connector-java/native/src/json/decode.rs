@@ -51,7 +51,7 @@ impl JsonDecodeSession {
         let config = JsonDecoderConfig::from_json(config_json)?;
         let row_type = FlinkType::from_json(&config.row_type)?;
         let decoder = match &config.confluent {
-            None => ValueDecoder::Plain(JsonRowDecoder::new(&row_type, config.options)?),
+            None => ValueDecoder::Plain(JsonRowDecoder::new(&row_type, config.decode_options())?),
             Some(confluent) => {
                 let ids = if confluent.validate_schema_id {
                     let client = RegistryClient::new(confluent.registry.registry_config())?;
@@ -60,7 +60,11 @@ impl JsonDecodeSession {
                 } else {
                     None
                 };
-                ValueDecoder::Confluent(JsonConfluentDecoder::new(&row_type, config.options, ids)?)
+                ValueDecoder::Confluent(JsonConfluentDecoder::new(
+                    &row_type,
+                    config.decode_options(),
+                    ids,
+                )?)
             }
         };
         Ok(RowListSession::new(decoder))

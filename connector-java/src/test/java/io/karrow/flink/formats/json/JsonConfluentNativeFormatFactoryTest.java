@@ -233,12 +233,14 @@ class JsonConfluentNativeFormatFactoryTest {
                 .toConfigJson(ROW_TYPE))
                 .isEqualTo("{\"row_type\":" + row + ",\"options\":{\"fail_on_missing_field\":false,"
                         + "\"ignore_parse_errors\":true,\"timestamp_standard\":\"SQL\",\"json_parser\":true},"
+                        + "\"java_feature_version\":" + Runtime.version().feature() + ","
                         + "\"confluent\":{" + registryFields + ",\"validate_schema_id\":true}}");
         assertThat(new JsonEncoderConfig("SQL", "FAIL", "null", false, false,
                 JsonConfluentConfig.forEncoding(registry, "t-value")).toConfigJson(ROW_TYPE))
                 .isEqualTo("{\"row_type\":" + row + ",\"timestamp_standard\":\"SQL\",\"map_null_key_mode\":\"FAIL\","
                         + "\"map_null_key_literal\":\"null\",\"decimal_as_plain_number\":false,"
-                        + "\"ignore_null_fields\":false,\"confluent\":{" + registryFields + ",\"subject\":\"t-value\"}}");
+                        + "\"ignore_null_fields\":false,\"java_feature_version\":" + Runtime.version().feature()
+                        + ",\"confluent\":{" + registryFields + ",\"subject\":\"t-value\"}}");
         // The registry object is the avro-confluent-native configJson without the row type.
         assertThat(registry.toConfigJson(ROW_TYPE)).isEqualTo("{\"row_type\":" + row + "," + registryFields + "}");
         // Plain json-native configurations have no section.

@@ -216,13 +216,14 @@ class JsonNativeFormatFactoryTest {
     void configJsonFollowsTheContract() {
         RowType rowType = (RowType) PHYSICAL.getLogicalType();
         String row = LogicalTypeJson.toJson(rowType);
+        String jvm = ",\"java_feature_version\":" + Runtime.version().feature();
         assertThat(new JsonDecoderConfig(true, false, "ISO-8601", true).toConfigJson(rowType))
                 .isEqualTo("{\"row_type\":" + row + ",\"options\":{\"fail_on_missing_field\":true,"
-                        + "\"ignore_parse_errors\":false,\"timestamp_standard\":\"ISO-8601\",\"json_parser\":true}}");
+                        + "\"ignore_parse_errors\":false,\"timestamp_standard\":\"ISO-8601\",\"json_parser\":true}" + jvm + "}");
         assertThat(new JsonEncoderConfig("SQL", "LITERAL", "a\"b", true, false).toConfigJson(rowType))
                 .isEqualTo("{\"row_type\":" + row + ",\"timestamp_standard\":\"SQL\",\"map_null_key_mode\":\"LITERAL\","
                         + "\"map_null_key_literal\":\"a\\\"b\",\"decimal_as_plain_number\":true,"
-                        + "\"ignore_null_fields\":false}");
+                        + "\"ignore_null_fields\":false" + jvm + "}");
     }
 
     @Test

@@ -108,6 +108,9 @@ public final class JsonDecoderConfig implements Serializable {
                 .append(",\"timestamp_standard\":");
         JsonText.appendString(out, timestampFormat);
         out.append(",\"json_parser\":").append(jsonParser).append('}');
+        // The tree decoder prints float literals read into STRING columns with this JVM's
+        // Double.toString digits (they changed in JDK 19); rendered when the decoder opens.
+        out.append(",\"java_feature_version\":").append(Runtime.version().feature());
         if (confluent != null) {
             confluent.appendSection(out);
         }

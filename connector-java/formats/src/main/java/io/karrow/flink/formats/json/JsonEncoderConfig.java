@@ -129,7 +129,10 @@ public final class JsonEncoderConfig implements Serializable {
         out.append(",\"map_null_key_literal\":");
         JsonText.appendString(out, mapNullKeyLiteral);
         out.append(",\"decimal_as_plain_number\":").append(decimalAsPlainNumber)
-                .append(",\"ignore_null_fields\":").append(ignoreNullFields);
+                .append(",\"ignore_null_fields\":").append(ignoreNullFields)
+                // FLOAT/DOUBLE digits as this JVM's Float/Double.toString writes them (they changed
+                // in JDK 19, JDK-4511638); rendered when the encoder opens, on the JVM running it.
+                .append(",\"java_feature_version\":").append(Runtime.version().feature());
         if (confluent != null) {
             confluent.appendSection(out);
         }
