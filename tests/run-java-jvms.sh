@@ -26,7 +26,7 @@ done
 FAILED=()
 for jvm in "${JVMS[@]}"; do
   echo "== $("$jvm" -version 2>&1 | head -1): $TESTS"
-  mvn -B -ntp -f pom.xml -pl connector-java test -Djvm="$jvm" -Dtest="$TESTS" \
+  mvn -B -ntp -f pom.xml -pl connector-java -am test -Djvm="$jvm" -Dtest="$TESTS" \
     -Dsurefire.failIfNoSpecifiedTests=false \
     -Dkarrow.native.library="$ROOT/target/release/libkarrow_native.so" || FAILED+=("$jvm")
 done
