@@ -21,6 +21,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -31,9 +32,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -208,10 +212,15 @@ class KafkaNativeFetchITCase {
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec);
         p.put(ProducerConfig.LINGER_MS_CONFIG, 20);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            List<Future<RecordMetadata>> sent = new ArrayList<>();
             for (int n = 0; n < 3_000; n++) {
-                producer.send(new ProducerRecord<>(topic, n % 2, null, json(n, codec + "-" + (n % 7))));
+                sent.add(producer.send(new ProducerRecord<>(topic, n % 2, null, json(n, codec + "-" + (n % 7)))));
             }
             producer.flush();
+            // A send that failed (e.g. timed out on a loaded machine) fails here, not as missing rows.
+            for (Future<RecordMetadata> f : sent) {
+                f.get();
+            }
         }
         assertThat(size(sameRows(topic, ", 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset'")))
                 .isEqualTo(3_000);
