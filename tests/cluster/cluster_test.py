@@ -9,6 +9,8 @@ and connector are the oracle: outputs are compared byte for byte.
   (a) kafka-native + json-native, Kafka to Kafka, gives the bytes of kafka + json
   (b) two karrow jobs running at once in the cluster (submitted through the Gateway's REST API)
   (c) json-native with the filesystem connector only (no Kafka in the job)
+  (e) with --long: stop-with-savepoint of a kafka + json job, resumed from the savepoint as
+      kafka-native + json-native (and back), the output exactly the input: no loss, no duplicate
 """
 import json
 import os
@@ -67,6 +69,13 @@ def kafka_table(name, connector, fmt, topic, bounded):
         opts["scan.bounded.mode"] = "latest-offset"
     with_ = ", ".join("'%s' = '%s'" % kv for kv in opts.items())
     return "CREATE TABLE %s (%s) WITH (%s);" % (name, COLUMNS, with_)
+
+
+def gen_table(name, rows, first):
+    return ("CREATE TABLE %s (%s) WITH ('connector' = 'datagen', 'number-of-rows' = '%d', "
+            "'fields.id.kind' = 'sequence', 'fields.id.start' = '%d', 'fields.id.end' = '%d', "
+            "'fields.attrs.length' = '1', 'fields.name.length' = '12', 'fields.tags.length' = '2');"
+            % (name, COLUMNS, rows, first, first + rows - 1))
 
 
 def fs_table(name, fmt, path):
@@ -164,30 +173,25 @@ def job_id_of(result):
 
 
 def main():
+    if "--only-savepoint" in sys.argv:
+        savepoint_switch()
+        return
     src = topic("cl-in-" + RUN)
     out_stock = topic("cl-out-stock-" + RUN)
     out_native = topic("cl-out-native-" + RUN)
 
-    # The input: rows from datagen, written by the stock connector and format.
-    sql_client("produce", [
-        "CREATE TABLE gen (%s) WITH ('connector' = 'datagen', 'number-of-rows' = '%d', "
-        "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '%d', "
-        "'fields.attrs.length' = '1', 'fields.name.length' = '12', 'fields.tags.length' = '2');"
-        % (COLUMNS, ROWS, ROWS),
-        kafka_table("sink", "kafka", "json", src, False),
-        "INSERT INTO sink SELECT * FROM gen;",
-    ])
-
-    # (a) stock vs native, each a bounded Kafka-to-Kafka job through the SQL client.
-    sql_client("stock", [
-        kafka_table("s", "kafka", "json", src, True),
-        kafka_table("t", "kafka", "json", out_stock, False),
-        "INSERT INTO t SELECT * FROM s;",
-    ])
-    sql_client("native", [
-        kafka_table("s", "kafka-native", "json-native", src, True),
-        kafka_table("t", "kafka-native", "json-native", out_native, False),
-        "INSERT INTO t SELECT * FROM s;",
+    # One SQL client run (one client JVM): the input (datagen rows, written by the stock connector
+    # and format), then (a)'s stock and native jobs, each bounded, one after the other.
+    sql_client("kafka", [
+        gen_table("gen", ROWS, 1),
+        kafka_table("gen_sink", "kafka", "json", src, False),
+        "INSERT INTO gen_sink SELECT * FROM gen;",
+        kafka_table("s_stock", "kafka", "json", src, True),
+        kafka_table("t_stock", "kafka", "json", out_stock, False),
+        "INSERT INTO t_stock SELECT * FROM s_stock;",
+        kafka_table("s_native", "kafka-native", "json-native", src, True),
+        kafka_table("t_native", "kafka-native", "json-native", out_native, False),
+        "INSERT INTO t_native SELECT * FROM s_native;",
     ])
     stock = dump_topic(out_stock, ROWS)
     assert_same("(a) sql-client: kafka-native + json-native vs kafka + json", stock, dump_topic(out_native, ROWS))
@@ -242,13 +246,15 @@ def main():
     os.makedirs(fs_in)
     with open(os.path.join(fs_in, "rows.json"), "wb") as f:
         f.write(b"\n".join(stock) + b"\n")
+    statements = ["SET 'execution.runtime-mode' = 'batch';"]
     for fmt in ("json", "json-native"):
-        sql_client("fs-" + fmt, [
-            "SET 'execution.runtime-mode' = 'batch';",
-            fs_table("s", fmt, fs_in),
-            fs_table("t", fmt, os.path.join(WORK, "fs-out-" + fmt)),
-            "INSERT INTO t SELECT * FROM s;",
-        ])
+        t = fmt.replace("-", "_")
+        statements += [
+            fs_table("s_" + t, fmt, fs_in),
+            fs_table("t_" + t, fmt, os.path.join(WORK, "fs-out-" + fmt)),
+            "INSERT INTO t_%s SELECT * FROM s_%s;" % (t, t),
+        ]
+    sql_client("filesystem", statements)
 
     def read_dir(d):
         lines = []
@@ -263,7 +269,98 @@ def main():
                 read_dir(os.path.join(WORK, "fs-out-json-native")))
     if read_dir(os.path.join(WORK, "fs-out-json")) != stock:
         fail("(c) the filesystem json job did not write back its input")
+    if "--long" in sys.argv:
+        savepoint_switch()
     print("cluster tests passed")
+
+
+def wait_job(job, states, timeout=180):
+    deadline = time.time() + timeout
+    while True:
+        st = http("GET", "%s/jobs/%s" % (REST, job))["state"]
+        if st in states:
+            return st
+        if time.time() > deadline or st in ("FAILED", "CANCELED"):
+            fail("job %s is %s, waited for %s" % (job, st, states))
+        time.sleep(1)
+
+
+def topic_count(name):
+    out = subprocess.run(
+        [KAFKA_SH, "run-class", "org.apache.kafka.tools.GetOffsetShell", "--bootstrap-server", BOOTSTRAP,
+         "--topic", name], capture_output=True, text=True, timeout=120)
+    return sum(int(line.rsplit(":", 1)[1]) for line in out.stdout.split() if line.count(":") >= 2)
+
+
+def wait_count(name, count, timeout=180):
+    deadline = time.time() + timeout
+    while True:
+        n = topic_count(name)
+        if n >= count:
+            return n
+        if time.time() > deadline:
+            fail("topic %s holds %d records after %ds, %d expected" % (name, n, timeout, count))
+        time.sleep(2)
+
+
+def stop_with_savepoint(job):
+    target = os.path.join(WORK, "savepoints")
+    trig = http("POST", "%s/jobs/%s/stop" % (REST, job), {"targetDirectory": target, "drain": False})["request-id"]
+    deadline = time.time() + 180
+    while time.time() < deadline:
+        res = http("GET", "%s/jobs/%s/savepoints/%s" % (REST, job, trig))
+        if res["status"]["id"] == "COMPLETED":
+            op = res["operation"]
+            if "failure-cause" in op:
+                fail("stop-with-savepoint of %s: %s" % (job, json.dumps(op)[:3000]))
+            wait_job(job, ("FINISHED", "CANCELED"))
+            return op["location"]
+        time.sleep(1)
+    fail("stop-with-savepoint of %s did not complete" % job)
+
+
+def savepoint_switch():
+    """(e) kafka + json -> savepoint -> kafka-native + json-native -> savepoint -> kafka + json."""
+    src = topic("cl-e-in-" + RUN)
+    out = topic("cl-e-out-" + RUN)
+    session = http("POST", GATEWAY + "/v1/sessions", {"sessionName": "cluster-test-e"})["sessionHandle"]
+    phases = [("kafka", "json"), ("kafka-native", "json-native"), ("kafka", "json")]
+    savepoint = None
+    try:
+        # SQL jobs get operator ids from a counter unless told otherwise: name every operator by
+        # its plan node type and transformation, so the resumed job's operators match the state.
+        gateway_statement(session, "SET 'table.exec.uid.generation' = 'ALWAYS'")
+        gateway_statement(session, "SET 'table.exec.uid.format' = '<type>_<transformation>'")
+        for i, (connector, fmt) in enumerate(phases):
+            # New input for this phase (a bounded datagen job), then the pass-through job.
+            gateway_statement(session, gen_table("gen_e%d" % i, ROWS, 1 + i * ROWS).rstrip(";"))
+            gateway_statement(session, kafka_table("in_e%d" % i, "kafka", "json", src, False).rstrip(";"))
+            wait_job(job_id_of(gateway_statement(session, "INSERT INTO in_e%d SELECT * FROM gen_e%d" % (i, i))),
+                     ("FINISHED",))
+            gateway_statement(session, kafka_table("s_e%d" % i, connector, fmt, src, False).rstrip(";"))
+            gateway_statement(session, kafka_table("t_e%d" % i, connector, fmt, out, False).rstrip(";"))
+            if savepoint:
+                gateway_statement(session, "SET 'execution.state-recovery.path' = '%s'" % savepoint)
+            job = job_id_of(gateway_statement(session, "INSERT INTO t_e%d SELECT * FROM s_e%d" % (i, i)))
+            if savepoint:
+                gateway_statement(session, "RESET 'execution.state-recovery.path'")
+            wait_job(job, ("RUNNING",))
+            wait_count(out, (i + 1) * ROWS)
+            savepoint = stop_with_savepoint(job)
+            print("ok  (e) phase %d: %s + %s, stopped with savepoint %s" % (i + 1, connector, fmt, savepoint))
+    finally:
+        try:
+            http("DELETE", "%s/v1/sessions/%s" % (GATEWAY, session))
+        except Exception:  # noqa: BLE001
+            pass
+    expected = dump_topic(src, 3 * ROWS)
+    got = dump_topic(out, 3 * ROWS)
+    if topic_count(out) != 3 * ROWS:
+        fail("(e) output holds %d records, %d expected (duplicates)" % (topic_count(out), 3 * ROWS))
+    if got != expected:
+        diff = next(i for i, (a, b) in enumerate(zip(expected, got)) if a != b)
+        fail("(e) output differs from the input at %d:\ninput:  %r\noutput: %r" % (diff, expected[diff], got[diff]))
+    print("ok  (e) kafka -> kafka-native -> kafka across savepoints: %d records, none lost, none twice" % len(got))
 
 
 if __name__ == "__main__":
