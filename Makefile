@@ -50,7 +50,7 @@ test: native lint test-java test-rust test-python test-fuzz-replay
 # in lib/, jobs submitted through sql-client.sh -f and the SQL Gateway's REST API
 # (tests/cluster/cluster_test.py). Also run by tests/run-java-tests.sh, on its broker.
 test-cluster: jar
-	bash tests/cluster/run.sh
+	bash tests/cluster/run.sh --long
 
 demo:
 	bash benches/run-demo.sh

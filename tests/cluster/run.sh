@@ -3,6 +3,7 @@
 # JobManager, two TaskManagers, SQL Gateway, each its own JVM) with karrow's sql bundle in lib/,
 # against a real broker, jobs submitted through bin/sql-client.sh -f and the SQL Gateway's REST
 # API (tests/cluster/cluster_test.py says what each case proves). Needs `make jar`.
+# `run.sh` runs cases (a)-(c) (in make test); `run.sh --long` adds (e) (make test-cluster).
 #
 # Uses the broker on KAFKA_PORT if one is running there (tests/run-java-tests.sh has one), else
 # starts its own and stops it on exit; starts the cluster and stops it on exit.
@@ -25,7 +26,7 @@ trap cleanup EXIT
 if [[ $own_kafka == 1 ]]; then tests/services/kafka.sh start; fi
 tests/services/flink-cluster.sh start
 
-if ! python3 tests/cluster/cluster_test.py; then
+if ! python3 tests/cluster/cluster_test.py "$@"; then
   home=$(tests/services/flink-cluster.sh home)
   echo "--- cluster logs (tails) ---" >&2
   for f in "$(dirname "$home")"/cluster-"${FLINK_REST_PORT:-35100}"/log/*.log; do
