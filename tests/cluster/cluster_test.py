@@ -9,6 +9,8 @@ and connector are the oracle: outputs are compared byte for byte.
   (a) kafka-native + json-native, Kafka to Kafka, gives the bytes of kafka + json
   (b) two karrow jobs running at once in the cluster (submitted through the Gateway's REST API)
   (c) json-native with the filesystem connector only (no Kafka in the job)
+  (d) with --long: an exactly-once kafka-native + json-native job, its TaskManager SIGKILLed
+      while input arrives; the committed output is exactly the input: no loss, no duplicate
   (e) with --long: stop-with-savepoint of a kafka + json job, resumed from the savepoint as
       kafka-native + json-native (and back), the output exactly the input: no loss, no duplicate
 """
@@ -173,6 +175,9 @@ def job_id_of(result):
 
 
 def main():
+    if "--only-crash" in sys.argv:
+        taskmanager_crash()
+        return
     if "--only-savepoint" in sys.argv:
         savepoint_switch()
         return
@@ -270,6 +275,7 @@ def main():
     if read_dir(os.path.join(WORK, "fs-out-json")) != stock:
         fail("(c) the filesystem json job did not write back its input")
     if "--long" in sys.argv:
+        taskmanager_crash()
         savepoint_switch()
     print("cluster tests passed")
 
@@ -317,6 +323,84 @@ def stop_with_savepoint(job):
             return op["location"]
         time.sleep(1)
     fail("stop-with-savepoint of %s did not complete" % job)
+
+
+def dump_committed(name):
+    """Every committed value of a topic (read_committed), until 15 s without a new record."""
+    out = subprocess.run(
+        [KAFKA_SH, "run-class", "org.apache.kafka.tools.consumer.ConsoleConsumer",
+         "--bootstrap-server", BOOTSTRAP, "--topic", name, "--from-beginning",
+         "--consumer-property", "isolation.level=read_committed", "--timeout-ms", "15000"],
+        capture_output=True, timeout=300)
+    lines = out.stdout.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def job_taskmanagers(job):
+    tms = set()
+    for v in http("GET", "%s/jobs/%s" % (REST, job))["vertices"]:
+        for tm in http("GET", "%s/jobs/%s/vertices/%s/taskmanagers" % (REST, job, v["id"]))["taskmanagers"]:
+            tms.add(tm["taskmanager-id"])
+    return tms
+
+
+def taskmanager_crash():
+    """(d) SIGKILL the TaskManager of an exactly-once job mid-input; committed output == input."""
+    src = topic("cl-d-in-" + RUN)
+    out = topic("cl-d-out-" + RUN)
+    session = http("POST", GATEWAY + "/v1/sessions", {"sessionName": "cluster-test-d"})["sessionHandle"]
+    try:
+        gateway_statement(session, "SET 'execution.checkpointing.interval' = '2 s'")
+        gateway_statement(session, gen_table("gen_d1", ROWS, 1).rstrip(";"))
+        gateway_statement(session, kafka_table("in_d", "kafka", "json", src, False).rstrip(";"))
+        wait_job(job_id_of(gateway_statement(session, "INSERT INTO in_d SELECT * FROM gen_d1")), ("FINISHED",))
+        sink = kafka_table("t_d", "kafka-native", "json-native", out, False).rstrip(";")[:-1] + (
+            ", 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'cl-d-%s', "
+            "'properties.transaction.timeout.ms' = '60000')" % RUN)
+        gateway_statement(session, kafka_table("s_d", "kafka-native", "json-native", src, False).rstrip(";"))
+        gateway_statement(session, sink)
+        job = job_id_of(gateway_statement(session, "INSERT INTO t_d SELECT * FROM s_d"))
+        wait_job(job, ("RUNNING",))
+        deadline = time.time() + 180
+        while len(dump_committed(out)) < ROWS:
+            if time.time() > deadline:
+                fail("(d) the first %d rows were not committed" % ROWS)
+        # More input at a bounded rate, and the job's TaskManager killed while it arrives.
+        gateway_statement(session, gen_table("gen_d2", 4 * ROWS, ROWS + 1).rstrip(";")[:-1]
+                          + ", 'rows-per-second' = '%d')" % (ROWS // 2))
+        gen = job_id_of(gateway_statement(session, "INSERT INTO in_d SELECT * FROM gen_d2"))
+        wait_job(gen, ("RUNNING",))
+        time.sleep(3)
+        victims = job_taskmanagers(job)
+        if len(victims) != 1:
+            fail("(d) the job runs on %s, expected one TaskManager" % victims)
+        victim = victims.pop()
+        subprocess.run([CLUSTER_SH, "kill-tm", victim.rsplit("-", 1)[1]], check=True)
+        print("ok  (d) killed %s (SIGKILL) while input arrived" % victim)
+        subprocess.run([CLUSTER_SH, "start-tm", victim.rsplit("-", 1)[1]], check=True)
+        wait_job(gen, ("FINISHED",), timeout=300)
+        expected = dump_committed(src)
+        deadline = time.time() + 300
+        while True:
+            got = dump_committed(out)
+            if len(got) >= len(expected) or time.time() > deadline:
+                break
+        metric = http("GET", "%s/jobs/%s/metrics?get=numRestarts" % (REST, job))
+        restarts = int(metric[0]["value"]) if metric else 0
+        http("PATCH", "%s/jobs/%s?mode=cancel" % (REST, job))
+        if restarts < 1:
+            fail("(d) the job did not restart after its TaskManager was killed (numRestarts %d)" % restarts)
+        print("ok  (d) the job restarted %d time(s) from its last checkpoint" % restarts)
+    finally:
+        try:
+            http("DELETE", "%s/v1/sessions/%s" % (GATEWAY, session))
+        except Exception:  # noqa: BLE001
+            pass
+    if got != expected:
+        fail("(d) committed output (%d records) is not the input (%d records)" % (len(got), len(expected)))
+    print("ok  (d) committed output after the crash: the %d input records, none lost, none twice" % len(got))
 
 
 def savepoint_switch():
