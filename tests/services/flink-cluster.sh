@@ -99,8 +99,6 @@ cmd_install() {
     for w in "$WHEELS"/apache_flink_libraries-$FLINK_VERSION-*.whl "$WHEELS"/apache_flink-$FLINK_VERSION-cp311-*.whl; do
       unzip -q -o "$w" 'pyflink/bin/*' 'pyflink/conf/*' 'pyflink/lib/*' 'pyflink/opt/*' 'pyflink/plugins/*' -d "$tmp" 2>/dev/null || true
     done
-    [[ -f "$tmp/pyflink/lib/flink-dist-$FLINK_VERSION.jar" && -x "$tmp/pyflink/bin/jobmanager.sh" ]] \
-      || { chmod +x "$tmp"/pyflink/bin/* 2>/dev/null || true; }
     [[ -f "$tmp/pyflink/lib/flink-dist-$FLINK_VERSION.jar" && -f "$tmp/pyflink/bin/jobmanager.sh" ]] \
       || { rm -rf "$tmp"; die "the wheels did not give lib/flink-dist and bin/jobmanager.sh"; }
     chmod +x "$tmp"/pyflink/bin/*
