@@ -4,13 +4,14 @@
 #   make bench  JMH decode benchmark, stock vs native in one run
 #   make nexmark  the Nexmark suite over Kafka, stock Flink vs karrow, outputs compared
 #   make jar    the formats jar, the kafka-native connector jar and the sql bundle (docs/installing.md)
+#   make test-cluster  karrow jobs on a standalone Flink 2.2 cluster (JobManager + 2 TaskManagers, tests/cluster/)
 #   make fuzz-short / fuzz-long   coverage-guided fuzzing of every parser (fuzz/README.md)
 #   make soak   SOAK_RECORDS (10M) through the native fetch + decode path, RSS printed (not in make test)
 
 CARGO ?= cargo
 MVN ?= mvn -B -ntp
 
-.PHONY: native jar test test-rust test-rust-checked lint test-java test-java-jvms test-python demo bench bench-source bench-fetch bench-produce bench-produce-e2e fuzz-short fuzz-long test-fuzz-replay soak nexmark nexmark-short clean
+.PHONY: native jar test test-cluster test-rust test-rust-checked lint test-java test-java-jvms test-python demo bench bench-source bench-fetch bench-produce bench-produce-e2e fuzz-short fuzz-long test-fuzz-replay soak nexmark nexmark-short clean
 
 native:
 	$(CARGO) build --release -p karrow-native -p karrow
@@ -50,6 +51,12 @@ test-fuzz-replay:
 
 # Java first: its Maven run also builds the JVM harness that the CLI's stock-Flink test needs.
 test: native lint test-java test-rust test-python test-fuzz-replay
+
+# Issue #23: a standalone Flink 2.2 cluster (tests/services/flink-cluster.sh) with the sql bundle
+# in lib/, jobs submitted through sql-client.sh -f and the SQL Gateway's REST API
+# (tests/cluster/cluster_test.py). Also run by tests/run-java-tests.sh, on its broker.
+test-cluster: jar
+	bash tests/cluster/run.sh --long
 
 demo:
 	bash benches/run-demo.sh

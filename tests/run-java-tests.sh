@@ -5,7 +5,7 @@
 # and TopicDump of `karrow bench`). Then, in the same broker window, the CLI's topic-input
 # test (cli/tests/bench_topic.rs) and the native producer's (kafka/tests/producer_broker.rs)
 # with KARROW_TEST_KAFKA_BOOTSTRAP set, and the Nexmark suite's short variant
-# (benches/nexmark/run.sh --short). The native library
+# (benches/nexmark/run.sh --short), and the cluster tests (tests/cluster/run.sh). The native library
 # must be built (make native).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,6 +32,11 @@ KARROW_TEST_KAFKA_BOOTSTRAP="127.0.0.1:${KAFKA_PORT}" \
   cargo test --release -p karrow --test bench_topic
 KARROW_TEST_KAFKA_BOOTSTRAP="127.0.0.1:${KAFKA_PORT}" \
   cargo test --release -p karrow-kafka --test producer_broker
+
+# Issue #23: karrow jobs on a standalone Flink 2.2 cluster (JobManager, two TaskManagers, SQL
+# Gateway; the sql bundle the Maven run just built in lib/), on the same broker: cases (a)-(c) of
+# tests/cluster/cluster_test.py.
+bash tests/cluster/run.sh
 
 # Issue #22: the Nexmark suite's short variant on the same broker (three queries, 10,000
 # events, JSON, Avro and Protobuf): every output compared between stock Flink and karrow.
