@@ -255,6 +255,19 @@ fn a_broker_restart_mid_fetch_loses_and_repeats_nothing() {
     back.expect("the broker came back");
     eprintln!("errors while the broker was down: {errors:?}");
     for p in 0..2 {
+        // (position, offset, value) of the first record out of place: an offset equal to its
+        // position means the log itself holds it there (not a fetch that repeated a record).
+        let first_wrong = read[&p]
+            .iter()
+            .enumerate()
+            .find(|(seq, (offset, v))| *offset != *seq as i64 || *v != value(p, *seq as u64))
+            .map(|(seq, (offset, v))| (seq, *offset, String::from_utf8_lossy(v).into_owned()));
+        eprintln!(
+            "partition {p}: {} records, first out of place: {first_wrong:?}",
+            read[&p].len()
+        );
+    }
+    for p in 0..2 {
         let records = &read[&p];
         assert_eq!(records.len() as u64, per_partition, "partition {p}");
         for (seq, (offset, v)) in records.iter().enumerate() {

@@ -394,6 +394,13 @@ fn connection<'c>(
             .next()
             .ok_or_else(|| io(std::io::Error::other("the address resolves to nothing")))?;
         let stream = TcpStream::connect_timeout(&address, Duration::from_secs(30)).map_err(io)?;
+        if crate::connection::is_self_connected(&stream) {
+            // No broker on a loopback port in the ephemeral range: see `Connection::open`.
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::ConnectionRefused,
+                format!("no broker listening on {address} (the socket connected to itself)"),
+            )));
+        }
         stream.set_nodelay(true).map_err(io)?;
         stream.set_read_timeout(Some(timeout)).map_err(io)?;
         stream.set_write_timeout(Some(timeout)).map_err(io)?;
