@@ -6,12 +6,13 @@
 #   make jar    the formats jar, the kafka-native connector jar and the sql bundle (docs/installing.md)
 #   make test-cluster  karrow jobs on a standalone Flink 2.2 cluster (JobManager + 2 TaskManagers, tests/cluster/)
 #   make fuzz-short / fuzz-long   coverage-guided fuzzing of every parser (fuzz/README.md)
+#   make test-broker-restart   the broker killed mid-fetch, mid-produce, mid-transaction (not in make test)
 #   make soak   SOAK_RECORDS (10M) through the native fetch + decode path, RSS printed (not in make test)
 
 CARGO ?= cargo
 MVN ?= mvn -B -ntp
 
-.PHONY: native jar test test-cluster test-rust test-rust-checked lint test-java test-java-jvms test-python demo bench bench-source bench-fetch bench-produce bench-produce-e2e fuzz-short fuzz-long test-fuzz-replay soak nexmark nexmark-short clean
+.PHONY: native jar test test-cluster test-rust test-rust-checked lint test-java test-java-jvms test-python demo bench bench-source bench-fetch bench-produce bench-produce-e2e fuzz-short fuzz-long test-fuzz-replay test-broker-restart soak nexmark nexmark-short clean
 
 native:
 	$(CARGO) build --release -p karrow-native -p karrow
@@ -48,6 +49,18 @@ test-python: native
 # a plain build of the fuzz crate, no instrumentation, seconds to run.
 test-fuzz-replay:
 	$(CARGO) test --manifest-path fuzz/Cargo.toml --lib --test replay
+
+# Fault injection (#20, kafka/tests/broker_restart.rs): the broker killed and restarted under
+# the native fetch, the idempotent producer and a native transaction, on a broker of its own
+# (RESTART_KAFKA_PORT and the next port for its controller), stopped afterwards. About two
+# minutes; not part of `make test`.
+RESTART_KAFKA_PORT ?= 19192
+test-broker-restart:
+	KAFKA_PORT=$(RESTART_KAFKA_PORT) KAFKA_CONTROLLER_PORT=$$(($(RESTART_KAFKA_PORT) + 1)) bash tests/services/kafka.sh start
+	KARROW_TEST_KAFKA_BOOTSTRAP=127.0.0.1:$(RESTART_KAFKA_PORT) KARROW_TEST_KAFKA_RESTARTABLE=1 \
+	  $(CARGO) test --release -p karrow-kafka --test broker_restart -- --test-threads=1; rc=$$?; \
+	  KAFKA_PORT=$(RESTART_KAFKA_PORT) KAFKA_CONTROLLER_PORT=$$(($(RESTART_KAFKA_PORT) + 1)) bash tests/services/kafka.sh stop; \
+	  exit $$rc
 
 # Java first: its Maven run also builds the JVM harness that the CLI's stock-Flink test needs.
 test: native lint test-java test-rust test-python test-fuzz-replay

@@ -170,6 +170,18 @@ impl Connection {
         let mut stream = None;
         for address in broker.to_socket_addrs().map_err(io)? {
             match TcpStream::connect_timeout(&address, config.connect_timeout) {
+                // With nothing listening on a loopback port inside the ephemeral range, a connect
+                // can be given that very port as its own and connect to itself (TCP simultaneous
+                // open): no broker is there, and the socket holds the port the broker needs to
+                // bind when it comes back. Refused like a connection refused.
+                Ok(s) if is_self_connected(&s) => {
+                    last = std::io::Error::new(
+                        std::io::ErrorKind::ConnectionRefused,
+                        format!(
+                            "no broker listening on {address} (the socket connected to itself)"
+                        ),
+                    );
+                }
                 Ok(s) => {
                     stream = Some(s);
                     break;
@@ -438,6 +450,11 @@ impl Connection {
             reason: e.0,
         }
     }
+}
+
+/// Whether `stream` is connected to itself (its local and peer addresses are the same).
+pub(crate) fn is_self_connected(stream: &TcpStream) -> bool {
+    matches!((stream.local_addr(), stream.peer_addr()), (Ok(l), Ok(p)) if l == p)
 }
 
 #[cfg(test)]

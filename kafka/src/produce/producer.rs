@@ -169,6 +169,10 @@ struct PartitionState {
     next_sequence: i32,
     /// After a retriable failure: one batch in flight until the head is acknowledged.
     retrying: bool,
+    /// A batch was acknowledged while an earlier one of the partition was not: the broker
+    /// appended it first (it accepts any first sequence from a producer the partition has no
+    /// state for), so the earlier one can no longer be written in order.
+    acked_past_head: bool,
 }
 
 /// A request in flight: which partition states' queue heads it carries.
@@ -775,6 +779,7 @@ impl Producer {
             queue: VecDeque::new(),
             next_sequence: 0,
             retrying: false,
+            acked_past_head: false,
         });
         if let Some(txn) = &mut self.txn {
             txn.partitions.push(InTxn::No);
@@ -1221,12 +1226,19 @@ impl Producer {
     ) -> Result<(), ProduceError> {
         let code = answer.error_code;
         if code == 0 || code == DUPLICATE_SEQUENCE_NUMBER {
+            // The broker has the batch, whether or not an earlier batch's retry marked it for
+            // sending again meanwhile: it must not be sent again (under a bumped epoch it would
+            // be appended twice). No response of a request sent before an epoch bump can arrive
+            // after it (the bump waits for every request), so the sequence names this batch.
             let s = &mut self.states[i];
-            let acked = s
+            let at = s
                 .queue
                 .iter()
-                .position(|p| p.in_flight && p.base_sequence == base_sequence)
-                .and_then(|at| s.queue.remove(at));
+                .position(|p| p.base_sequence == base_sequence);
+            if at.is_some_and(|at| at > 0) {
+                s.acked_past_head = true;
+            }
+            let acked = at.and_then(|at| s.queue.remove(at));
             if s.queue.front().is_none_or(|p| !p.in_flight) {
                 s.retrying = false;
             }
@@ -1279,6 +1291,23 @@ impl Producer {
                 .iter()
                 .take_while(|p| p.base_sequence != base_sequence)
                 .count();
+            if earlier == 0 && s.acked_past_head {
+                // Later batches were appended before this one: writing it now would reorder the
+                // partition. Kafka's producer fails such a batch (OutOfOrderSequenceException).
+                let e = ProduceError::Partition {
+                    topic: s.topic.clone(),
+                    partition: s.partition,
+                    code,
+                    name: crate::error::error_name(code),
+                    message: Some(
+                        "the broker appended later batches of this partition before this one \
+                         (it had no state for this producer yet); the batch cannot be written \
+                         in order"
+                            .to_string(),
+                    ),
+                };
+                return Err(self.fail(e));
+            }
             if earlier == 0 {
                 self.epoch_bump = true;
             }
@@ -1708,6 +1737,7 @@ impl Producer {
                 sequence = increment_sequence(sequence, p.batch.count());
             }
             s.next_sequence = sequence;
+            s.acked_past_head = false;
         }
         self.epoch_bump = false;
         Ok(())

@@ -495,3 +495,30 @@ fn a_precommitted_transaction_is_handed_over_not_ended() {
     c.end_transaction(ids, true, 2).unwrap();
     assert_eq!(seen.lock().unwrap().ended, vec![(5, 7, 0, true)]);
 }
+
+#[test]
+fn a_batch_acknowledged_behind_a_failed_one_is_never_sent_again() {
+    // Batch 0 fails (NOT_LEADER_OR_FOLLOWER) while batch 1, pipelined behind it, is appended
+    // (a broker accepts any first sequence from a producer the partition has no state for);
+    // batch 0's retry is then out of order. Batch 1 must not go out again (under a bumped epoch
+    // it would be appended twice): the producer fails, naming the reason.
+    let (broker, seen) = test_broker::start(Script {
+        produce_errors: vec![6, 0, 45],
+        ..Script::default()
+    });
+    let mut p = Producer::open(ProducerConfig {
+        batch_size: 1,
+        ..config(&broker)
+    })
+    .unwrap();
+    // One record per batch, each sent as it closes, before any answer is read.
+    send(&mut p, 2);
+    let e = p.flush().unwrap_err().to_string();
+    assert!(e.contains("OUT_OF_ORDER_SEQUENCE_NUMBER"), "{e}");
+    assert!(e.contains("later batches"), "{e}");
+    assert_eq!(
+        stamps(&seen.lock().unwrap().batches),
+        vec![(7, 0, 0, 1), (7, 0, 1, 1), (7, 0, 0, 1)],
+        "batch 1 sent once"
+    );
+}

@@ -10,8 +10,8 @@ import java.util.Map;
  *   <li>{@code decode}: the {@code kafka-native} source decoded every event of the topic ({@code
  *       karrow.numRecordsDecoded}), in native batches ({@code karrow.numNativeBatches} &gt; 0);
  *   <li>{@code fetch}: the native fetch read every event ({@code karrow.numRecordsFetchedNatively});
- *   <li>{@code batch-encode}: the {@code kafka-native} sink's batch encoder took rows (operator
- *       {@code KafkaNativeBatchEncode}, {@code numRecordsIn} &gt; 0);
+ *   <li>{@code batch-encode}: the {@code kafka-native} sink's batch encoder took rows (its writer
+ *       {@code KafkaNativeBatchEncode: Writer}, {@code numRecordsIn} &gt; 0);
  *   <li>{@code record-encode}: a native format's per-record serializer wrote rows ({@code
  *       karrow.numRecordsEncoded} &gt; 0; the key and value formats of {@code upsert-kafka});
  *   <li>every {@code --probe NAME=metric:KEY} (that summed counter &gt; 0; keys as {@link
@@ -29,7 +29,7 @@ final class Engagement {
         Map<String, Boolean> engaged = new LinkedHashMap<>();
         engaged.put("decode", get(m, "karrow|numNativeBatches") > 0 && get(m, "karrow|numRecordsDecoded") == events);
         engaged.put("fetch", get(m, "karrow|numRecordsFetchedNatively") == events);
-        engaged.put("batch-encode", get(m, "KafkaNativeBatchEncode|numRecordsIn") > 0);
+        engaged.put("batch-encode", get(m, "KafkaNativeBatchEncode: Writer|numRecordsIn") > 0);
         engaged.put("record-encode", get(m, "karrow|numRecordsEncoded") > 0);
         for (Map.Entry<String, String> probe : o.probes.entrySet()) {
             String how = probe.getValue();

@@ -315,7 +315,7 @@ final class Results {
                     run.put("compared", verdict(e.comparison()));
                     ObjectNode karrowMetrics = run.putObject("karrow_metrics");
                     e.karrow().metrics().forEach((k, v) -> {
-                        if (k.startsWith("karrow|") || k.startsWith("KafkaNativeBatchEncode|") || k.contains("Encoded")) {
+                        if (k.startsWith("karrow|") || k.startsWith("KafkaNativeBatchEncode: Writer|") || k.contains("Encoded")) {
                             karrowMetrics.put(k, v);
                         }
                     });

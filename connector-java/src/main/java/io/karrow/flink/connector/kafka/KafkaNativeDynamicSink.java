@@ -14,7 +14,6 @@ import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
 import org.apache.flink.streaming.connectors.kafka.partitioner.FlinkFixedPartitioner;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
-import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSink;
 import org.apache.flink.streaming.connectors.kafka.table.SinkBufferFlushMode;
 import org.apache.flink.table.connector.ProviderContext;
@@ -40,8 +39,9 @@ import java.util.regex.Pattern;
  * changelog mode, planning: all inherited) whose runtime encodes rows in batches.
  *
  * <p>When the value format is batch-capable ({@link BatchSerializationSchema}, e.g. {@code
- * avro-confluent-native}) the sink is a {@link BatchEncodeOperator} (one native encode per buffer of
- * rows, for values and for natively encoded keys) feeding Flink's own {@link KafkaSink}, built with
+ * avro-confluent-native}) the sink is a {@link BatchEncodingKafkaSink}: Flink's own {@link KafkaSink}
+ * whose writer first encodes the rows in batches (one native encode per buffer of rows, for values
+ * and for natively encoded keys; no operator of its own, so the job graph is the stock one), built with
  * the table's properties, delivery guarantee, transactional id prefix and naming strategy, so
  * producer set-up, partitioning, batching, transactions, commit, abort and restore are the stock
  * ones. The Kafka writer keeps the stock sink's uid ({@code sink}), so its state is interchangeable
@@ -58,9 +58,6 @@ public class KafkaNativeDynamicSink extends KafkaDynamicSink implements FusableS
 
     /** The transformation uid suffix of the stock sink; kept for the Kafka writer and committer. */
     private static final String SINK_TRANSFORMATION = "sink";
-
-    /** The uid suffix of the batch encode operator (stateless). */
-    private static final String ENCODE_TRANSFORMATION = "karrow-batch-encode";
 
     /** Rows per native encode call. */
     static final int DEFAULT_MAX_ROWS = 8192;
@@ -143,24 +140,20 @@ public class KafkaNativeDynamicSink extends KafkaDynamicSink implements FusableS
         final KafkaSink<PreEncodedRecord> kafkaSink = createKafkaSink(
                 new PreEncodedRecordSerializationSchema(
                         topics, topicPattern, partitioner, DataType.getFieldDataTypes(consumedDataType).size()));
-        final BatchEncodeOperator operator = new BatchEncodeOperator(
-                spec, DEFAULT_MAX_ROWS, DEFAULT_MAX_BYTES, DEFAULT_FLUSH_INTERVAL_MILLIS);
+        final BatchEncodingKafkaSink sink = new BatchEncodingKafkaSink(
+                kafkaSink, spec, DEFAULT_MAX_ROWS, DEFAULT_MAX_BYTES, DEFAULT_FLUSH_INTERVAL_MILLIS);
 
         return new DataStreamSinkProvider() {
             @Override
             public DataStreamSink<?> consumeDataStream(ProviderContext providerContext, DataStream<RowData> dataStream) {
                 // Without 'sink.parallelism' the stock sink runs at the input's parallelism.
                 final int sinkParallelism = parallelism != null ? parallelism : dataStream.getParallelism();
-                final boolean configured = parallelism != null;
-                final SingleOutputStreamOperator<PreEncodedRecord> encoded = dataStream.transform(
-                        "KafkaNativeBatchEncode", PreEncodedRecordTypeInfo.INSTANCE, operator);
-                encoded.getTransformation().setParallelism(sinkParallelism, configured);
-                providerContext.generateUid(ENCODE_TRANSFORMATION).ifPresent(encoded::uid);
-
-                final DataStreamSink<PreEncodedRecord> end = encoded.sinkTo(kafkaSink);
-                end.getTransformation().setParallelism(sinkParallelism, configured);
+                // The rows go straight into the sink (batched inside its writer): the job graph
+                // is the stock sink's, so savepoints restore across the three sinks.
+                final DataStreamSink<RowData> end = dataStream.sinkTo(sink);
+                end.getTransformation().setParallelism(sinkParallelism, parallelism != null);
                 providerContext.generateUid(SINK_TRANSFORMATION).ifPresent(end::uid);
-                end.name("KafkaSink");
+                end.name(BATCH_ENCODE_SINK_NAME);
                 return end;
             }
 
@@ -200,6 +193,12 @@ public class KafkaNativeDynamicSink extends KafkaDynamicSink implements FusableS
             }
         };
     }
+
+    /**
+     * The name of the sink with Kafka's producer in the plan (its writer, which batch-encodes the
+     * rows: "KafkaNativeBatchEncode: Writer").
+     */
+    static final String BATCH_ENCODE_SINK_NAME = "KafkaNativeBatchEncode";
 
     /** The name of the native produce sink in the plan (its operators: "KafkaNativeProduce: Writer", ...). */
     static final String NATIVE_SINK_NAME = "KafkaNativeProduce";

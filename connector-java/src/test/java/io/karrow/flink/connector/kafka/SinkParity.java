@@ -165,8 +165,8 @@ final class SinkParity {
             }
             // Every kafka-native sink must run the path it was asked for, never the stock fallback.
             String plan = statements.explain(ExplainDetail.JSON_EXECUTION_PLAN);
-            assertThat(count(plan, "\"type\" : \"KafkaNativeBatchEncode\""))
-                    .as("batch encode operators in the plan").isEqualTo(batchSinks);
+            assertThat(count(plan, "\"type\" : \"" + KafkaNativeDynamicSink.BATCH_ENCODE_SINK_NAME + ": Writer\""))
+                    .as("batch encoding writers in the plan").isEqualTo(batchSinks);
             assertThat(count(plan, "\"type\" : \"" + KafkaNativeDynamicSink.NATIVE_SINK_NAME + ": Writer\""))
                     .as("native produce writers in the plan").isEqualTo(nativeProduceSinks);
             long start = System.nanoTime();
