@@ -143,6 +143,8 @@ class JsonConfluentNativeFormatFactoryTest {
 
         Set<String> expected = new HashSet<>(keys(new JsonFormatFactory().optionalOptions()));
         expected.addAll(keys(new AvroConfluentNativeFormatFactory().optionalOptions()));
+        // Avro's writer-schema references (an Avro schema option, not a registry one): JSON has none.
+        assertThat(expected.remove("schema.references")).isTrue();
         expected.add("validate-schema-id");
         assertThat(keys(factory.optionalOptions())).isEqualTo(expected).contains(
                 "subject", "schema", "properties", "ssl.keystore.location", "ssl.keystore.password",
@@ -168,6 +170,7 @@ class JsonConfluentNativeFormatFactoryTest {
         JsonConfluentNativeFormatFactory factory = new JsonConfluentNativeFormatFactory();
         Set<String> expected = new HashSet<>(keys(new JsonFormatFactory().forwardOptions()));
         expected.addAll(keys(new AvroConfluentNativeFormatFactory().forwardOptions()));
+        assertThat(expected.remove("schema.references")).isTrue();
         assertThat(keys(factory.forwardOptions())).isEqualTo(expected)
                 .doesNotContain("fail-on-missing-field", "ignore-parse-errors", "validate-schema-id");
         assertThat(factory.optionalOptions()).containsAll(
