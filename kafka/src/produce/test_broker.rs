@@ -57,6 +57,9 @@ pub(crate) struct Script {
     pub(crate) silent: bool,
     /// EndTxn errors in turn (0 once they run out).
     pub(crate) end_errors: Vec<i16>,
+    /// The first this many Produce requests of a connection are answered only once all of them
+    /// have been read (so that they are known to be in flight together); 0: each at once.
+    pub(crate) hold_first_produces: usize,
 }
 
 impl Default for Script {
@@ -69,6 +72,7 @@ impl Default for Script {
             throttle_ms: 0,
             silent: false,
             end_errors: Vec::new(),
+            hold_first_produces: 0,
         }
     }
 }
@@ -98,6 +102,8 @@ pub(crate) fn start(script: Script) -> (String, Arc<Mutex<Seen>>) {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { return };
             let (state, script, view) = (state.clone(), script.clone(), view.clone());
+            let mut held: Vec<Vec<u8>> = Vec::new();
+            let mut produces = 0usize;
             std::thread::spawn(move || loop {
                 let mut size = [0u8; 4];
                 if stream.read_exact(&mut size).is_err() {
@@ -122,6 +128,17 @@ pub(crate) fn start(script: Script) -> (String, Arc<Mutex<Seen>>) {
                 let Some(reply) = reply else { continue };
                 let mut out = (reply.0.len() as i32).to_be_bytes().to_vec();
                 out.extend_from_slice(&reply.0);
+                if i16::from_be_bytes([req[0], req[1]]) == 0
+                    && produces < script.hold_first_produces
+                {
+                    produces += 1;
+                    held.push(out);
+                    if produces < script.hold_first_produces {
+                        continue;
+                    }
+                    out = held.concat();
+                    held.clear();
+                }
                 if stream.write_all(&out).is_err() {
                     return;
                 }

@@ -504,6 +504,7 @@ fn a_batch_acknowledged_behind_a_failed_one_is_never_sent_again() {
     // it would be appended twice): the producer fails, naming the reason.
     let (broker, seen) = test_broker::start(Script {
         produce_errors: vec![6, 0, 45],
+        hold_first_produces: 2,
         ..Script::default()
     });
     let mut p = Producer::open(ProducerConfig {
@@ -511,7 +512,8 @@ fn a_batch_acknowledged_behind_a_failed_one_is_never_sent_again() {
         ..config(&broker)
     })
     .unwrap();
-    // One record per batch, each sent as it closes, before any answer is read.
+    // One record per batch, each sent as it closes; the broker answers neither before it has
+    // read both, so batch 1 is in flight behind batch 0 whatever the timing.
     send(&mut p, 2);
     let e = p.flush().unwrap_err().to_string();
     assert!(e.contains("OUT_OF_ORDER_SEQUENCE_NUMBER"), "{e}");
