@@ -1,6 +1,6 @@
 //! JSON: the tables the decoder targets pick from, and the option sets of the `json` format.
 
-use karrow_codecs::json::{JsonDecodeOptions, TimestampStandard};
+use karrow_codecs::json::{JavaFloatText, JsonDecodeOptions, TimestampStandard};
 
 /// Tables chosen by an input byte: every type flink-json reads, nested rows, arrays and
 /// maps, and a deep self-similar shape for nesting.
@@ -18,7 +18,8 @@ pub const ROWS: &[&str] = &[
 ];
 
 /// The option set an input byte selects: parser or tree decoder, `ignore-parse-errors`,
-/// `fail-on-missing-field` (never both: the factory refuses that), timestamp standard.
+/// `fail-on-missing-field` (never both: the factory refuses that), timestamp standard, and the
+/// JVM whose float digits the tree decoder prints (JDK 19+ or the older `FloatingDecimal`).
 pub fn options(bits: u8) -> JsonDecodeOptions {
     let ignore_parse_errors = bits & 2 != 0;
     JsonDecodeOptions {
@@ -29,6 +30,11 @@ pub fn options(bits: u8) -> JsonDecodeOptions {
             TimestampStandard::Iso8601
         } else {
             TimestampStandard::Sql
+        },
+        float_text: if bits & 16 != 0 {
+            JavaFloatText::FloatingDecimal
+        } else {
+            JavaFloatText::Shortest
         },
     }
 }

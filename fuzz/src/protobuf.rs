@@ -384,11 +384,9 @@ pub fn text_seeds() -> Vec<Vec<u8>> {
 pub fn registry_schema_seeds() -> Vec<Vec<u8>> {
     let mut seeds = text_seeds();
     for (name, text) in PROTOS {
-        if let Ok(schema) = karrow_codecs::protobuf::confluent::CompiledSchema::compile(
-            name,
-            text,
-            &HashMap::new(),
-        ) {
+        if let Ok(schema) =
+            karrow_codecs::protobuf::confluent::CompiledSchema::compile(name, text, &HashMap::new())
+        {
             seeds.push(schema.file().encode_to_vec());
         }
     }
