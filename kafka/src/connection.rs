@@ -112,14 +112,24 @@ pub enum FrameRefused {
 /// The length of a response frame from its 4-byte size prefix, checked before anything is
 /// allocated for it: at most `limit`, never negative, never the start of a TLS record.
 pub fn frame_len(size: [u8; 4], limit: usize) -> Result<usize, FrameRefused> {
-    if matches!(size, [0x15 | 0x16, 0x03, 0..=0x04, _]) {
-        return Err(FrameRefused::Tls);
+    let len = i32::from_be_bytes(size);
+    match usize::try_from(len).ok().filter(|&n| n <= limit) {
+        Some(n) => Ok(n),
+        // Only a refused size is taken for a TLS record: with a limit above 0x1503_0000 bytes a
+        // real frame may start with the same bytes.
+        None if matches!(size, [0x15 | 0x16, 0x03, 0..=0x04, _]) => Err(FrameRefused::Tls),
+        None => Err(FrameRefused::Size(len)),
     }
-    let size = i32::from_be_bytes(size);
-    usize::try_from(size)
-        .ok()
-        .filter(|&n| n <= limit)
-        .ok_or(FrameRefused::Size(size))
+}
+
+/// The socket read timeout of a connection made with `config`: a connection that can be woken
+/// reads in slices and checks the flag between them; any other waits the request timeout.
+fn read_timeout(config: &ConnectionConfig) -> Duration {
+    if config.wakeup.is_some() {
+        SLICE
+    } else {
+        config.request_timeout
+    }
 }
 
 /// How connections are made.
@@ -191,13 +201,9 @@ impl Connection {
         }
         let stream = stream.ok_or_else(|| io(last))?;
         stream.set_nodelay(true).map_err(io)?;
-        // A connection that can be woken reads in slices and checks the flag between them.
-        let read_timeout = if config.wakeup.is_some() {
-            SLICE
-        } else {
-            config.request_timeout
-        };
-        stream.set_read_timeout(Some(read_timeout)).map_err(io)?;
+        stream
+            .set_read_timeout(Some(read_timeout(config)))
+            .map_err(io)?;
         stream
             .set_write_timeout(Some(config.request_timeout))
             .map_err(io)?;
@@ -343,11 +349,12 @@ impl Connection {
         deadline: Instant,
         first: bool,
     ) -> Result<(), ConnectionError> {
-        let Some(wakeup) = self.config.wakeup.clone() else {
-            return self
-                .stream
-                .read_exact(out)
-                .map_err(|source| self.io(source));
+        let wakeup = self.config.wakeup.clone();
+        let timed_out = || {
+            std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "no response within the request timeout",
+            )
         };
         let mut filled = 0;
         while filled < out.len() {
@@ -358,7 +365,14 @@ impl Connection {
                         "the broker closed the connection in the middle of a response",
                     )))
                 }
-                Ok(n) => filled += n,
+                Ok(n) => {
+                    filled += n;
+                    // A peer that trickles bytes faster than each read's timeout is bounded
+                    // by the request's deadline too.
+                    if filled < out.len() && Instant::now() >= deadline {
+                        return Err(self.io(timed_out()));
+                    }
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e)
                     if matches!(
@@ -366,17 +380,14 @@ impl Connection {
                         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                     ) =>
                 {
-                    if wakeup.is_woken() {
+                    if wakeup.as_ref().is_some_and(|w| w.is_woken()) {
                         return Err(ConnectionError::Woken {
                             broker: self.broker.clone(),
                             in_flight: first && filled == 0,
                         });
                     }
                     if Instant::now() >= deadline {
-                        return Err(self.io(std::io::Error::new(
-                            std::io::ErrorKind::TimedOut,
-                            "no response within the request timeout",
-                        )));
+                        return Err(self.io(timed_out()));
                     }
                 }
                 Err(source) => return Err(self.io(source)),
@@ -415,7 +426,7 @@ impl Connection {
         let mut byte = [0u8; 1];
         let peeked = self.stream.peek(&mut byte);
         self.stream
-            .set_read_timeout(Some(self.config.request_timeout))
+            .set_read_timeout(Some(read_timeout(&self.config)))
             .map_err(|source| self.io(source))?;
         match peeked {
             Ok(0) => Err(self.io(std::io::Error::new(

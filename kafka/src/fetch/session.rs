@@ -305,12 +305,9 @@ impl FetchSession {
         if self.read_responses(&mut polled)? {
             polled.woken = self.wakeup.take();
         }
-        let mut responses = std::mem::take(&mut self.responses);
+        let responses = std::mem::take(&mut self.responses);
         let outcome = self.handle_responses(&responses[..self.used], &mut polled, &mut each);
-        // The buffers are kept for the next poll.
-        for r in &mut responses[..self.used] {
-            r.fetched.clear();
-        }
+        // The response buffers are kept for the next poll.
         self.responses = responses;
         Ok(outcome?.map(|()| polled))
     }
@@ -384,7 +381,7 @@ impl FetchSession {
                         fetched,
                     });
                 }
-                Err(_) if self.wakeup.is_woken() => {
+                Err(FetchError::Connection(ConnectionError::Woken { .. })) => {
                     // Woken while connecting: not the broker's failure.
                     broker.connection = None;
                     return Ok(failed);
@@ -618,18 +615,11 @@ fn send_fetch(
     let Some(connection) = broker.connection.as_mut() else {
         return Err(FetchError::Usage(format!("no connection to {name}")));
     };
-    let client_id = config.client_id.clone();
+    let client_id = &config.client_id;
     let read_committed = isolation == Isolation::ReadCommitted;
     connection
         .send_with(|out, correlation| {
-            write_fetch_request(
-                out,
-                correlation,
-                &client_id,
-                limits,
-                read_committed,
-                fetches,
-            );
+            write_fetch_request(out, correlation, client_id, limits, read_committed, fetches);
         })
         .map_err(connect_error)
 }
@@ -639,10 +629,6 @@ fn send_fetch(
 fn connect_error(e: ConnectionError) -> FetchError {
     match e {
         ConnectionError::Io { broker, source } => FetchError::Io { broker, source },
-        ConnectionError::Woken { broker, .. } => FetchError::Io {
-            broker,
-            source: std::io::Error::new(std::io::ErrorKind::Interrupted, "woken up"),
-        },
         other => FetchError::Connection(other),
     }
 }
