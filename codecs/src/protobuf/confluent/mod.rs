@@ -30,7 +30,7 @@ mod schema;
 
 pub use decode::ProtobufConfluentDecoder;
 pub use encode::{writer_schema, ProtobufConfluentEncoder, WriterSchema};
-pub use schema::{resolve_schema, schema_text, CompiledSchema};
+pub use schema::{descriptor_bytes, resolve_schema, schema_text, CompiledSchema};
 
 #[cfg(test)]
 mod tests;

@@ -200,12 +200,11 @@ fn declared_children(parent: &MessageDescriptor) -> Vec<MessageDescriptor> {
 /// dev registry's request bodies.
 const MAX_DESCRIPTOR_TEXT: usize = 16 << 20;
 
-/// `.proto` text for a registered Protobuf schema in either form a registry may hold: `.proto`
-/// text as is, or a base64 `FileDescriptorProto` (what Confluent's serializers register, and
-/// what a registry that stores it verbatim answers) printed as text by codecs' printer, type
-/// names fully qualified. Text that consists of base64 characters only cannot be a `.proto`
-/// file with a declaration (those need `;`), so the two forms cannot be confused.
-pub fn schema_text(schema: &str) -> Result<std::borrow::Cow<'_, str>, String> {
+/// The bytes of a registered Protobuf schema in descriptor form (a base64
+/// `FileDescriptorProto`, padded or not), or `None` when `schema` is not in that form. Text
+/// that consists of base64 characters only cannot be a `.proto` file with a declaration (those
+/// need `;`), so the two forms cannot be confused. Bounded: at most 16 MiB of text.
+pub fn descriptor_bytes(schema: &str) -> Option<Result<Vec<u8>, String>> {
     use base64::Engine as _;
     let trimmed = schema.trim();
     let base64_only = !trimmed.is_empty()
@@ -213,18 +212,30 @@ pub fn schema_text(schema: &str) -> Result<std::borrow::Cow<'_, str>, String> {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
     if !base64_only {
-        return Ok(std::borrow::Cow::Borrowed(schema));
+        return None;
     }
     if trimmed.len() > MAX_DESCRIPTOR_TEXT {
-        return Err(format!(
+        return Some(Err(format!(
             "the Protobuf schema in descriptor form is longer than {MAX_DESCRIPTOR_TEXT} bytes"
-        ));
+        )));
     }
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(trimmed)
-        .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(trimmed))
-        .map_err(|e| format!("the Protobuf schema is neither .proto text nor base64: {e}"))?;
-    print_serialized(&bytes, &[])
+    Some(
+        base64::engine::general_purpose::STANDARD
+            .decode(trimmed)
+            .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(trimmed))
+            .map_err(|e| format!("the Protobuf schema is neither .proto text nor base64: {e}")),
+    )
+}
+
+/// `.proto` text for a registered Protobuf schema in either form a registry may hold: `.proto`
+/// text as is, or a base64 `FileDescriptorProto` ([`descriptor_bytes`]: what Confluent's
+/// serializers register, and what a registry that stores it verbatim answers) printed as text
+/// by codecs' printer, type names fully qualified.
+pub fn schema_text(schema: &str) -> Result<std::borrow::Cow<'_, str>, String> {
+    let Some(bytes) = descriptor_bytes(schema) else {
+        return Ok(std::borrow::Cow::Borrowed(schema));
+    };
+    print_serialized(&bytes?, &[])
         .map(std::borrow::Cow::Owned)
         .map_err(|e| format!("the Protobuf schema in descriptor form is not usable: {e}"))
 }

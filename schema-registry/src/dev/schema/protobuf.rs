@@ -65,15 +65,12 @@ fn printed(compiled: &CompiledSchema) -> Result<String, String> {
     print_file(root.file_descriptor_proto(), &dependencies).map_err(|e| e.to_string())
 }
 
-/// The bytes of a base64 `FileDescriptorProto`, `None` when `schema` is not base64.
+/// The bytes of a base64 `FileDescriptorProto`, `None` when `schema` is not one: codecs'
+/// `protobuf::confluent::descriptor_bytes`, the one reading of that form.
 fn descriptor_bytes(schema: &str) -> Option<Vec<u8>> {
-    let trimmed = schema.trim();
-    let engine = &base64::engine::general_purpose::STANDARD;
-    let bytes = engine
-        .decode(trimmed)
-        .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(trimmed))
-        .ok()?;
-    (!bytes.is_empty()).then_some(bytes)
+    karrow_codecs::protobuf::confluent::descriptor_bytes(schema)?
+        .ok()
+        .filter(|bytes| !bytes.is_empty())
 }
 
 /// Checks `schema` (text or base64 descriptor) with `referenced` (by import name) as its
