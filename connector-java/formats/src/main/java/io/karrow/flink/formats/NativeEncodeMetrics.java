@@ -3,7 +3,7 @@ package io.karrow.flink.formats;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Histogram;
 import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.metrics.ThreadSafeSimpleCounter;
+import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 
 import java.util.Map;
@@ -12,8 +12,8 @@ import java.util.WeakHashMap;
 /**
  * What native encoding did, in the group {@code karrow} under the metric group it is given: a
  * per-record format's ({@code SerializationSchema} context: the sink writer's {@code user} group),
- * the {@code kafka-native} sink's batch encoder (its operator's group, or the native producer's
- * writer group).
+ * the {@code kafka-native} sink's batch encoder (the writer's group: the batch-encoding Kafka
+ * writer's or the native producer's).
  *
  * <ul>
  *   <li>{@code numRecordsEncoded}: in batches, rows encoded (a row's key and value count once); per
@@ -24,7 +24,8 @@ import java.util.WeakHashMap;
  *       are encoded in batches (registered on the first batch).
  * </ul>
  * One instance per metric group: the key and value schemas of one writer, and a second {@code open},
- * share it.
+ * share it. A metric group belongs to one subtask, whose task thread alone updates it, so the
+ * counters are plain {@link SimpleCounter}s (no atomic per record).
  */
 public final class NativeEncodeMetrics {
 
@@ -42,9 +43,9 @@ public final class NativeEncodeMetrics {
 
     private NativeEncodeMetrics(MetricGroup group) {
         this.group = group;
-        this.records = group.counter("numRecordsEncoded", new ThreadSafeSimpleCounter());
-        this.bytes = group.counter("numBytesEncoded", new ThreadSafeSimpleCounter());
-        this.nanos = group.counter("nativeEncodeTimeNanos", new ThreadSafeSimpleCounter());
+        this.records = group.counter("numRecordsEncoded", new SimpleCounter());
+        this.bytes = group.counter("numBytesEncoded", new SimpleCounter());
+        this.nanos = group.counter("nativeEncodeTimeNanos", new SimpleCounter());
     }
 
     /** The metrics under {@code parent} (its {@code karrow} group), made on first use. */
@@ -69,7 +70,7 @@ public final class NativeEncodeMetrics {
     public void recordBatch(int rows, long bytes, long nanos) {
         synchronized (this) {
             if (batches == null) {
-                batches = group.counter("numBatches", new ThreadSafeSimpleCounter());
+                batches = group.counter("numBatches", new SimpleCounter());
                 batchSize = group.histogram("batchSize", new DescriptiveStatisticsHistogram(1024));
             }
             batches.inc();

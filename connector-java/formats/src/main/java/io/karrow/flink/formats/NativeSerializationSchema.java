@@ -100,14 +100,13 @@ public abstract class NativeSerializationSchema<C extends Serializable>
                 openEncoder();
             }
             byte[] image = images.image(row);
-            long start = System.nanoTime();
+            long start = metrics == null ? 0 : System.nanoTime();
             byte[] value = recordBuffers.call(encoder.get(), image, KarrowNative::encodeOneDirect);
-            long nanos = System.nanoTime() - start;
             if (value == null) {
                 throw new IllegalStateException("the native encoder gave no value");
             }
             if (metrics != null) {
-                metrics.recordOne(value.length, nanos);
+                metrics.recordOne(value.length, System.nanoTime() - start);
             }
             return value;
         } catch (IOException | RuntimeException e) {

@@ -9,7 +9,7 @@ import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.factories.Factory;
 import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.CollectionUtil;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -101,11 +101,7 @@ class FilesystemFormatsITCase {
     }
 
     private static List<Row> collect(TableEnvironment env, String query) throws Exception {
-        List<Row> rows = new ArrayList<>();
-        try (CloseableIterator<Row> it = env.executeSql(query).collect()) {
-            it.forEachRemaining(rows::add);
-        }
-        return rows;
+        return CollectionUtil.iteratorToList(env.executeSql(query).collect());
     }
 
     /** The data files under {@code dir} (hidden and in-progress files left out), concatenated by name. */

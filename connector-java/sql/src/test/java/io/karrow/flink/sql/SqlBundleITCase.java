@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.karrow.flink.nativebridge.NativeLibraryLoader;
 
 import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.CollectionUtil;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -44,9 +44,13 @@ class SqlBundleITCase {
         TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
         env.getConfig().set("parallelism.default", "1");
         env.executeSql(table("native_out", topic, "kafka-native", "json-native", ""));
-        env.executeSql("INSERT INTO native_out SELECT CAST(n AS BIGINT), 'name-' || CAST(n AS STRING),"
+        String insert = "INSERT INTO native_out SELECT CAST(n AS BIGINT), 'name-' || CAST(n AS STRING),"
                 + " n * 1.5E0, ARRAY['t', CAST(n AS STRING)], ROW(n, CAST(NULL AS STRING))"
-                + " FROM (VALUES (1), (2), (3), (4), (5)) AS t(n)").await();
+                + " FROM (VALUES (1), (2), (3), (4), (5)) AS t(n)";
+        assertThat(env.explainSql(insert, ExplainDetail.JSON_EXECUTION_PLAN))
+                .as("the kafka-native sink runs its batch-encoding writer, not the stock one")
+                .contains("\"type\" : \"KafkaNativeBatchEncode");
+        env.executeSql(insert).await();
         assertThat(NativeLibraryLoader.isLoaded()).as("the native sink engaged the native library").isTrue();
 
         String bounded = "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',";
@@ -65,10 +69,6 @@ class SqlBundleITCase {
     }
 
     private static List<Row> collect(TableEnvironment env, String query) throws Exception {
-        List<Row> rows = new ArrayList<>();
-        try (CloseableIterator<Row> it = env.executeSql(query).collect()) {
-            it.forEachRemaining(rows::add);
-        }
-        return rows;
+        return CollectionUtil.iteratorToList(env.executeSql(query).collect());
     }
 }

@@ -10,7 +10,7 @@ import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.factories.Factory;
 import org.apache.flink.types.Row;
-import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.CollectionUtil;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,10 +58,6 @@ class SqlBundleWithoutKafkaITCase {
     }
 
     private static List<Row> collect(TableEnvironment env, String query) throws Exception {
-        List<Row> rows = new ArrayList<>();
-        try (CloseableIterator<Row> it = env.executeSql(query).collect()) {
-            it.forEachRemaining(rows::add);
-        }
-        return rows;
+        return CollectionUtil.iteratorToList(env.executeSql(query).collect());
     }
 }

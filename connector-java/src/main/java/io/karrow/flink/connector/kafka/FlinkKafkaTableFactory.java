@@ -2,15 +2,9 @@ package io.karrow.flink.connector.kafka;
 
 import io.karrow.flink.planner.PlannerHook;
 
-import org.apache.flink.configuration.ConfigOption;
-import org.apache.flink.table.connector.sink.DynamicTableSink;
-import org.apache.flink.table.connector.source.DynamicTableSource;
-
-import java.util.HashSet;
-import java.util.Set;
-
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaPartitioner;
 import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
@@ -21,6 +15,8 @@ import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicSource;
 import org.apache.flink.streaming.connectors.kafka.table.KafkaDynamicTableFactory;
 import org.apache.flink.table.connector.format.DecodingFormat;
 import org.apache.flink.table.connector.format.EncodingFormat;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.DataType;
 
@@ -28,9 +24,11 @@ import org.apache.kafka.common.TopicPartition;
 
 import javax.annotation.Nullable;
 
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -44,7 +42,7 @@ import java.util.regex.Pattern;
  * KafkaNativeDynamicSource}) and the sink's ({@link KafkaNativeDynamicSink}: batched native encode
  * in front of Flink's own {@code KafkaSink}).
  */
-class FlinkKafkaTableFactory extends KafkaDynamicTableFactory {
+class FlinkKafkaTableFactory extends KafkaDynamicTableFactory implements KafkaNativeDynamicTableFactory.Delegate {
 
     @Override
     public String factoryIdentifier() {
@@ -98,7 +96,6 @@ class FlinkKafkaTableFactory extends KafkaDynamicTableFactory {
         return sink;
     }
 
-    /** The identifier of the table's value format ({@code value.format}, or {@code format}). */
     /** Whether the value format's {@code ignore-parse-errors} option is on. */
     static boolean valueFormatIgnoresParseErrors(Map<String, String> options) {
         String prefix = options.get("value.format") != null ? "value." : "";
@@ -107,6 +104,7 @@ class FlinkKafkaTableFactory extends KafkaDynamicTableFactory {
                 options.getOrDefault(prefix + format + ".ignore-parse-errors", "false").trim());
     }
 
+    /** The identifier of the table's value format ({@code value.format}, or {@code format}). */
     static String valueFormatIdentifier(Map<String, String> options) {
         String format = options.get("value.format");
         return format != null ? format : options.get("format");

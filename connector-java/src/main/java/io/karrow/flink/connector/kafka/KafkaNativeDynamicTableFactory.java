@@ -24,29 +24,29 @@ public class KafkaNativeDynamicTableFactory implements DynamicTableSourceFactory
     /** The connector identifier. */
     public static final String IDENTIFIER = "kafka-native";
 
-    /** The delegate as a source factory, or {@code null} without Flink's Kafka connector. */
-    private final DynamicTableSourceFactory sources;
-    /** The same delegate as a sink factory, or {@code null}. */
-    private final DynamicTableSinkFactory sinks;
+    /** What both factory roles of the delegate are, so that one field holds it. */
+    interface Delegate extends DynamicTableSourceFactory, DynamicTableSinkFactory {}
+
+    /** The delegate, or {@code null} without Flink's Kafka connector. */
+    private final Delegate delegate;
     /** Why the delegate could not be made, or {@code null}. */
     private final LinkageError missing;
 
     /** A factory that delegates to Flink's Kafka connector when it is on the class path. */
     public KafkaNativeDynamicTableFactory() {
-        DynamicTableSourceFactory delegate = null;
+        Delegate made = null;
         LinkageError error = null;
         try {
-            delegate = newDelegate();
+            made = newDelegate();
         } catch (LinkageError e) {
             error = e;
         }
-        this.sources = delegate;
-        this.sinks = (DynamicTableSinkFactory) delegate;
+        this.delegate = made;
         this.missing = error;
     }
 
     /** Kept apart so that Flink's Kafka classes are resolved here, inside the constructor's try. */
-    private static DynamicTableSourceFactory newDelegate() {
+    private static Delegate newDelegate() {
         return new FlinkKafkaTableFactory();
     }
 
@@ -57,38 +57,37 @@ public class KafkaNativeDynamicTableFactory implements DynamicTableSourceFactory
 
     @Override
     public Set<ConfigOption<?>> requiredOptions() {
-        return sources().requiredOptions();
+        return delegate().requiredOptions();
     }
 
     /** Flink's {@code kafka} options plus {@code scan.fetch-mode} and {@code sink.produce-mode}. */
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
-        return sources().optionalOptions();
+        return delegate().optionalOptions();
     }
 
     @Override
     public Set<ConfigOption<?>> forwardOptions() {
-        return sources().forwardOptions();
+        return delegate().forwardOptions();
     }
 
     @Override
     public DynamicTableSource createDynamicTableSource(Context context) {
-        return sources().createDynamicTableSource(context);
+        return delegate().createDynamicTableSource(context);
     }
 
     @Override
     public DynamicTableSink createDynamicTableSink(Context context) {
-        sources();
-        return sinks.createDynamicTableSink(context);
+        return delegate().createDynamicTableSink(context);
     }
 
-    private DynamicTableSourceFactory sources() {
-        if (sources == null) {
+    private Delegate delegate() {
+        if (delegate == null) {
             throw new ValidationException("'connector' = '" + IDENTIFIER + "' needs Flink's Kafka connector on the"
                     + " class path: flink-connector-kafka 5.0.0-2.2 with kafka-clients next to"
                     + " karrow-connector-kafka, or flink-sql-connector-kafka 5.0.0-2.2 next to"
                     + " karrow-sql-connector-kafka (docs/installing.md); missing: " + missing.getMessage(), missing);
         }
-        return sources;
+        return delegate;
     }
 }
