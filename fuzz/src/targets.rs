@@ -441,7 +441,10 @@ pub fn protobuf_descriptor_set(data: &[u8]) {
 pub fn protobuf_registry_schema(data: &[u8]) {
     use base64::Engine as _;
     let encoded = base64::engine::general_purpose::STANDARD.encode(data);
-    let texts = std::str::from_utf8(data).ok().into_iter().chain([encoded.as_str()]);
+    let texts = std::str::from_utf8(data)
+        .ok()
+        .into_iter()
+        .chain([encoded.as_str()]);
     for registered in texts {
         if let Ok(text) = schema_text(registered) {
             if let Ok(schema) = CompiledSchema::compile("fuzz.proto", &text, &HashMap::new()) {
