@@ -929,6 +929,17 @@ impl Producer {
         Ok(())
     }
 
+    /// Whether `s`'s next batch to be acknowledged is its first of this producer epoch
+    /// (sequence 0). A broker with no state for the producer accepts any first sequence, so a
+    /// batch pipelined behind a failed sequence 0 (a partition not yet ready on a freshly
+    /// created topic answers NOT_LEADER_OR_FOLLOWER) would be appended first and the retry of
+    /// sequence 0 could then never be written in order. Sending that first batch alone costs
+    /// one round trip per partition and epoch, and changes no byte written. Kafka's Java
+    /// producer pipelines it and fails the write in that race (OutOfOrderSequenceException).
+    fn first_of_epoch_unacknowledged(&self, s: &PartitionState) -> bool {
+        self.config.idempotence && s.queue.front().is_some_and(|p| p.base_sequence == 0)
+    }
+
     /// Builds and sends one request per leader with the next batch of each of its
     /// partitions, while the leader has room for another request in flight.
     fn send_ready(&mut self) -> Result<(), ProduceError> {
@@ -952,7 +963,7 @@ impl Producer {
                     }
                 }
                 let in_flight = s.queue.iter().filter(|p| p.in_flight).count();
-                let limit = if s.retrying {
+                let limit = if s.retrying || self.first_of_epoch_unacknowledged(s) {
                     1
                 } else {
                     self.config.max_in_flight

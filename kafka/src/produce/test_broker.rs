@@ -57,9 +57,13 @@ pub(crate) struct Script {
     pub(crate) silent: bool,
     /// EndTxn errors in turn (0 once they run out).
     pub(crate) end_errors: Vec<i16>,
-    /// The first this many Produce requests of a connection are answered only once all of them
-    /// have been read (so that they are known to be in flight together); 0: each at once.
-    pub(crate) hold_first_produces: usize,
+    /// The Produce requests of a connection whose indexes (from 0) fall in this range are
+    /// answered only once all of them have been read (so that they are known to be in flight
+    /// together); an empty range: each at once.
+    pub(crate) held_produces: std::ops::Range<usize>,
+    /// How long the answer to a connection's first Produce request waits (time for the
+    /// producer to pipeline more requests behind it, if it would).
+    pub(crate) first_produce_delay: std::time::Duration,
 }
 
 impl Default for Script {
@@ -72,7 +76,8 @@ impl Default for Script {
             throttle_ms: 0,
             silent: false,
             end_errors: Vec::new(),
-            hold_first_produces: 0,
+            held_produces: 0..0,
+            first_produce_delay: std::time::Duration::ZERO,
         }
     }
 }
@@ -128,16 +133,20 @@ pub(crate) fn start(script: Script) -> (String, Arc<Mutex<Seen>>) {
                 let Some(reply) = reply else { continue };
                 let mut out = (reply.0.len() as i32).to_be_bytes().to_vec();
                 out.extend_from_slice(&reply.0);
-                if i16::from_be_bytes([req[0], req[1]]) == 0
-                    && produces < script.hold_first_produces
-                {
+                if i16::from_be_bytes([req[0], req[1]]) == 0 {
+                    let index = produces;
                     produces += 1;
-                    held.push(out);
-                    if produces < script.hold_first_produces {
-                        continue;
+                    if index == 0 {
+                        std::thread::sleep(script.first_produce_delay);
                     }
-                    out = held.concat();
-                    held.clear();
+                    if script.held_produces.contains(&index) {
+                        held.push(out);
+                        if index + 1 < script.held_produces.end {
+                            continue;
+                        }
+                        out = held.concat();
+                        held.clear();
+                    }
                 }
                 if stream.write_all(&out).is_err() {
                     return;

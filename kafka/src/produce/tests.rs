@@ -497,14 +497,15 @@ fn a_precommitted_transaction_is_handed_over_not_ended() {
 }
 
 #[test]
-fn a_batch_acknowledged_behind_a_failed_one_is_never_sent_again() {
-    // Batch 0 fails (NOT_LEADER_OR_FOLLOWER) while batch 1, pipelined behind it, is appended
-    // (a broker accepts any first sequence from a producer the partition has no state for);
-    // batch 0's retry is then out of order. Batch 1 must not go out again (under a bumped epoch
-    // it would be appended twice): the producer fails, naming the reason.
+fn the_first_batch_of_an_epoch_is_alone_in_flight() {
+    // Sequence 0 fails (NOT_LEADER_OR_FOLLOWER, as a partition of a topic just created
+    // answers): batch 1 must not have been sent behind it (a broker with no state for the
+    // producer would append it first, and sequence 0 could not follow), so the broker sees
+    // sequence 0 twice and then sequence 1. The first answer waits long enough for batch 1 to
+    // be pipelined behind it if the producer would.
     let (broker, seen) = test_broker::start(Script {
-        produce_errors: vec![6, 0, 45],
-        hold_first_produces: 2,
+        produce_errors: vec![6],
+        first_produce_delay: Duration::from_millis(300),
         ..Script::default()
     });
     let mut p = Producer::open(ProducerConfig {
@@ -512,15 +513,42 @@ fn a_batch_acknowledged_behind_a_failed_one_is_never_sent_again() {
         ..config(&broker)
     })
     .unwrap();
-    // One record per batch, each sent as it closes; the broker answers neither before it has
-    // read both, so batch 1 is in flight behind batch 0 whatever the timing.
     send(&mut p, 2);
+    p.flush().unwrap();
+    assert_eq!(p.acknowledged(), 2);
+    assert_eq!(
+        stamps(&seen.lock().unwrap().batches),
+        vec![(7, 0, 0, 1), (7, 0, 0, 1), (7, 0, 1, 1)]
+    );
+}
+
+#[test]
+fn a_batch_acknowledged_behind_a_failed_one_is_never_sent_again() {
+    // Batch 0 is acknowledged. Batch 1 then fails (NOT_LEADER_OR_FOLLOWER) while batch 2,
+    // pipelined behind it, is appended (as a broker that lost this producer's state since
+    // batch 0 does: it accepts any first sequence); batch 1's retry is then out of order.
+    // Batch 2 must not go out again (under a bumped epoch it would be appended twice): the
+    // producer fails, naming the reason.
+    let (broker, seen) = test_broker::start(Script {
+        produce_errors: vec![0, 6, 0, 45],
+        held_produces: 1..3,
+        ..Script::default()
+    });
+    let mut p = Producer::open(ProducerConfig {
+        batch_size: 1,
+        ..config(&broker)
+    })
+    .unwrap();
+    // One record per batch, each sent as it closes; the broker answers neither of batches 1
+    // and 2 before it has read both, so batch 2 is in flight behind batch 1 whatever the
+    // timing.
+    send(&mut p, 3);
     let e = p.flush().unwrap_err().to_string();
     assert!(e.contains("OUT_OF_ORDER_SEQUENCE_NUMBER"), "{e}");
     assert!(e.contains("later batches"), "{e}");
     assert_eq!(
         stamps(&seen.lock().unwrap().batches),
-        vec![(7, 0, 0, 1), (7, 0, 1, 1), (7, 0, 0, 1)],
-        "batch 1 sent once"
+        vec![(7, 0, 0, 1), (7, 0, 1, 1), (7, 0, 2, 1), (7, 0, 1, 1)],
+        "batch 2 sent once"
     );
 }
