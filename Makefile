@@ -71,8 +71,9 @@ test: native lint test-java test-rust test-python test-fuzz-replay
 test-cluster: jar
 	bash tests/cluster/run.sh --long
 
+# The README's first command: stock, karrow, karrow + operator core, and that + native produce.
 demo:
-	bash benches/run-demo.sh
+	bash benches/run-demo.sh --native-produce true
 
 bench:
 	bash benches/run-jmh.sh
