@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use karrow_codecs::types::{FlinkKind, FlinkType};
 
-use super::format::Format;
+use super::format::{Format, FormatKind};
 use super::measure::{Figures, Op};
 use super::messages::{self, Messages};
 use super::output::Line;
@@ -32,6 +32,8 @@ pub struct Stock {
 
 /// Where stock Flink reads the corpus and the schemas.
 pub struct StockInputs<'a> {
+    /// The format.
+    pub kind: FormatKind,
     /// The Flink type string of the row type.
     pub row_type: &'a str,
     /// The schemas.
@@ -44,17 +46,9 @@ pub struct StockInputs<'a> {
     pub sample_len: usize,
 }
 
-/// Runs stock Flink first (the JVM takes the machine while it runs; native then runs
-/// alone), unless `--no-stock` or no JVM harness is found.
-pub fn run_stock(
-    args: &BenchArgs,
-    inputs: &StockInputs<'_>,
-    corpus: &Messages,
-    tmp: &TempDir,
-    progress: &Progress,
-) -> Result<Stock, BenchError> {
-    let mut stock = Stock::default();
-    let located = if args.no_stock {
+/// The JVM harness stock Flink runs in, or why it does not run (`--no-stock`, not built).
+pub fn locate_stock(args: &BenchArgs) -> Result<stock::Jvm, String> {
+    if args.no_stock {
         Err("not run (--no-stock)".to_string())
     } else {
         stock::locate(
@@ -63,7 +57,20 @@ pub fn run_stock(
             stock::HARNESS_CLASS,
         )
         .map_err(|e| format!("not run: {e}"))
-    };
+    }
+}
+
+/// Runs stock Flink first (the JVM takes the machine while it runs; native then runs
+/// alone) in the JVM `located` (see [`locate_stock`]).
+pub fn run_stock(
+    args: &BenchArgs,
+    located: Result<stock::Jvm, String>,
+    inputs: &StockInputs<'_>,
+    corpus: &Messages,
+    tmp: &TempDir,
+    progress: &Progress,
+) -> Result<Stock, BenchError> {
+    let mut stock = Stock::default();
     let jvm = match located {
         Err(why) => {
             stock.note = Some(why);
@@ -84,9 +91,13 @@ pub fn run_stock(
     let (sample_out, encoded_out) = (tmp.path("stock-rows.txt"), tmp.path("stock-encoded.txt"));
     progress.update("stock Flink: starting the JVM");
     let request = stock::Request {
+        format: inputs.kind.stock_name(),
         messages: &messages_file,
         row_type: inputs.row_type,
-        registry: inputs.decode_url,
+        registry: inputs
+            .kind
+            .uses_avro_registry()
+            .then_some(inputs.decode_url),
         reader_schema_file: reader_file.as_deref(),
         encode_schema_id: inputs.encode_id,
         threads: usize::from(args.threads),
@@ -114,10 +125,8 @@ pub fn run_stock(
                     .collect())
             };
             stock.rows = Some((read(&sample_out)?, read(&encoded_out)?));
-            for (id, name) in [
-                ("decode", "decode (flink-avro)"),
-                ("encode", "encode (flink-avro)"),
-            ] {
+            let [decode_name, encode_name] = inputs.kind.stock_line_names();
+            for (id, name) in [("decode", decode_name), ("encode", encode_name)] {
                 stock.lines.push(Line {
                     side: "stock",
                     id,

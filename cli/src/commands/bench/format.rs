@@ -1,6 +1,7 @@
 //! The formats `karrow bench` measures. Each format implements [`Format`] (one per process,
-//! shared by the threads) and hands out one [`Session`] per thread; adding JSON or Protobuf
-//! means one more [`FormatKind`] variant and one more file implementing these two traits.
+//! shared by the threads) and hands out one [`Session`] per thread; adding a format (Protobuf
+//! is next) means one more [`FormatKind`] variant and one more file implementing these two
+//! traits (`avro_confluent.rs`, `json.rs`).
 
 use arrow_array::RecordBatch;
 use clap::ValueEnum;
@@ -12,7 +13,11 @@ use super::error::BenchError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FormatKind {
     /// Confluent-framed Avro (`avro-confluent` / `avro-confluent-native`).
+    #[value(alias = "avro-confluent-native")]
     AvroConfluent,
+    /// Plain JSON values (`json` / `json-native`), the row type from `--columns`.
+    #[value(alias = "json-native")]
+    Json,
 }
 
 impl FormatKind {
@@ -20,7 +25,21 @@ impl FormatKind {
     pub fn stock_name(self) -> &'static str {
         match self {
             FormatKind::AvroConfluent => "avro-confluent",
+            FormatKind::Json => "json",
         }
+    }
+
+    /// The names of the stock lines (decode, encode), after the Flink library that runs them.
+    pub fn stock_line_names(self) -> [&'static str; 2] {
+        match self {
+            FormatKind::AvroConfluent => ["decode (flink-avro)", "encode (flink-avro)"],
+            FormatKind::Json => ["decode (flink-json)", "encode (flink-json)"],
+        }
+    }
+
+    /// Whether the messages are Confluent-framed with an Avro writer schema in a registry.
+    pub fn uses_avro_registry(self) -> bool {
+        matches!(self, FormatKind::AvroConfluent)
     }
 }
 
