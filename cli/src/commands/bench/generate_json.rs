@@ -148,10 +148,11 @@ impl JsonGenerator {
                 .clamp(i64::from(i32::MIN), i64::from(i32::MAX))
                 .to_string(),
             FlinkKind::BigInt | FlinkKind::IntervalDayTime => self.rng.varied(64).to_string(),
-            // Exactly representable values (a 24- or 53-bit integer over a power of two),
-            // written as Rust's shortest round-trip text (an exponent when far from 1).
-            FlinkKind::Float => format!("{:?}", (self.rng.varied(24) as f32) / 64.0),
-            FlinkKind::Double => format!("{:?}", (self.rng.varied(53) as f64) / 1024.0),
+            // Mostly short values (a 24- or 53-bit integer over a power of two), one in four
+            // any finite value (where Java's Float/Double.toString digits differ between
+            // JVMs), written as Rust's shortest round-trip text (an exponent when far from 1).
+            FlinkKind::Float => format!("{:?}", self.float()),
+            FlinkKind::Double => format!("{:?}", self.double()),
             FlinkKind::Decimal { precision, scale } => {
                 plain_decimal(self.rng.decimal_unscaled(*precision, None), *scale)
             }
@@ -204,6 +205,26 @@ impl JsonGenerator {
         };
         out.extend_from_slice(text.as_bytes());
         Ok(())
+    }
+
+    fn float(&mut self) -> f32 {
+        if self.rng.below(4) == 0 {
+            let v = f32::from_bits(self.rng.next_u64() as u32);
+            if v.is_finite() {
+                return v;
+            }
+        }
+        (self.rng.varied(24) as f32) / 64.0
+    }
+
+    fn double(&mut self) -> f64 {
+        if self.rng.below(4) == 0 {
+            let v = f64::from_bits(self.rng.next_u64());
+            if v.is_finite() {
+                return v;
+            }
+        }
+        (self.rng.varied(53) as f64) / 1024.0
     }
 
     /// An object with unique keys; `value` `None` is a multiset (positive counts).
