@@ -57,7 +57,10 @@ import java.util.Map;
  * {@code JsonParserRowDataDeserializationSchema} (what {@code decode.json-parser.enabled = true}
  * runs) and {@code JsonRowDataSerializationSchema}; a message is read through the collector, as the
  * Kafka source reads it, and one that gives more than one row (a top-level array) is a failure (the
- * bench compares one row per message).
+ * bench compares one row per message). {@code --format json-confluent}: open-source Flink has no
+ * Confluent JSON Schema format, so the stock side is what a Flink job does without karrow: the
+ * 5-byte Confluent header checked and cut off, then flink-json as for {@code json}; encode
+ * writes {@code 0x00}, the {@code --encode-schema-id} and flink-json's bytes.
  *
  * <p>Verification output: {@code --sample-out} gets the first {@code --sample} messages' rows as
  * canonical text (one line per message, {@code -} for a null value; the format is documented in the
@@ -133,7 +136,8 @@ public final class StockSerdeHarness {
         byte[][] messages = readMessages(Path.of(need(args, "messages")));
         RowType rowType = (RowType) LogicalTypeParser.parse(need(args, "row-type"), StockSerdeHarness.class.getClassLoader());
         String format = args.getOrDefault("format", "avro-confluent");
-        boolean json = format.equals("json");
+        boolean confluentJson = format.equals("json-confluent");
+        boolean json = format.equals("json") || confluentJson;
         if (!json && !format.equals("avro-confluent")) {
             System.err.println("StockSerdeHarness: unknown --format " + format);
             System.exit(2);
@@ -142,7 +146,8 @@ public final class StockSerdeHarness {
         String readerSchema = args.containsKey("reader-schema-file")
                 ? Files.readString(Path.of(args.get("reader-schema-file")), StandardCharsets.UTF_8)
                 : null;
-        int encodeId = intArg(args, "encode-schema-id", json ? 0 : -1);
+        int encodeId = intArg(args, "encode-schema-id", format.equals("json") ? 0 : -1);
+        byte[] header = ByteBuffer.allocate(5).put((byte) 0).putInt(encodeId).array();
         int threads = Math.max(1, intArg(args, "threads", 1));
         int trials = Math.max(1, intArg(args, "trials", 5));
         long warmupMs = intArg(args, "warmup-ms", 2000);
@@ -168,6 +173,12 @@ public final class StockSerdeHarness {
             return m -> {
                 collector.row = null;
                 collector.rows = 0;
+                if (confluentJson) {
+                    if (m.length < 5 || m[0] != 0) {
+                        throw new IOException("Unknown data format. Magic number does not match");
+                    }
+                    m = Arrays.copyOfRange(m, 5, m.length);
+                }
                 d.deserialize(m, collector);
                 if (collector.rows > 1) {
                     throw new IOException("the message gives " + collector.rows
@@ -182,7 +193,15 @@ public final class StockSerdeHarness {
                     SerializationSchema<RowData> s = new JsonRowDataSerializationSchema(
                             rowType, TimestampFormat.SQL, JsonFormatOptions.MapNullKeyMode.FAIL, "null", false, false);
                     s.open(null);
-                    return s;
+                    if (!confluentJson) {
+                        return s;
+                    }
+                    return row -> {
+                        byte[] body = s.serialize(row);
+                        byte[] framed = Arrays.copyOf(header, header.length + body.length);
+                        System.arraycopy(body, 0, framed, header.length, body.length);
+                        return framed;
+                    };
                 }
                 Schema writer = AvroSchemaConverter.convertToSchema(rowType);
                 SerializationSchema<RowData> s = new AvroRowDataSerializationSchema(
