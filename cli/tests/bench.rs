@@ -540,10 +540,10 @@ const JSON_COLUMNS_NO_MAPS: &str = "id BIGINT NOT NULL, b BOOLEAN, f FLOAT, g DO
      price DECIMAL(10, 2), s STRING, y BYTES, d DATE, t TIME(0), ts TIMESTAMP(9), \
      tl TIMESTAMP_LTZ(3), tags ARRAY<FLOAT>, nested ROW<x INT, z ARRAY<ROW<w DOUBLE>>>";
 
-fn json_format_run(columns: &str, extra: &[&str]) -> serde_json::Value {
+fn json_format_run(format: &str, columns: &str, extra: &[&str]) -> serde_json::Value {
     let mut args = vec![
         "--format",
-        "json",
+        format,
         "--columns",
         columns,
         "--generate",
@@ -591,6 +591,7 @@ fn assert_native_json_engaged(v: &serde_json::Value) {
 fn json_format_over_a_generated_corpus() {
     let saved = temp("json.bin");
     let v = json_format_run(
+        "json",
         JSON_COLUMNS,
         &["--no-stock", "--save-messages", saved.to_str().unwrap()],
     );
@@ -604,7 +605,7 @@ fn json_format_over_a_generated_corpus() {
         .as_array()
         .unwrap()
         .iter()
-        .any(|n| n.as_str().unwrap().contains("no Arrow codec")));
+        .any(|n| n.as_str().unwrap().contains("no Arrow path")));
 
     // The messages are JSON objects with every column, in declared order.
     let data = std::fs::read(&saved).unwrap();
@@ -741,7 +742,11 @@ fn json_format_against_stock_flink_when_the_harness_is_built() {
         (JSON_COLUMNS, "read back as rows"),
         (JSON_COLUMNS_NO_MAPS, "byte for byte"),
     ] {
-        let v = json_format_run(columns, &["--jvm-warmup-ms", "100", "--verify", "0"]);
+        let v = json_format_run(
+            "json",
+            columns,
+            &["--jvm-warmup-ms", "100", "--verify", "0"],
+        );
         assert!(v["stock_note"].is_null(), "{}", v["stock_note"]);
         assert_native_json_engaged(&v);
         let results = v["results"].as_array().unwrap();
@@ -789,6 +794,88 @@ fn json_format_against_stock_flink_when_the_harness_is_built() {
             "{notes:?}"
         );
     }
+}
+
+/// `--format json-confluent`: generated values carry Confluent's header with the id of the
+/// derived JSON Schema, then the JSON; native decode and encode checked against each other
+/// and, when the harness is built, against flink-json after the header (byte for byte
+/// without maps).
+#[test]
+fn json_confluent_format_framed_values_against_stock_flink() {
+    let saved = temp("json-confluent.bin");
+    let o = bench(&[
+        "--format",
+        "json-confluent-native",
+        "--columns",
+        JSON_COLUMNS,
+        "--generate",
+        "400",
+        "--batch-size",
+        "64",
+        "--json",
+        "--no-stock",
+        "--save-messages",
+        saved.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["format"], "json-confluent");
+    assert!(
+        v["writer_schema"].as_str().unwrap().contains("draft-07"),
+        "{v}"
+    );
+    let checks = v["verification"].as_array().unwrap();
+    assert!(checks.iter().all(|c| c["equal"] == true), "{checks:?}");
+    let data = std::fs::read(&saved).unwrap();
+    let (mut at, mut ids) = (0, std::collections::BTreeSet::new());
+    while at < data.len() {
+        let len = u32::from_be_bytes(data[at..at + 4].try_into().unwrap()) as usize;
+        let message = &data[at + 4..at + 4 + len];
+        assert_eq!(message[0], 0, "magic byte");
+        ids.insert(i32::from_be_bytes(message[1..5].try_into().unwrap()));
+        let parsed: serde_json::Value = serde_json::from_slice(&message[5..]).unwrap();
+        assert_eq!(parsed.as_object().unwrap().len(), 21);
+        at += 4 + len;
+    }
+    assert_eq!(ids.len(), 1, "one schema id: {ids:?}");
+
+    if !harness_available() {
+        return;
+    }
+    let v = json_format_run(
+        "json-confluent",
+        JSON_COLUMNS_NO_MAPS,
+        &["--jvm-warmup-ms", "100", "--verify", "0"],
+    );
+    assert_eq!(v["format"], "json-confluent");
+    assert!(v["stock_note"].is_null(), "{}", v["stock_note"]);
+    let results = v["results"].as_array().unwrap();
+    let stock: Vec<&str> = results
+        .iter()
+        .filter(|r| r["side"] == "stock")
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        stock,
+        [
+            "decode (header + flink-json)",
+            "encode (header + flink-json)"
+        ]
+    );
+    for r in results.iter().filter(|r| r["side"] == "native") {
+        assert_eq!(r["figures"]["records_per_pass"], 400, "{r}");
+        assert!(r["ratio_vs_stock"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    let checks = v["verification"].as_array().unwrap();
+    assert_eq!(checks.len(), 4);
+    for c in checks {
+        assert_eq!(c["equal"], true, "{c}");
+        assert_eq!(c["compared"], 400, "{c}");
+    }
+    assert!(checks[3]["what"]
+        .as_str()
+        .unwrap()
+        .contains("byte for byte"));
 }
 
 /// The browser for [`report_renders_in_headless_chromium`]: `KARROW_CHROMIUM`, else

@@ -118,6 +118,19 @@ fn generate_messages(
     progress.update(&format!("generating {count} messages"));
     let generated = match args.format {
         FormatKind::Json => generate_json::generate(&resolved.row_type, &opts)?,
+        FormatKind::JsonConfluent => {
+            let id = writer_id
+                .ok_or_else(|| BenchError::Usage("cannot generate without a schema id".into()))?;
+            let mut messages = generate_json::generate(&resolved.row_type, &opts)?;
+            for m in &mut messages {
+                let mut framed = Vec::with_capacity(m.len() + 5);
+                framed.push(0);
+                framed.extend_from_slice(&id.to_be_bytes());
+                framed.extend_from_slice(m);
+                *m = framed;
+            }
+            messages
+        }
         FormatKind::AvroConfluent => {
             let id = writer_id
                 .ok_or_else(|| BenchError::Usage("cannot generate without a schema id".into()))?;

@@ -18,6 +18,10 @@ pub enum FormatKind {
     /// Plain JSON values (`json` / `json-native`), the row type from `--columns`.
     #[value(alias = "json-native")]
     Json,
+    /// Confluent-framed JSON (`json-confluent-native`; the stock side is flink-json after the
+    /// 5-byte header, as open-source Flink has no such format), the row type from `--columns`.
+    #[value(alias = "json-confluent-native")]
+    JsonConfluent,
 }
 
 impl FormatKind {
@@ -26,6 +30,7 @@ impl FormatKind {
         match self {
             FormatKind::AvroConfluent => "avro-confluent",
             FormatKind::Json => "json",
+            FormatKind::JsonConfluent => "json-confluent",
         }
     }
 
@@ -34,7 +39,16 @@ impl FormatKind {
         match self {
             FormatKind::AvroConfluent => ["decode (flink-avro)", "encode (flink-avro)"],
             FormatKind::Json => ["decode (flink-json)", "encode (flink-json)"],
+            FormatKind::JsonConfluent => [
+                "decode (header + flink-json)",
+                "encode (header + flink-json)",
+            ],
         }
+    }
+
+    /// Whether the values are JSON (`json`, `json-confluent`).
+    pub fn is_json(self) -> bool {
+        matches!(self, FormatKind::Json | FormatKind::JsonConfluent)
     }
 
     /// Whether the messages are Confluent-framed with an Avro writer schema in a registry.

@@ -1,5 +1,7 @@
-//! The `json` format under benchmark: `JsonRowDecoder` and `JsonRowEncoder` (what
-//! `json-native` runs) with the format's default options, for the row type of `--columns`.
+//! The `json` and `json-confluent` formats under benchmark: `JsonRowDecoder` and
+//! `JsonRowEncoder` (what `json-native` runs), or their Confluent-framed wrappers (what
+//! `json-confluent-native` runs: header checked and cut off, schema ids not validated, the
+//! default), with the format's default options, for the row type of `--columns`.
 //!
 //! The JSON codec reads and writes Flink binary row images; it has no Arrow path of its own.
 //! "decode to Arrow" is therefore JSON -> row images -> Arrow, and "encode from Arrow" is
@@ -10,27 +12,36 @@
 use arrow_array::RecordBatch;
 use karrow_codecs::flink_binary::{read_batch_rows, write_batch_rows, RowImages};
 use karrow_codecs::json::{
-    JavaFloatText, JsonDecodeOptions, JsonEncodeOptions, JsonRowDecoder, JsonRowEncoder,
+    JavaFloatText, JsonConfluentDecoder, JsonConfluentEncoder, JsonDecodeOptions,
+    JsonEncodeOptions, JsonRowDecoder, JsonRowEncoder,
 };
 use karrow_codecs::types::FlinkType;
 
 use super::error::BenchError;
 use super::format::{Encoded, Format, FormatKind, Rows, Session};
 
-/// `json` for one row type.
+/// `json` (or `json-confluent`) for one row type.
 pub struct Json {
     row_type: FlinkType,
     float_text: JavaFloatText,
+    /// `json-confluent`: the schema id encoded values carry.
+    confluent_id: Option<i32>,
 }
 
 impl Json {
     /// Decodes into and encodes from `row_type`; FLOAT/DOUBLE (and float literals read into
     /// STRING columns) are spelled as `Float/Double.toString` of the JVM whose digits are
-    /// `float_text` (the JVM stock Flink runs on).
-    pub fn new(row_type: FlinkType, float_text: JavaFloatText) -> Result<Self, BenchError> {
+    /// `float_text` (the JVM stock Flink runs on). With `confluent_id` values are
+    /// Confluent-framed, and encoded ones carry that schema id.
+    pub fn new(
+        row_type: FlinkType,
+        float_text: JavaFloatText,
+        confluent_id: Option<i32>,
+    ) -> Result<Self, BenchError> {
         let format = Json {
             row_type,
             float_text,
+            confluent_id,
         };
         // Fail early (a type flink-json refuses) rather than in a worker thread.
         format.session()?;
@@ -40,7 +51,11 @@ impl Json {
 
 impl Format for Json {
     fn kind(&self) -> FormatKind {
-        FormatKind::Json
+        if self.confluent_id.is_some() {
+            FormatKind::JsonConfluent
+        } else {
+            FormatKind::Json
+        }
     }
 
     fn row_type(&self) -> &FlinkType {
@@ -49,23 +64,36 @@ impl Format for Json {
 
     fn session(&self) -> Result<Box<dyn Session>, BenchError> {
         let schema = |e: karrow_codecs::CodecError| BenchError::Schema(e.to_string());
+        let decode_options = JsonDecodeOptions {
+            float_text: self.float_text,
+            ..JsonDecodeOptions::default()
+        };
+        let encoder = JsonRowEncoder::new(
+            &self.row_type,
+            JsonEncodeOptions {
+                float_text: self.float_text,
+                ..JsonEncodeOptions::default()
+            },
+        )
+        .map_err(schema)?;
+        let (decoder, encoder) = match self.confluent_id {
+            None => (
+                Decoder::Plain(
+                    JsonRowDecoder::new(&self.row_type, decode_options).map_err(schema)?,
+                ),
+                Encoder::Plain(encoder),
+            ),
+            Some(id) => (
+                Decoder::Confluent(
+                    JsonConfluentDecoder::new(&self.row_type, decode_options, None)
+                        .map_err(schema)?,
+                ),
+                Encoder::Confluent(JsonConfluentEncoder::new(encoder, id)),
+            ),
+        };
         Ok(Box::new(JsonSession {
-            decoder: JsonRowDecoder::new(
-                &self.row_type,
-                JsonDecodeOptions {
-                    float_text: self.float_text,
-                    ..JsonDecodeOptions::default()
-                },
-            )
-            .map_err(schema)?,
-            encoder: JsonRowEncoder::new(
-                &self.row_type,
-                JsonEncodeOptions {
-                    float_text: self.float_text,
-                    ..JsonEncodeOptions::default()
-                },
-            )
-            .map_err(schema)?,
+            decoder,
+            encoder,
             row_type: self.row_type.clone(),
             row_ends: Vec::new(),
             rows: Rows::default(),
@@ -74,9 +102,44 @@ impl Format for Json {
     }
 }
 
+/// The decoder of `json` or `json-confluent`.
+enum Decoder {
+    Plain(JsonRowDecoder),
+    Confluent(JsonConfluentDecoder),
+}
+
+impl Decoder {
+    fn decode_message(
+        &mut self,
+        message: &[u8],
+        out: &mut Vec<u8>,
+        row_ends: &mut Vec<usize>,
+    ) -> Result<(), karrow_codecs::CodecError> {
+        match self {
+            Decoder::Plain(d) => d.decode_message(message, out, row_ends),
+            Decoder::Confluent(d) => d.decode_message(message, out, row_ends),
+        }
+    }
+}
+
+/// The encoder of `json` or `json-confluent`.
+enum Encoder {
+    Plain(JsonRowEncoder),
+    Confluent(JsonConfluentEncoder),
+}
+
+impl Encoder {
+    fn encode_row(&self, image: &[u8], out: &mut Vec<u8>) -> Result<(), karrow_codecs::CodecError> {
+        match self {
+            Encoder::Plain(e) => e.encode_row(image, out),
+            Encoder::Confluent(e) => e.encode_row(image, out),
+        }
+    }
+}
+
 struct JsonSession {
-    decoder: JsonRowDecoder,
-    encoder: JsonRowEncoder,
+    decoder: Decoder,
+    encoder: Encoder,
     row_type: FlinkType,
     /// Scratch of the decoder (row image ends of one message).
     row_ends: Vec<usize>,

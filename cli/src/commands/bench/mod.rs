@@ -58,8 +58,10 @@ use progress::Progress;
     karrow bench --registry http://localhost:8081 --subject bids-value --bootstrap localhost:9092 --topic bids --limit 50000\n  \
     karrow bench --format json --columns \"id BIGINT, tags ARRAY<STRING>, ts TIMESTAMP(3)\" --generate 100000")]
 pub struct BenchArgs {
-    /// Format to measure: `avro-confluent` (schema from --schema, --subject or --columns) or
-    /// `json` (plain JSON values; schema from --columns). The `-native` names are accepted.
+    /// Format to measure: `avro-confluent` (schema from --schema, --subject or --columns),
+    /// `json` (plain JSON values) or `json-confluent` (Confluent-framed JSON; the stock side is
+    /// flink-json after the header), both with the schema from --columns. The `-native` names
+    /// are accepted.
     #[arg(long, value_enum, default_value = "avro-confluent")]
     format: FormatKind,
 
@@ -213,7 +215,7 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
     let progress = Progress::new(!args.quiet);
 
     // Schema, registries and ids.
-    let resolved = if args.format.uses_avro_registry() {
+    let mut resolved = if args.format.uses_avro_registry() {
         schema::resolve(
             args.schema.as_deref(),
             args.registry.as_deref(),
@@ -240,6 +242,16 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
         let derived = derive_schema_json(&resolved.row_type)
             .map_err(|e| BenchError::Schema(e.to_string()))?;
         (decode_url, writer_id, register(ENCODE_SUBJECT, &derived)?)
+    } else if args.format == FormatKind::JsonConfluent {
+        // The JSON Schema json-confluent-native derives, registered once: generated values
+        // carry its id, encoded ones too (as the encoder registers it when it opens).
+        let derived = karrow_codecs::json::json_schema::derive_json_schema(&resolved.row_type)
+            .map_err(|e| BenchError::Schema(e.to_string()))?;
+        let id = schema::client(&dev.url())?
+            .register(SUBJECT, &SchemaDefinition::json(derived.as_str()))
+            .map_err(|e| BenchError::Schema(format!("the registry refuses the schema: {e}")))?;
+        resolved.writer_schema = derived;
+        (dev.url(), Some(id), id)
     } else {
         (dev.url(), None, 0)
     };
@@ -251,8 +263,8 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
     // changed in Java 19); the native side writes what that JVM writes.
     let located = compare::locate_stock(&args);
     let mut notes = corpus.notes.clone();
-    let float_text = match (args.format, &located) {
-        (FormatKind::Json, Ok(jvm)) => match stock::java_feature(&jvm.java) {
+    let float_text = match (args.format.is_json(), &located) {
+        (true, Ok(jvm)) => match stock::java_feature(&jvm.java) {
             Some(feature) => {
                 notes.push(format!(
                     "json-native writes FLOAT/DOUBLE as Java {feature}'s Float/Double.toString (the JVM stock Flink runs on)"
@@ -264,14 +276,14 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
                 JavaFloatText::Shortest
             }
         },
-        (FormatKind::Json, Err(_)) => {
+        (true, Err(_)) => {
             notes.push("json-native writes FLOAT/DOUBLE as Java 19+'s Float/Double.toString (no stock JVM to match)".into());
             JavaFloatText::Shortest
         }
         _ => JavaFloatText::Shortest,
     };
-    if args.format == FormatKind::Json {
-        notes.push("json-native has no Arrow codec: decode to Arrow is decode to Flink rows then rows to Arrow, encode from Arrow is Arrow to Flink rows then encode".into());
+    if args.format.is_json() {
+        notes.push("the JSON codec has no Arrow path: decode to Arrow is decode to Flink rows then rows to Arrow, encode from Arrow is Arrow to Flink rows then encode".into());
     }
 
     // The native format, and every batch decoded once (finds bad messages before timing).
@@ -444,7 +456,12 @@ fn build_format(
             registry_url,
             encode_id,
         )?),
-        FormatKind::Json => Box::new(json::Json::new(row_type.clone(), float_text)?),
+        FormatKind::Json => Box::new(json::Json::new(row_type.clone(), float_text, None)?),
+        FormatKind::JsonConfluent => Box::new(json::Json::new(
+            row_type.clone(),
+            float_text,
+            Some(encode_id),
+        )?),
     })
 }
 

@@ -50,7 +50,11 @@ pub fn resolve_columns(columns: Option<&str>, format: &str) -> Result<Resolved, 
         writer_schema: String::new(),
         reader_schema: None,
         registry_id: None,
-        origin: format!("--columns; plain {format} values of that row type"),
+        origin: if format == "json-confluent" {
+            "--columns; Confluent-framed JSON values of that row type, with the id of the JSON Schema derived from it".into()
+        } else {
+            format!("--columns; plain {format} values of that row type")
+        },
     })
 }
 
