@@ -728,6 +728,32 @@ fn json_format_reads_message_files() {
         encode["figures"]["records_per_pass"], 3,
         "three rows: {encode}"
     );
+
+    // The terminal table and the HTML report of the same run.
+    let dir = temp("json-report");
+    let o = bench(&[
+        "--format",
+        "json",
+        "--columns",
+        "a INT, s STRING",
+        "--input",
+        lines.to_str().unwrap(),
+        "--input-format",
+        "base64-lines",
+        "--no-stock",
+        "--report",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        table.starts_with("karrow bench · json · 5 messages")
+            && table.contains("encode from Arrow"),
+        "{table}"
+    );
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(html.contains("<title>karrow bench: json"), "{html}");
+    assert_balanced(&html);
 }
 
 /// `--format json` against stock flink-json in the same run, when `java` and the JVM
