@@ -218,12 +218,18 @@ pub fn verdicts(
                 } else {
                     (got.clone(), format!("{what}, byte for byte"))
                 };
-                let c = Check::compare(what, &got, &expected);
+                let mut c = Check::compare(what, &got, &expected);
                 if !c.ok() {
                     withheld.push((
                         op,
                         "encoded messages differ from stock Flink (see DIFFERENCE)".into(),
                     ));
+                }
+                if format.kind().is_json() && !by_rows {
+                    if let Some(d) = &mut c.difference {
+                        d.got = json_text(&d.got);
+                        d.expected = json_text(&d.expected);
+                    }
                 }
                 checks.push(c);
             }
@@ -270,6 +276,28 @@ fn has_map(ty: &FlinkType) -> bool {
     }
 }
 
+/// A hex line of a JSON message as text to read: the JSON (a Confluent header first as
+/// `<0x00 id N>`), or the hex itself when it is not UTF-8.
+fn json_text(line: &str) -> String {
+    let Ok(bytes) = unhex(line) else {
+        return line.to_string();
+    };
+    let (header, body) = match bytes.split_first_chunk::<5>() {
+        Some((h, rest)) if h[0] == 0 => (
+            format!(
+                "<0x00 id {}> ",
+                i32::from_be_bytes([h[1], h[2], h[3], h[4]])
+            ),
+            rest,
+        ),
+        _ => (String::new(), bytes.as_slice()),
+    };
+    match std::str::from_utf8(body) {
+        Ok(text) => format!("{header}{text}"),
+        Err(_) => line.to_string(),
+    }
+}
+
 fn unhex(line: &str) -> Result<Vec<u8>, BenchError> {
     let bad = || BenchError::Messages(format!("the JVM harness wrote a bad hex line: {line}"));
     if !line.len().is_multiple_of(2) {
@@ -304,4 +332,19 @@ fn stock_figures(v: &serde_json::Value, peak: Option<i64>) -> Result<Figures, St
         alloc_bytes_per_record: v["alloc_bytes_per_record"].as_f64(),
         peak_rss_kib: peak.and_then(|p| u64::try_from(p).ok()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_differences_are_shown_as_text() {
+        let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        assert_eq!(json_text(&hex(br#"{"f":1.5}"#)), r#"{"f":1.5}"#);
+        let framed = [&[0u8, 0, 0, 1, 2][..], br#"{"a":1}"#].concat();
+        assert_eq!(json_text(&hex(&framed)), r#"<0x00 id 258> {"a":1}"#);
+        assert_eq!(json_text("<absent>"), "<absent>");
+        assert_eq!(json_text("ff00"), "ff00", "not UTF-8: hex");
+    }
 }
