@@ -82,7 +82,8 @@ pub struct BenchArgs {
     )]
     subject: Option<String>,
     /// The table's columns as Flink DDL, e.g. "id BIGINT NOT NULL, price DECIMAL(10, 2)".
-    /// Alone, the messages use the Avro schema Flink derives from it.
+    /// Alone, avro-confluent messages use the Avro schema Flink derives from it; json and
+    /// json-confluent take their row type only from it.
     #[arg(long, value_name = "LIST", help_heading = "Schema")]
     columns: Option<String>,
 
