@@ -478,9 +478,9 @@ fn debug_build_refuses_without_allow_debug() {
     assert_one_line_error(&o, 1, "debug build");
 }
 
-/// Stock Flink in the same run, when `java` and the built JVM harness are there.
-#[test]
-fn against_stock_flink_when_the_harness_is_built() {
+/// Whether `java` and the built JVM harness are there (`make test` builds it, so under
+/// `CI=true` its absence fails the test instead of skipping it).
+fn harness_available() -> bool {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let harness = root.join("benches/jvm/target/classes/io/karrow/bench/StockSerdeHarness.class");
     let java = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
@@ -496,6 +496,15 @@ fn against_stock_flink_when_the_harness_is_built() {
             "CI=true and {msg}"
         );
         eprintln!("skipped: {msg}");
+        return false;
+    }
+    true
+}
+
+/// Stock Flink in the same run, when `java` and the built JVM harness are there.
+#[test]
+fn against_stock_flink_when_the_harness_is_built() {
+    if !harness_available() {
         return;
     }
     let v = json_run(&["--jvm-warmup-ms", "100", "--verify", "0"]);
@@ -518,6 +527,381 @@ fn against_stock_flink_when_the_harness_is_built() {
         assert_eq!(c["equal"], true, "{c}");
         assert_eq!(c["compared"], 400, "{c}");
     }
+}
+
+/// Every type json-native reads from `--columns` (no interval: the DDL parser has none).
+const JSON_COLUMNS: &str = "id BIGINT NOT NULL, b BOOLEAN, ti TINYINT, si SMALLINT, i INT, \
+     f FLOAT, g DOUBLE, price DECIMAL(10, 2), big DECIMAL(38, 9), c CHAR(3), s STRING, \
+     y BYTES, d DATE, t TIME(3), ts TIMESTAMP(3), ts9 TIMESTAMP(9), tl TIMESTAMP_LTZ(6), \
+     tags ARRAY<STRING>, attrs MAP<STRING, INT>, ms MULTISET<STRING>, \
+     nested ROW<x INT, y BYTES, z ARRAY<ROW<w DOUBLE>>>";
+/// The same without MAP and MULTISET: encoded messages are then compared byte for byte.
+const JSON_COLUMNS_NO_MAPS: &str = "id BIGINT NOT NULL, b BOOLEAN, f FLOAT, g DOUBLE, \
+     price DECIMAL(10, 2), s STRING, y BYTES, d DATE, t TIME(0), ts TIMESTAMP(9), \
+     tl TIMESTAMP_LTZ(3), tags ARRAY<FLOAT>, nested ROW<x INT, z ARRAY<ROW<w DOUBLE>>>";
+
+fn json_format_run(format: &str, columns: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "--format",
+        format,
+        "--columns",
+        columns,
+        "--generate",
+        "400",
+        "--batch-size",
+        "64",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let o = bench(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)))
+}
+
+/// The native lines of a run measured json-native: every operation has figures over the
+/// whole corpus, decode read exactly the corpus's bytes, and the in-process counting
+/// allocator saw the work (it only sees native code).
+fn assert_native_json_engaged(v: &serde_json::Value) {
+    assert_eq!(v["format"], "json");
+    let native: Vec<&serde_json::Value> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["side"] == "native")
+        .collect();
+    assert_eq!(native.len(), 4, "{v}");
+    for r in native {
+        let f = &r["figures"];
+        assert!(r["withheld"].is_null(), "{r}");
+        assert_eq!(f["records_per_pass"], 400, "{r}");
+        assert!(f["records_per_s"]["median"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(f["alloc_bytes_per_record"].as_f64().is_some(), "{r}");
+        if r["op"].as_str().unwrap().starts_with("decode") {
+            assert_eq!(f["bytes_per_pass"], v["message_bytes"], "{r}");
+        } else {
+            assert!(f["bytes_per_pass"].as_u64().unwrap() > 400 * 10, "{r}");
+        }
+    }
+}
+
+/// `--format json` without stock Flink: JSON messages generated for every type, the two
+/// native decode paths and the two encode paths checked against each other.
+#[test]
+fn json_format_over_a_generated_corpus() {
+    let saved = temp("json.bin");
+    let v = json_format_run(
+        "json",
+        JSON_COLUMNS,
+        &["--no-stock", "--save-messages", saved.to_str().unwrap()],
+    );
+    assert_native_json_engaged(&v);
+    assert_eq!(v["writer_schema"], "");
+    assert!(v["schema"].as_str().unwrap().contains("plain json values"));
+    let checks = v["verification"].as_array().unwrap();
+    assert_eq!(checks.len(), 2);
+    assert!(checks.iter().all(|c| c["equal"] == true), "{checks:?}");
+    assert!(v["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n.as_str().unwrap().contains("no Arrow path")));
+
+    // The messages are JSON objects with every column, in declared order.
+    let data = std::fs::read(&saved).unwrap();
+    let (mut at, mut count, mut nulls) = (0, 0, 0);
+    while at < data.len() {
+        let len = u32::from_be_bytes(data[at..at + 4].try_into().unwrap()) as usize;
+        let message = &data[at + 4..at + 4 + len];
+        let parsed: serde_json::Value = serde_json::from_slice(message)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(message)));
+        let object = parsed.as_object().unwrap();
+        assert_eq!(object.len(), 21, "{parsed}");
+        assert!(message.starts_with(b"{\"id\":"), "{parsed}");
+        assert!(object["id"].is_i64(), "{parsed}");
+        nulls += object.values().filter(|x| x.is_null()).count();
+        at += 4 + len;
+        count += 1;
+    }
+    assert_eq!(count, 400);
+    assert!(nulls > 0, "the null rate gives NULL fields");
+}
+
+#[test]
+fn json_format_argument_and_input_errors() {
+    let avsc = temp("json-args.avsc");
+    std::fs::write(&avsc, r#"{"type":"record","name":"r","fields":[]}"#).unwrap();
+    assert_one_line_error(
+        &bench(&[
+            "--format",
+            "json",
+            "--schema",
+            avsc.to_str().unwrap(),
+            "--generate",
+            "5",
+        ]),
+        2,
+        "has no registry schema",
+    );
+    assert_one_line_error(
+        &bench(&["--format", "json-native", "--generate", "5"]),
+        2,
+        "--columns",
+    );
+    assert_one_line_error(
+        &bench(&[
+            "--format",
+            "json",
+            "--columns",
+            "m MAP<INT, STRING>",
+            "--generate",
+            "5",
+            "--no-stock",
+        ]),
+        1,
+        "CHAR or VARCHAR keys",
+    );
+    // A message that is not JSON, and one that gives two rows, name their index.
+    for (second, needle) in [
+        (&br#"{"a":"x"#[..], "message 1 does not decode"),
+        (br#"[{"a":1},{"a":2}]"#, "gives 2 rows"),
+    ] {
+        let lines = temp("json-bad.b64");
+        std::fs::write(&lines, format!("{}\n{}\n", b64(br#"{"a":1}"#), b64(second))).unwrap();
+        assert_one_line_error(
+            &bench(&[
+                "--format",
+                "json",
+                "--columns",
+                "a INT",
+                "--input",
+                lines.to_str().unwrap(),
+                "--input-format",
+                "base64-lines",
+                "--no-stock",
+            ]),
+            1,
+            needle,
+        );
+    }
+}
+
+/// A JSON message file (with a null value and an empty message, which give no row) is read
+/// and compared like a generated corpus.
+#[test]
+fn json_format_reads_message_files() {
+    let mut text = String::new();
+    for m in [
+        &br#"{"a":1,"s":"x"}"#[..],
+        br#"{"s":"only s"}"#,
+        b"",
+        br#"  {"a":-7 , "s":"\u00e9\n", "extra":[1,2]}"#,
+    ] {
+        text.push_str(&b64(m));
+        text.push('\n');
+    }
+    text.push_str("-\n");
+    let lines = temp("json-in.b64");
+    std::fs::write(&lines, text).unwrap();
+    let o = bench(&[
+        "--format",
+        "json",
+        "--columns",
+        "a INT, s STRING",
+        "--input",
+        lines.to_str().unwrap(),
+        "--input-format",
+        "base64-lines",
+        "--no-stock",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["messages"], 5);
+    let encode = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["op"] == "encode_binary")
+        .unwrap();
+    assert_eq!(
+        encode["figures"]["records_per_pass"], 3,
+        "three rows: {encode}"
+    );
+
+    // The terminal table and the HTML report of the same run.
+    let dir = temp("json-report");
+    let o = bench(&[
+        "--format",
+        "json",
+        "--columns",
+        "a INT, s STRING",
+        "--input",
+        lines.to_str().unwrap(),
+        "--input-format",
+        "base64-lines",
+        "--no-stock",
+        "--report",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        table.starts_with("karrow bench · json · 5 messages")
+            && table.contains("encode from Arrow"),
+        "{table}"
+    );
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(html.contains("<title>karrow bench: json"), "{html}");
+    assert_balanced(&html);
+}
+
+/// `--format json` against stock flink-json in the same run, when `java` and the JVM
+/// harness are there: rows equal, encoded messages equal (byte for byte without maps),
+/// stock figures from flink-json, and FLOAT/DOUBLE spelled as the stock JVM spells them.
+#[test]
+fn json_format_against_stock_flink_when_the_harness_is_built() {
+    if !harness_available() {
+        return;
+    }
+    for (columns, how) in [
+        (JSON_COLUMNS, "read back as rows"),
+        (JSON_COLUMNS_NO_MAPS, "byte for byte"),
+    ] {
+        let v = json_format_run(
+            "json",
+            columns,
+            &["--jvm-warmup-ms", "100", "--verify", "0"],
+        );
+        assert!(v["stock_note"].is_null(), "{}", v["stock_note"]);
+        assert_native_json_engaged(&v);
+        let results = v["results"].as_array().unwrap();
+        let stock: Vec<&str> = results
+            .iter()
+            .filter(|r| r["side"] == "stock")
+            .map(|r| r["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(stock, ["decode (flink-json)", "encode (flink-json)"]);
+        for r in results {
+            assert!(
+                r["figures"]["records_per_s"]["median"].as_f64().unwrap() > 0.0,
+                "{r}"
+            );
+            if r["side"] == "native" {
+                assert!(r["ratio_vs_stock"].as_f64().unwrap() > 0.0, "{r}");
+            }
+        }
+        let checks = v["verification"].as_array().unwrap();
+        assert_eq!(checks.len(), 4);
+        for c in checks {
+            assert_eq!(c["equal"], true, "{c}");
+            assert_eq!(c["compared"], 400, "{c}");
+        }
+        assert!(
+            checks[2]["what"].as_str().unwrap().contains(how),
+            "{}",
+            checks[2]
+        );
+        let notes: Vec<&str> = v["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap())
+            .collect();
+        let java = notes
+            .iter()
+            .find_map(|n| n.strip_prefix("stock Flink ran on Java "))
+            .unwrap();
+        let feature = java.split(['.', ';', '-', '+']).next().unwrap();
+        assert!(
+            notes.iter().any(|n| n.contains(&format!(
+                "json-native writes FLOAT/DOUBLE as Java {feature}'s"
+            ))),
+            "{notes:?}"
+        );
+    }
+}
+
+/// `--format json-confluent`: generated values carry Confluent's header with the id of the
+/// derived JSON Schema, then the JSON; native decode and encode checked against each other
+/// and, when the harness is built, against flink-json after the header (byte for byte
+/// without maps).
+#[test]
+fn json_confluent_format_framed_values_against_stock_flink() {
+    let saved = temp("json-confluent.bin");
+    let o = bench(&[
+        "--format",
+        "json-confluent-native",
+        "--columns",
+        JSON_COLUMNS,
+        "--generate",
+        "400",
+        "--batch-size",
+        "64",
+        "--json",
+        "--no-stock",
+        "--save-messages",
+        saved.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["format"], "json-confluent");
+    assert!(
+        v["writer_schema"].as_str().unwrap().contains("draft-07"),
+        "{v}"
+    );
+    let checks = v["verification"].as_array().unwrap();
+    assert!(checks.iter().all(|c| c["equal"] == true), "{checks:?}");
+    let data = std::fs::read(&saved).unwrap();
+    let (mut at, mut ids) = (0, std::collections::BTreeSet::new());
+    while at < data.len() {
+        let len = u32::from_be_bytes(data[at..at + 4].try_into().unwrap()) as usize;
+        let message = &data[at + 4..at + 4 + len];
+        assert_eq!(message[0], 0, "magic byte");
+        ids.insert(i32::from_be_bytes(message[1..5].try_into().unwrap()));
+        let parsed: serde_json::Value = serde_json::from_slice(&message[5..]).unwrap();
+        assert_eq!(parsed.as_object().unwrap().len(), 21);
+        at += 4 + len;
+    }
+    assert_eq!(ids.len(), 1, "one schema id: {ids:?}");
+
+    if !harness_available() {
+        return;
+    }
+    let v = json_format_run(
+        "json-confluent",
+        JSON_COLUMNS_NO_MAPS,
+        &["--jvm-warmup-ms", "100", "--verify", "0"],
+    );
+    assert_eq!(v["format"], "json-confluent");
+    assert!(v["stock_note"].is_null(), "{}", v["stock_note"]);
+    let results = v["results"].as_array().unwrap();
+    let stock: Vec<&str> = results
+        .iter()
+        .filter(|r| r["side"] == "stock")
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        stock,
+        [
+            "decode (header + flink-json)",
+            "encode (header + flink-json)"
+        ]
+    );
+    for r in results.iter().filter(|r| r["side"] == "native") {
+        assert_eq!(r["figures"]["records_per_pass"], 400, "{r}");
+        assert!(r["ratio_vs_stock"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    let checks = v["verification"].as_array().unwrap();
+    assert_eq!(checks.len(), 4);
+    for c in checks {
+        assert_eq!(c["equal"], true, "{c}");
+        assert_eq!(c["compared"], 400, "{c}");
+    }
+    assert!(checks[3]["what"]
+        .as_str()
+        .unwrap()
+        .contains("byte for byte"));
 }
 
 /// The browser for [`report_renders_in_headless_chromium`]: `KARROW_CHROMIUM`, else

@@ -437,3 +437,60 @@ impl Drop for Killed {
         let _ = self.0.wait();
     }
 }
+
+/// `--format json` over a topic of plain JSON values (and a tombstone), against stock
+/// flink-json: no schema ids to point anywhere, every row and encoded message equal.
+#[test]
+fn json_topic_on_the_real_broker() {
+    let Some(bootstrap) = broker() else { return };
+    let columns = "id BIGINT NOT NULL, s STRING, f DOUBLE, tags ARRAY<STRING>, \
+                   attrs MAP<STRING, INT>, ts TIMESTAMP(3)";
+    let file = temp("gen-json.bin");
+    generate(&["--format", "json", "--columns", columns], 200, &file);
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes.extend_from_slice(&u32::MAX.to_be_bytes());
+    std::fs::write(&file, bytes).unwrap();
+    let topic = unique("json-rows");
+    load(&bootstrap, &topic, &file, 2);
+
+    let v = json(&bench(&[
+        "--format",
+        "json",
+        "--columns",
+        columns,
+        "--bootstrap",
+        &bootstrap,
+        "--topic",
+        &topic,
+        "--json",
+        "--jvm-warmup-ms",
+        "100",
+        "--verify",
+        "0",
+    ]));
+    assert_eq!(v["format"], "json");
+    assert_eq!(v["messages"], 201, "{v}");
+    assert!(v["stock_note"].is_null(), "{}", v["stock_note"]);
+    let notes = v["notes"].as_array().unwrap();
+    assert!(
+        !notes
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("schema id")),
+        "JSON values have no ids to rewrite: {notes:?}"
+    );
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.iter().filter(|r| r["side"] == "stock").count(), 2);
+    for r in results.iter().filter(|r| r["side"] == "native") {
+        // Decode counts messages, encode rows (the tombstone gives none).
+        let records = if r["op"].as_str().unwrap().starts_with("decode") {
+            201
+        } else {
+            200
+        };
+        assert_eq!(r["figures"]["records_per_pass"], records, "{r}");
+        assert!(r["ratio_vs_stock"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    let checks = v["verification"].as_array().unwrap();
+    assert_eq!(checks.len(), 4, "{checks:?}");
+    assert!(checks.iter().all(|c| c["equal"] == true), "{checks:?}");
+}

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use karrow_codecs::types::{FlinkKind, FlinkType};
 
-use super::format::Format;
+use super::format::{Format, FormatKind};
 use super::measure::{Figures, Op};
 use super::messages::{self, Messages};
 use super::output::Line;
@@ -32,6 +32,8 @@ pub struct Stock {
 
 /// Where stock Flink reads the corpus and the schemas.
 pub struct StockInputs<'a> {
+    /// The format.
+    pub kind: FormatKind,
     /// The Flink type string of the row type.
     pub row_type: &'a str,
     /// The schemas.
@@ -44,17 +46,9 @@ pub struct StockInputs<'a> {
     pub sample_len: usize,
 }
 
-/// Runs stock Flink first (the JVM takes the machine while it runs; native then runs
-/// alone), unless `--no-stock` or no JVM harness is found.
-pub fn run_stock(
-    args: &BenchArgs,
-    inputs: &StockInputs<'_>,
-    corpus: &Messages,
-    tmp: &TempDir,
-    progress: &Progress,
-) -> Result<Stock, BenchError> {
-    let mut stock = Stock::default();
-    let located = if args.no_stock {
+/// The JVM harness stock Flink runs in, or why it does not run (`--no-stock`, not built).
+pub fn locate_stock(args: &BenchArgs) -> Result<stock::Jvm, String> {
+    if args.no_stock {
         Err("not run (--no-stock)".to_string())
     } else {
         stock::locate(
@@ -63,7 +57,20 @@ pub fn run_stock(
             stock::HARNESS_CLASS,
         )
         .map_err(|e| format!("not run: {e}"))
-    };
+    }
+}
+
+/// Runs stock Flink first (the JVM takes the machine while it runs; native then runs
+/// alone) in the JVM `located` (see [`locate_stock`]).
+pub fn run_stock(
+    args: &BenchArgs,
+    located: Result<stock::Jvm, String>,
+    inputs: &StockInputs<'_>,
+    corpus: &Messages,
+    tmp: &TempDir,
+    progress: &Progress,
+) -> Result<Stock, BenchError> {
+    let mut stock = Stock::default();
     let jvm = match located {
         Err(why) => {
             stock.note = Some(why);
@@ -84,9 +91,13 @@ pub fn run_stock(
     let (sample_out, encoded_out) = (tmp.path("stock-rows.txt"), tmp.path("stock-encoded.txt"));
     progress.update("stock Flink: starting the JVM");
     let request = stock::Request {
+        format: inputs.kind.stock_name(),
         messages: &messages_file,
         row_type: inputs.row_type,
-        registry: inputs.decode_url,
+        registry: inputs
+            .kind
+            .uses_avro_registry()
+            .then_some(inputs.decode_url),
         reader_schema_file: reader_file.as_deref(),
         encode_schema_id: inputs.encode_id,
         threads: usize::from(args.threads),
@@ -114,10 +125,8 @@ pub fn run_stock(
                     .collect())
             };
             stock.rows = Some((read(&sample_out)?, read(&encoded_out)?));
-            for (id, name) in [
-                ("decode", "decode (flink-avro)"),
-                ("encode", "encode (flink-avro)"),
-            ] {
+            let [decode_name, encode_name] = inputs.kind.stock_line_names();
+            for (id, name) in [("decode", decode_name), ("encode", encode_name)] {
                 stock.lines.push(Line {
                     side: "stock",
                     id,
@@ -209,12 +218,18 @@ pub fn verdicts(
                 } else {
                     (got.clone(), format!("{what}, byte for byte"))
                 };
-                let c = Check::compare(what, &got, &expected);
+                let mut c = Check::compare(what, &got, &expected);
                 if !c.ok() {
                     withheld.push((
                         op,
                         "encoded messages differ from stock Flink (see DIFFERENCE)".into(),
                     ));
+                }
+                if format.kind().is_json() && !by_rows {
+                    if let Some(d) = &mut c.difference {
+                        d.got = json_text(&d.got);
+                        d.expected = json_text(&d.expected);
+                    }
                 }
                 checks.push(c);
             }
@@ -261,6 +276,28 @@ fn has_map(ty: &FlinkType) -> bool {
     }
 }
 
+/// A hex line of a JSON message as text to read: the JSON (a Confluent header first as
+/// `<0x00 id N>`), or the hex itself when it is not UTF-8.
+fn json_text(line: &str) -> String {
+    let Ok(bytes) = unhex(line) else {
+        return line.to_string();
+    };
+    let (header, body) = match bytes.split_first_chunk::<5>() {
+        Some((h, rest)) if h[0] == 0 => (
+            format!(
+                "<0x00 id {}> ",
+                i32::from_be_bytes([h[1], h[2], h[3], h[4]])
+            ),
+            rest,
+        ),
+        _ => (String::new(), bytes.as_slice()),
+    };
+    match std::str::from_utf8(body) {
+        Ok(text) => format!("{header}{text}"),
+        Err(_) => line.to_string(),
+    }
+}
+
 fn unhex(line: &str) -> Result<Vec<u8>, BenchError> {
     let bad = || BenchError::Messages(format!("the JVM harness wrote a bad hex line: {line}"));
     if !line.len().is_multiple_of(2) {
@@ -295,4 +332,19 @@ fn stock_figures(v: &serde_json::Value, peak: Option<i64>) -> Result<Figures, St
         alloc_bytes_per_record: v["alloc_bytes_per_record"].as_f64(),
         peak_rss_kib: peak.and_then(|p| u64::try_from(p).ok()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_differences_are_shown_as_text() {
+        let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        assert_eq!(json_text(&hex(br#"{"f":1.5}"#)), r#"{"f":1.5}"#);
+        let framed = [&[0u8, 0, 0, 1, 2][..], br#"{"a":1}"#].concat();
+        assert_eq!(json_text(&hex(&framed)), r#"<0x00 id 258> {"a":1}"#);
+        assert_eq!(json_text("<absent>"), "<absent>");
+        assert_eq!(json_text("ff00"), "ff00", "not UTF-8: hex");
+    }
 }

@@ -1,10 +1,11 @@
 //! The messages a run measures: read from a file or a Kafka topic, or generated from the
 //! schema; ids pointed at the in-process registry when no registry resolves them.
 
+use super::format::FormatKind;
 use super::messages::{self, Messages};
 use super::progress::Progress;
 use super::schema::Resolved;
-use super::{generate, topic, BenchArgs, BenchError, TempDir};
+use super::{generate, generate_json, topic, BenchArgs, BenchError, TempDir};
 use karrow_codecs::avro::model::AvroNode;
 
 /// The corpus of a run, where it came from, and what a reader of the results should know.
@@ -48,7 +49,10 @@ pub fn load(
             "there are no messages to measure".into(),
         ));
     }
-    if args.registry.is_none() && (args.input.is_some() || args.topic.is_some()) {
+    if args.format.uses_avro_registry()
+        && args.registry.is_none()
+        && (args.input.is_some() || args.topic.is_some())
+    {
         point_ids_at(&mut messages, writer_id.unwrap_or_default(), &mut notes);
     }
     if let Some(path) = &args.save_messages {
@@ -104,10 +108,6 @@ fn generate_messages(
     count: usize,
     progress: &Progress,
 ) -> Result<(Messages, String), BenchError> {
-    let id =
-        writer_id.ok_or_else(|| BenchError::Usage("cannot generate without a schema id".into()))?;
-    let writer =
-        AvroNode::parse(&resolved.writer_schema).map_err(|e| BenchError::Schema(e.to_string()))?;
     let opts = generate::GenerateOptions {
         count,
         seed: args.seed,
@@ -116,7 +116,29 @@ fn generate_messages(
         collection_len: args.collection_len,
     };
     progress.update(&format!("generating {count} messages"));
-    let generated = generate::generate(&writer, &resolved.writer_row_type, id, &opts)?;
+    let generated = match args.format {
+        FormatKind::Json => generate_json::generate(&resolved.row_type, &opts)?,
+        FormatKind::JsonConfluent => {
+            let id = writer_id
+                .ok_or_else(|| BenchError::Usage("cannot generate without a schema id".into()))?;
+            let mut messages = generate_json::generate(&resolved.row_type, &opts)?;
+            for m in &mut messages {
+                let mut framed = Vec::with_capacity(m.len() + 5);
+                framed.push(0);
+                framed.extend_from_slice(&id.to_be_bytes());
+                framed.extend_from_slice(m);
+                *m = framed;
+            }
+            messages
+        }
+        FormatKind::AvroConfluent => {
+            let id = writer_id
+                .ok_or_else(|| BenchError::Usage("cannot generate without a schema id".into()))?;
+            let writer = AvroNode::parse(&resolved.writer_schema)
+                .map_err(|e| BenchError::Schema(e.to_string()))?;
+            generate::generate(&writer, &resolved.writer_row_type, id, &opts)?
+        }
+    };
     Ok((
         generated.into_iter().map(Some).collect(),
         format!(

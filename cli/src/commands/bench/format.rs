@@ -1,6 +1,7 @@
 //! The formats `karrow bench` measures. Each format implements [`Format`] (one per process,
-//! shared by the threads) and hands out one [`Session`] per thread; adding JSON or Protobuf
-//! means one more [`FormatKind`] variant and one more file implementing these two traits.
+//! shared by the threads) and hands out one [`Session`] per thread; adding a format (Protobuf
+//! is next) means one more [`FormatKind`] variant and one more file implementing these two
+//! traits (`avro_confluent.rs`, `json.rs`).
 
 use arrow_array::RecordBatch;
 use clap::ValueEnum;
@@ -12,7 +13,15 @@ use super::error::BenchError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FormatKind {
     /// Confluent-framed Avro (`avro-confluent` / `avro-confluent-native`).
+    #[value(alias = "avro-confluent-native")]
     AvroConfluent,
+    /// Plain JSON values (`json` / `json-native`), the row type from `--columns`.
+    #[value(alias = "json-native")]
+    Json,
+    /// Confluent-framed JSON (`json-confluent-native`; the stock side is flink-json after the
+    /// 5-byte header, as open-source Flink has no such format), the row type from `--columns`.
+    #[value(alias = "json-confluent-native")]
+    JsonConfluent,
 }
 
 impl FormatKind {
@@ -20,7 +29,31 @@ impl FormatKind {
     pub fn stock_name(self) -> &'static str {
         match self {
             FormatKind::AvroConfluent => "avro-confluent",
+            FormatKind::Json => "json",
+            FormatKind::JsonConfluent => "json-confluent",
         }
+    }
+
+    /// The names of the stock lines (decode, encode), after the Flink library that runs them.
+    pub fn stock_line_names(self) -> [&'static str; 2] {
+        match self {
+            FormatKind::AvroConfluent => ["decode (flink-avro)", "encode (flink-avro)"],
+            FormatKind::Json => ["decode (flink-json)", "encode (flink-json)"],
+            FormatKind::JsonConfluent => [
+                "decode (header + flink-json)",
+                "encode (header + flink-json)",
+            ],
+        }
+    }
+
+    /// Whether the values are JSON (`json`, `json-confluent`).
+    pub fn is_json(self) -> bool {
+        matches!(self, FormatKind::Json | FormatKind::JsonConfluent)
+    }
+
+    /// Whether the messages are Confluent-framed with an Avro writer schema in a registry.
+    pub fn uses_avro_registry(self) -> bool {
+        matches!(self, FormatKind::AvroConfluent)
     }
 }
 

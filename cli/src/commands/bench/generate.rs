@@ -49,13 +49,34 @@ impl Rng {
     }
 
     /// True with probability `p` (resolution 2^-32).
-    fn chance(&mut self, p: f64) -> bool {
+    pub fn chance(&mut self, p: f64) -> bool {
         let threshold = (p.clamp(0.0, 1.0) * 4_294_967_296.0) as u64;
         (self.next_u64() >> 32) < threshold
     }
 
+    /// An unscaled DECIMAL value of 1 to `precision` digits (fewer when it must fit
+    /// `max_bytes` bytes of two's complement), either sign.
+    pub fn decimal_unscaled(&mut self, precision: u8, max_bytes: Option<usize>) -> i128 {
+        let mut max_digits = u32::from(precision);
+        if let Some(n) = max_bytes {
+            // Digits that always fit in n bytes of two's complement: floor((8n - 1) log10 2).
+            let fit = ((8 * n as u64).saturating_sub(1) * 30103 / 100_000) as u32;
+            max_digits = max_digits.min(fit.max(1));
+        }
+        let digits = 1 + self.below(u64::from(max_digits)) as u32;
+        let bound = 10i128.pow(digits);
+        let hi = i128::from(self.next_u64() >> 1);
+        let lo = i128::from(self.next_u64());
+        let v = ((hi << 64) | lo) % bound;
+        if self.next_u64() & 1 == 0 {
+            v
+        } else {
+            -v
+        }
+    }
+
     /// A signed integer whose magnitude has a uniformly chosen bit length up to `bits`.
-    fn varied(&mut self, bits: u32) -> i64 {
+    pub fn varied(&mut self, bits: u32) -> i64 {
         let len = self.below(u64::from(bits)) as u32;
         let magnitude = if len == 0 {
             0
@@ -71,14 +92,14 @@ impl Rng {
     }
 }
 
-const NON_ASCII: [&str; 5] = ["é", "ß", "€", "中", "🦀"];
-const ALNUM: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+pub(super) const NON_ASCII: [&str; 5] = ["é", "ß", "€", "中", "🦀"];
+pub(super) const ALNUM: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
 /// The most memory the generated corpus may take: its bytes plus [`MESSAGE_OVERHEAD`] per
 /// message (the corpus is held in memory, with its decoded batches, while it is measured).
 pub const MAX_CORPUS_BYTES: usize = 4 << 30;
 /// What one message costs besides its bytes (its vector and the header).
-const MESSAGE_OVERHEAD: usize = 32;
+pub(super) const MESSAGE_OVERHEAD: usize = 32;
 /// The largest `--string-len` (mean length of strings and bytes).
 pub const MAX_STRING_LEN: usize = 1 << 20;
 /// The largest `--collection-len` (mean element count of arrays and maps).
@@ -152,7 +173,7 @@ struct Generator {
 }
 
 /// `4 GiB`, or bytes when not a whole number of GiB.
-fn size_text(bytes: usize) -> String {
+pub(super) fn size_text(bytes: usize) -> String {
     if bytes.is_multiple_of(1 << 30) {
         format!("{} GiB", bytes >> 30)
     } else {
@@ -217,25 +238,6 @@ impl Generator {
         write_long(out, s.len() as i64);
         out.extend_from_slice(s.as_bytes());
         self.check_budget(out)
-    }
-
-    fn decimal_unscaled(&mut self, precision: u8, max_bytes: Option<usize>) -> i128 {
-        let mut max_digits = u32::from(precision);
-        if let Some(n) = max_bytes {
-            // Digits that always fit in n bytes of two's complement: floor((8n - 1) log10 2).
-            let fit = ((8 * n as u64).saturating_sub(1) * 30103 / 100_000) as u32;
-            max_digits = max_digits.min(fit.max(1));
-        }
-        let digits = 1 + self.rng.below(u64::from(max_digits)) as u32;
-        let bound = 10i128.pow(digits);
-        let hi = i128::from(self.rng.next_u64() >> 1);
-        let lo = i128::from(self.rng.next_u64());
-        let v = ((hi << 64) | lo) % bound;
-        if self.rng.next_u64() & 1 == 0 {
-            v
-        } else {
-            -v
-        }
     }
 
     fn value(
@@ -313,14 +315,14 @@ impl Generator {
                 self.check_budget(out)
             }
             (AvroNode::Bytes, FlinkKind::Decimal { precision, .. }) => {
-                let bytes = to_byte_array(self.decimal_unscaled(*precision, None));
+                let bytes = to_byte_array(self.rng.decimal_unscaled(*precision, None));
                 write_long(out, bytes.len() as i64);
                 out.extend_from_slice(&bytes);
                 Ok(())
             }
             (AvroNode::Fixed(f), FlinkKind::Decimal { precision, .. }) => {
                 self.check_room(out, f.size)?;
-                let v = self.decimal_unscaled(*precision, Some(f.size));
+                let v = self.rng.decimal_unscaled(*precision, Some(f.size));
                 let full = v.to_be_bytes();
                 if f.size <= 16 {
                     out.extend_from_slice(&full[16 - f.size..]);

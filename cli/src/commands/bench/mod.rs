@@ -2,8 +2,9 @@
 //! against stock Flink in one run, with verification that both give the same rows.
 //!
 //! One file per concern: `schema` (inputs -> row type and schemas, with `ddl` and
-//! `avro_types`), `messages` and `generate` (the corpus), `format` (the [`format::Format`]
-//! trait; `avro_confluent` implements it), `measure` (+ `alloc`, `memory`, `progress`),
+//! `avro_types`), `messages`, `generate` (Avro) and `generate_json` (the corpus), `format`
+//! (the [`format::Format`] trait; `avro_confluent` and `json` implement it), `measure`
+//! (+ `alloc`, `memory`, `progress`),
 //! `render` and `verify` (row comparison), `stock` (the JVM harness), `topic` (Kafka input,
 //! through the JVM), `output` and `report` (table, JSON, HTML).
 
@@ -16,6 +17,8 @@ mod ddl;
 mod error;
 mod format;
 mod generate;
+mod generate_json;
+mod json;
 mod measure;
 mod memory;
 mod messages;
@@ -35,6 +38,7 @@ use std::time::Duration;
 
 use clap::Args;
 use karrow_codecs::avro::derive::derive_schema_json;
+use karrow_codecs::json::JavaFloatText;
 use karrow_codecs::types::FlinkType;
 use karrow_registry::{DevRegistry, SchemaDefinition};
 
@@ -51,9 +55,13 @@ use progress::Progress;
     karrow bench --columns \"auction BIGINT, price DECIMAL(10,2), tags ARRAY<STRING>\" --generate 100000\n  \
     karrow bench --schema bid.avsc --input bids.bin --threads 2 --report out/\n  \
     karrow bench --registry http://localhost:8081 --subject bids-value --generate 50000 --json\n  \
-    karrow bench --registry http://localhost:8081 --subject bids-value --bootstrap localhost:9092 --topic bids --limit 50000")]
+    karrow bench --registry http://localhost:8081 --subject bids-value --bootstrap localhost:9092 --topic bids --limit 50000\n  \
+    karrow bench --format json --columns \"id BIGINT, tags ARRAY<STRING>, ts TIMESTAMP(3)\" --generate 100000")]
 pub struct BenchArgs {
-    /// Format to measure (the formats whose native codec has landed).
+    /// Format to measure: `avro-confluent` (schema from --schema, --subject or --columns),
+    /// `json` (plain JSON values) or `json-confluent` (Confluent-framed JSON; the stock side is
+    /// flink-json after the header), both with the schema from --columns. The `-native` names
+    /// are accepted.
     #[arg(long, value_enum, default_value = "avro-confluent")]
     format: FormatKind,
 
@@ -74,11 +82,12 @@ pub struct BenchArgs {
     )]
     subject: Option<String>,
     /// The table's columns as Flink DDL, e.g. "id BIGINT NOT NULL, price DECIMAL(10, 2)".
-    /// Alone, the messages use the Avro schema Flink derives from it.
+    /// Alone, avro-confluent messages use the Avro schema Flink derives from it; json and
+    /// json-confluent take their row type only from it.
     #[arg(long, value_name = "LIST", help_heading = "Schema")]
     columns: Option<String>,
 
-    /// Message file (Confluent-framed values; layout set by --input-format).
+    /// Message file (the format's Kafka values; layout set by --input-format).
     #[arg(
         long,
         value_name = "FILE",
@@ -207,31 +216,76 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
     let progress = Progress::new(!args.quiet);
 
     // Schema, registries and ids.
-    let resolved = schema::resolve(
-        args.schema.as_deref(),
-        args.registry.as_deref(),
-        args.subject.as_deref(),
-        args.columns.as_deref(),
-    )?;
+    let mut resolved = if args.format.uses_avro_registry() {
+        schema::resolve(
+            args.schema.as_deref(),
+            args.registry.as_deref(),
+            args.subject.as_deref(),
+            args.columns.as_deref(),
+        )?
+    } else {
+        schema::resolve_columns(args.columns.as_deref(), args.format.stock_name())?
+    };
     let dev = DevRegistry::start(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)), None)
         .map_err(|e| BenchError::Registry(format!("starting the in-process dev registry: {e}")))?;
-    let dev_client = schema::client(&dev.url())?;
-    let register = |subject: &str, text: &str| {
-        dev_client
-            .register(subject, &SchemaDefinition::avro(text))
-            .map_err(|e| BenchError::Schema(format!("the registry refuses the schema: {e}")))
+    let (decode_url, writer_id, encode_id) = if args.format.uses_avro_registry() {
+        let dev_client = schema::client(&dev.url())?;
+        let register = |subject: &str, text: &str| {
+            dev_client
+                .register(subject, &SchemaDefinition::avro(text))
+                .map_err(|e| BenchError::Schema(format!("the registry refuses the schema: {e}")))
+        };
+        let (decode_url, writer_id) = match (&args.registry, resolved.registry_id) {
+            (Some(url), Some(id)) => (url.clone(), Some(id)),
+            (Some(url), None) => (url.clone(), None),
+            (None, _) => (dev.url(), Some(register(SUBJECT, &resolved.writer_schema)?)),
+        };
+        let derived = derive_schema_json(&resolved.row_type)
+            .map_err(|e| BenchError::Schema(e.to_string()))?;
+        (decode_url, writer_id, register(ENCODE_SUBJECT, &derived)?)
+    } else if args.format == FormatKind::JsonConfluent {
+        // The JSON Schema json-confluent-native derives, registered once: generated values
+        // carry its id, encoded ones too (as the encoder registers it when it opens).
+        let derived = karrow_codecs::json::json_schema::derive_json_schema(&resolved.row_type)
+            .map_err(|e| BenchError::Schema(e.to_string()))?;
+        let id = schema::client(&dev.url())?
+            .register(SUBJECT, &SchemaDefinition::json(derived.as_str()))
+            .map_err(|e| BenchError::Schema(format!("the registry refuses the schema: {e}")))?;
+        resolved.writer_schema = derived;
+        (dev.url(), Some(id), id)
+    } else {
+        (dev.url(), None, 0)
     };
-    let (decode_url, writer_id) = match (&args.registry, resolved.registry_id) {
-        (Some(url), Some(id)) => (url.clone(), Some(id)),
-        (Some(url), None) => (url.clone(), None),
-        (None, _) => (dev.url(), Some(register(SUBJECT, &resolved.writer_schema)?)),
-    };
-    let derived =
-        derive_schema_json(&resolved.row_type).map_err(|e| BenchError::Schema(e.to_string()))?;
-    let encode_id = register(ENCODE_SUBJECT, &derived)?;
 
     let tmp = TempDir::new()?;
     let corpus = corpus::load(&args, &resolved, writer_id, &tmp, &progress)?;
+
+    // The JVM stock Flink runs on decides how JSON spells FLOAT/DOUBLE (`Double.toString`
+    // changed in Java 19); the native side writes what that JVM writes.
+    let located = compare::locate_stock(&args);
+    let mut notes = corpus.notes.clone();
+    let float_text = match (args.format.is_json(), &located) {
+        (true, Ok(jvm)) => match stock::java_feature(&jvm.java) {
+            Some(feature) => {
+                notes.push(format!(
+                    "json-native writes FLOAT/DOUBLE as Java {feature}'s Float/Double.toString (the JVM stock Flink runs on)"
+                ));
+                JavaFloatText::for_java_feature(feature)
+            }
+            None => {
+                notes.push("the Java version of the stock JVM is unknown: json-native writes FLOAT/DOUBLE as Java 19+ does".into());
+                JavaFloatText::Shortest
+            }
+        },
+        (true, Err(_)) => {
+            notes.push("json-native writes FLOAT/DOUBLE as Java 19+'s Float/Double.toString (no stock JVM to match)".into());
+            JavaFloatText::Shortest
+        }
+        _ => JavaFloatText::Shortest,
+    };
+    if args.format.is_json() {
+        notes.push("the JSON codec has no Arrow path: decode to Arrow is decode to Flink rows then rows to Arrow, encode from Arrow is Arrow to Flink rows then encode".into());
+    }
 
     // The native format, and every batch decoded once (finds bad messages before timing).
     let format = build_format(
@@ -240,23 +294,38 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
         resolved.reader_schema.clone(),
         &decode_url,
         encode_id,
+        float_text,
     )?;
     // Reads encoded messages back (their schema id is in the in-process registry).
-    let encoded_reader =
-        build_format(args.format, &resolved.row_type, None, &dev.url(), encode_id)?;
+    let encoded_reader = build_format(
+        args.format,
+        &resolved.row_type,
+        None,
+        &dev.url(),
+        encode_id,
+        float_text,
+    )?;
     progress.update("decoding the corpus once");
     let batches = measure::prepare(format.as_ref(), &corpus.messages, args.batch_size as usize)?;
     let sample = sample::take(format.as_ref(), &corpus.messages, args.verify)?;
 
     let row_type_string = ddl::flink_type_string(format.row_type());
     let stock_inputs = compare::StockInputs {
+        kind: args.format,
         row_type: &row_type_string,
         resolved: &resolved,
         decode_url: &decode_url,
         encode_id,
         sample_len: sample.len,
     };
-    let stock = compare::run_stock(&args, &stock_inputs, &corpus.messages, &tmp, &progress)?;
+    let stock = compare::run_stock(
+        &args,
+        located,
+        &stock_inputs,
+        &corpus.messages,
+        &tmp,
+        &progress,
+    )?;
     let verdicts = compare::verdicts(&stock, &sample, format.as_ref(), encoded_reader.as_ref())?;
 
     // Native measurement.
@@ -283,7 +352,6 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
     progress.clear();
     lines.extend(stock.lines);
 
-    let mut notes = corpus.notes.clone();
     notes.extend(stock.notes);
     let results = Results {
         format: format.kind().stock_name(),
@@ -328,6 +396,21 @@ fn check_args(args: &BenchArgs) -> Result<&'static str, BenchError> {
             "no messages: give --input FILE, --topic T (with --bootstrap) or --generate N".into(),
         ));
     }
+    if !args.format.uses_avro_registry() {
+        if let Some(option) = [
+            (args.schema.is_some(), "--schema"),
+            (args.registry.is_some(), "--registry"),
+            (args.subject.is_some(), "--subject"),
+        ]
+        .iter()
+        .find_map(|(given, name)| given.then_some(*name))
+        {
+            return Err(BenchError::Usage(format!(
+                "--format {} has no registry schema: give the table's columns with --columns, not {option}",
+                args.format.stock_name()
+            )));
+        }
+    }
     let read_messages = args.input.is_some() || args.topic.is_some();
     if args.registry.is_some() && args.subject.is_none() && !read_messages {
         return Err(BenchError::Usage(
@@ -357,13 +440,15 @@ fn emit(args: &BenchArgs, results: &Results) -> Result<(), BenchError> {
     Ok(())
 }
 
-/// The native format of `kind` for a row type, reading writer schemas from `registry_url`.
+/// The native format of `kind` for a row type, reading writer schemas from `registry_url`
+/// (Avro), spelling floats with `float_text` (JSON).
 fn build_format(
     kind: FormatKind,
     row_type: &FlinkType,
     reader_schema: Option<String>,
     registry_url: &str,
     encode_id: i32,
+    float_text: JavaFloatText,
 ) -> Result<Box<dyn Format>, BenchError> {
     Ok(match kind {
         FormatKind::AvroConfluent => Box::new(avro_confluent::AvroConfluent::new(
@@ -371,6 +456,12 @@ fn build_format(
             reader_schema,
             registry_url,
             encode_id,
+        )?),
+        FormatKind::Json => Box::new(json::Json::new(row_type.clone(), float_text, None)?),
+        FormatKind::JsonConfluent => Box::new(json::Json::new(
+            row_type.clone(),
+            float_text,
+            Some(encode_id),
         )?),
     })
 }

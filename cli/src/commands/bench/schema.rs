@@ -17,7 +17,7 @@ use super::error::BenchError;
 pub struct Resolved {
     /// The table's row type (what rows are decoded into).
     pub row_type: FlinkType,
-    /// The Avro schema the messages are written with.
+    /// The Avro schema the messages are written with (empty for `json`).
     pub writer_schema: String,
     /// The row type of the writer schema, for generating values.
     pub writer_row_type: FlinkType,
@@ -33,6 +33,29 @@ pub struct Resolved {
 pub fn client(url: &str) -> Result<RegistryClient, BenchError> {
     RegistryClient::new(RegistryConfig::from_url(url))
         .map_err(|e| BenchError::Registry(e.to_string()))
+}
+
+/// Resolves the schema of a format without registry schemas (`json`): the row type is
+/// `--columns`, and the messages are plain values of it (no writer schema).
+pub fn resolve_columns(columns: Option<&str>, format: &str) -> Result<Resolved, BenchError> {
+    let columns = columns.ok_or_else(|| {
+        BenchError::Usage(format!(
+            "no schema: --format {format} takes the table's columns from --columns \"name TYPE, ...\""
+        ))
+    })?;
+    let row_type = parse_columns(columns)?;
+    Ok(Resolved {
+        writer_row_type: row_type.clone(),
+        row_type,
+        writer_schema: String::new(),
+        reader_schema: None,
+        registry_id: None,
+        origin: if format == "json-confluent" {
+            "--columns; Confluent-framed JSON values of that row type, with the id of the JSON Schema derived from it".into()
+        } else {
+            format!("--columns; plain {format} values of that row type")
+        },
+    })
 }
 
 /// Resolves the schema options.

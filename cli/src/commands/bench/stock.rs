@@ -72,15 +72,34 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// The feature release of the JVM `java` runs (`17` for Java 17.0.15), from its
+/// `java.specification.version` property; `None` when it cannot be read.
+pub fn java_feature(java: &Path) -> Option<u32> {
+    let out = Command::new(java)
+        .args(["-XshowSettings:properties", "-version"])
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    let value = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("java.specification.version = "))?;
+    // "1.8" before Java 9, the feature number since.
+    let value = value.trim().strip_prefix("1.").unwrap_or(value.trim());
+    value.parse().ok()
+}
+
 /// What the harness is asked to do.
 #[derive(Debug)]
 pub struct Request<'a> {
+    /// The stock format (`avro-confluent`, `json`).
+    pub format: &'a str,
     /// Length-prefixed message file.
     pub messages: &'a Path,
     /// Flink serializable row type string.
     pub row_type: &'a str,
-    /// Registry holding the messages' writer schemas.
-    pub registry: &'a str,
+    /// Registry holding the messages' writer schemas (Avro only).
+    pub registry: Option<&'a str>,
     /// Explicit reader schema file (the format's `schema` option), if any.
     pub reader_schema_file: Option<&'a Path>,
     /// Schema id for encode (the derived schema, registered).
@@ -114,7 +133,7 @@ pub fn run(jvm: &Jvm, req: &Request<'_>, progress: &Progress) -> Result<Value, S
         .arg(HARNESS_CLASS)
         .arg("--messages")
         .arg(req.messages)
-        .args(["--row-type", req.row_type, "--registry", req.registry])
+        .args(["--format", req.format, "--row-type", req.row_type])
         .args(["--encode-schema-id", &req.encode_schema_id.to_string()])
         .args(["--threads", &req.threads.to_string()])
         .args(["--trials", &req.trials.to_string()])
@@ -125,6 +144,9 @@ pub fn run(jvm: &Jvm, req: &Request<'_>, progress: &Progress) -> Result<Value, S
         .arg(req.sample_out)
         .arg("--encoded-out")
         .arg(req.encoded_out);
+    if let Some(url) = req.registry {
+        cmd.arg("--registry").arg(url);
+    }
     if let Some(f) = req.reader_schema_file {
         cmd.arg("--reader-schema-file").arg(f);
     }

@@ -14,6 +14,10 @@ import org.apache.flink.formats.avro.RegistryAvroSerializationSchema;
 import org.apache.flink.formats.avro.RowDataToAvroConverters;
 import org.apache.flink.formats.avro.SchemaCoder;
 import org.apache.flink.formats.avro.typeutils.AvroSchemaConverter;
+import org.apache.flink.formats.common.TimestampFormat;
+import org.apache.flink.formats.json.JsonFormatOptions;
+import org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema;
+import org.apache.flink.formats.json.JsonRowDataSerializationSchema;
 import org.apache.flink.table.data.ArrayData;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.MapData;
@@ -27,6 +31,7 @@ import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.MultisetType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.utils.LogicalTypeParser;
+import org.apache.flink.util.Collector;
 
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -45,9 +50,17 @@ import java.util.Map;
 
 /**
  * The stock side of {@code karrow bench}: decodes and encodes the CLI's message file with exactly
- * what Flink 2.2's {@code avro-confluent} runs (the flink-avro oracle of the connector test-jar for
- * decode; {@code AvroRowDataSerializationSchema} over {@code RegistryAvroSerializationSchema} with
- * the derived writer schema for encode), and prints one JSON object on stdout.
+ * what Flink 2.2's format runs, and prints one JSON object on stdout. {@code --format
+ * avro-confluent} (the default): the flink-avro oracle of the connector test-jar for decode, {@code
+ * AvroRowDataSerializationSchema} over {@code RegistryAvroSerializationSchema} with the derived
+ * writer schema for encode. {@code --format json}: flink-json with the format's default options,
+ * {@code JsonParserRowDataDeserializationSchema} (what {@code decode.json-parser.enabled = true}
+ * runs) and {@code JsonRowDataSerializationSchema}; a message is read through the collector, as the
+ * Kafka source reads it, and one that gives more than one row (a top-level array) is a failure (the
+ * bench compares one row per message). {@code --format json-confluent}: open-source Flink has no
+ * Confluent JSON Schema format, so the stock side is what a Flink job does without karrow: the
+ * 5-byte Confluent header checked and cut off, then flink-json as for {@code json}; encode
+ * writes {@code 0x00}, the {@code --encode-schema-id} and flink-json's bytes.
  *
  * <p>Verification output: {@code --sample-out} gets the first {@code --sample} messages' rows as
  * canonical text (one line per message, {@code -} for a null value; the format is documented in the
@@ -122,11 +135,19 @@ public final class StockSerdeHarness {
     private static void run(Map<String, String> args, ObjectNode out) throws Exception {
         byte[][] messages = readMessages(Path.of(need(args, "messages")));
         RowType rowType = (RowType) LogicalTypeParser.parse(need(args, "row-type"), StockSerdeHarness.class.getClassLoader());
-        String registry = need(args, "registry");
+        String format = args.getOrDefault("format", "avro-confluent");
+        boolean confluentJson = format.equals("json-confluent");
+        boolean json = format.equals("json") || confluentJson;
+        if (!json && !format.equals("avro-confluent")) {
+            System.err.println("StockSerdeHarness: unknown --format " + format);
+            System.exit(2);
+        }
+        String registry = json ? null : need(args, "registry");
         String readerSchema = args.containsKey("reader-schema-file")
                 ? Files.readString(Path.of(args.get("reader-schema-file")), StandardCharsets.UTF_8)
                 : null;
-        int encodeId = intArg(args, "encode-schema-id", -1);
+        int encodeId = intArg(args, "encode-schema-id", format.equals("json") ? 0 : -1);
+        byte[] header = ByteBuffer.allocate(5).put((byte) 0).putInt(encodeId).array();
         int threads = Math.max(1, intArg(args, "threads", 1));
         int trials = Math.max(1, intArg(args, "trials", 5));
         long warmupMs = intArg(args, "warmup-ms", 2000);
@@ -135,18 +156,53 @@ public final class StockSerdeHarness {
         boolean encode = encodeId >= 0;
         InternalTypeInfo<RowData> typeInfo = InternalTypeInfo.of(rowType);
 
-        Factory<DeserializationSchema<RowData>> deserializers = () -> {
+        Factory<Decoder> deserializers = () -> {
             DeserializationSchema<RowData> d;
             try {
-                d = ReferenceDeserializers.create(rowType, typeInfo, registry, readerSchema);
+                d = json
+                        ? new JsonParserRowDataDeserializationSchema(rowType, typeInfo, false, false, TimestampFormat.SQL)
+                        : ReferenceDeserializers.create(rowType, typeInfo, registry, readerSchema);
                 d.open(null);
             } catch (Exception e) {
-                throw new HarnessFailure("stock " + "avro-confluent" + " deserializer: " + e, -1, e);
+                throw new HarnessFailure("stock " + format + " deserializer: " + e, -1, e);
             }
-            return d;
+            if (!json) {
+                return d::deserialize;
+            }
+            OneRow collector = new OneRow();
+            return m -> {
+                collector.row = null;
+                collector.rows = 0;
+                if (confluentJson) {
+                    if (m.length < 5 || m[0] != 0) {
+                        throw new IOException("Unknown data format. Magic number does not match");
+                    }
+                    m = Arrays.copyOfRange(m, 5, m.length);
+                }
+                d.deserialize(m, collector);
+                if (collector.rows > 1) {
+                    throw new IOException("the message gives " + collector.rows
+                            + " rows (a top-level JSON array); karrow bench compares one row per message");
+                }
+                return collector.row;
+            };
         };
         Factory<SerializationSchema<RowData>> serializers = () -> {
             try {
+                if (json) {
+                    SerializationSchema<RowData> s = new JsonRowDataSerializationSchema(
+                            rowType, TimestampFormat.SQL, JsonFormatOptions.MapNullKeyMode.FAIL, "null", false, false);
+                    s.open(null);
+                    if (!confluentJson) {
+                        return s;
+                    }
+                    return row -> {
+                        byte[] body = s.serialize(row);
+                        byte[] framed = Arrays.copyOf(header, header.length + body.length);
+                        System.arraycopy(body, 0, framed, header.length, body.length);
+                        return framed;
+                    };
+                }
                 Schema writer = AvroSchemaConverter.convertToSchema(rowType);
                 SerializationSchema<RowData> s = new AvroRowDataSerializationSchema(
                         rowType,
@@ -155,19 +211,19 @@ public final class StockSerdeHarness {
                 s.open(null);
                 return s;
             } catch (Exception e) {
-                throw new HarnessFailure("stock avro-confluent serializer: " + e, -1, e);
+                throw new HarnessFailure("stock " + format + " serializer: " + e, -1, e);
             }
         };
 
         // Decode everything once: the rows to encode, the sample to verify, and the first failure.
-        DeserializationSchema<RowData> first = deserializers.make();
+        Decoder first = deserializers.make();
         List<RowData> rows = new ArrayList<>();
         StringBuilder sampleText = new StringBuilder();
         for (int i = 0; i < messages.length; i++) {
             RowData row = null;
             if (messages[i] != null) {
                 try {
-                    row = first.deserialize(messages[i]);
+                    row = first.decode(messages[i]);
                 } catch (Exception e) {
                     throw new HarnessFailure("stock Flink fails to decode message " + i + ": " + rootMessage(e), i, e);
                 }
@@ -188,14 +244,14 @@ public final class StockSerdeHarness {
         }
 
         out.set("decode", measure("decode", threads, trials, warmupMs, minTrialNs, messages.length, messageBytes, (t, n) -> {
-            DeserializationSchema<RowData> d = deserializers.make();
+            Decoder d = deserializers.make();
             int from = (int) ((long) messages.length * t / n);
             int to = (int) ((long) messages.length * (t + 1) / n);
             return () -> {
                 long sink = 0;
                 for (int i = from; i < to; i++) {
                     if (messages[i] != null) {
-                        RowData r = d.deserialize(messages[i]);
+                        RowData r = d.decode(messages[i]);
                         sink += r == null ? 0 : r.getArity();
                     }
                 }
@@ -243,6 +299,27 @@ public final class StockSerdeHarness {
 
     private interface Factory<T> {
         T make() throws HarnessFailure;
+    }
+
+    /** One message to its row ({@code null}: none), as the format hands it to the source. */
+    private interface Decoder {
+        RowData decode(byte[] message) throws Exception;
+    }
+
+    /** Keeps the first row a JSON message gives and counts them. */
+    private static final class OneRow implements Collector<RowData> {
+        RowData row;
+        int rows;
+
+        @Override
+        public void collect(RowData record) {
+            if (rows++ == 0) {
+                row = record;
+            }
+        }
+
+        @Override
+        public void close() {}
     }
 
     private interface Pass {
