@@ -117,9 +117,10 @@ pub struct Polled {
     /// Partitions that reached their stopping offset (they stay assigned, and are not
     /// fetched again).
     pub finished: Vec<PartitionSlot>,
-    /// Partitions whose leader moved, or whose metadata is stale (the error codes after
-    /// which Kafka's consumer refreshes its metadata): look the leader up and call
-    /// [`FetchSession::set_leader`].
+    /// Partitions whose leader the session could not learn itself (its connection failed,
+    /// or the Metadata answer named no leader): look the leader up and call
+    /// [`FetchSession::set_leader`]. (After the error codes on which Kafka's consumer
+    /// refreshes its metadata the session asks for the leader itself.)
     pub leader_changed: Vec<PartitionSlot>,
     /// Partitions whose next offset is outside the log (deleted by retention, or past its
     /// end, or a diverging epoch without an end offset): reset them as `auto.offset.reset`
