@@ -32,6 +32,8 @@ KARROW_TEST_KAFKA_BOOTSTRAP="127.0.0.1:${KAFKA_PORT}" \
   cargo test --release -p karrow --test bench_topic
 KARROW_TEST_KAFKA_BOOTSTRAP="127.0.0.1:${KAFKA_PORT}" \
   cargo test --release -p karrow-kafka --test producer_broker
+KARROW_TEST_KAFKA_BOOTSTRAP="127.0.0.1:${KAFKA_PORT}" \
+  cargo test --release -p karrow-kafka --test fetch_epochs_broker
 
 # Issue #23: karrow jobs on a standalone Flink 2.2 cluster (JobManager, two TaskManagers, SQL
 # Gateway; the sql bundle the Maven run just built in lib/), on the same broker: cases (a)-(c) of

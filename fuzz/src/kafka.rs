@@ -223,10 +223,30 @@ pub fn fetch_response_seeds() -> Vec<Vec<u8>> {
     let mut failed = base.clone();
     failed[9..11].copy_from_slice(&(-1i16).to_be_bytes());
     seeds.push(failed);
-    for code in [-1i16, 3, 6, 9, 29, 75, 999] {
+    for code in [-1i16, 3, 6, 9, 29, 74, 75, 999] {
         let mut coded = base.clone();
         coded[23..25].copy_from_slice(&code.to_be_bytes());
         seeds.push(coded);
+    }
+    // Diverging epochs (the partition's tagged field 0: epoch, end offset, tags): a truncation,
+    // a negative epoch (none), an undefined end offset, and fields of the wrong size.
+    let empty = fetch_response(&[], &[]);
+    let tail = empty.len() - 3;
+    for (epoch, end, size) in [
+        (3i32, 1i64, 13u8),
+        (-1, -1, 13),
+        (0, -1, 13),
+        (3, 1, 4),
+        (3, 1, 20),
+    ] {
+        let mut seed = empty[..tail].to_vec();
+        seed.extend_from_slice(&[1, 0, size]);
+        let mut field = epoch.to_be_bytes().to_vec();
+        field.extend_from_slice(&end.to_be_bytes());
+        field.resize(usize::from(size), 0);
+        seed.extend_from_slice(&field);
+        seed.extend_from_slice(&[0, 0]);
+        seeds.push(seed);
     }
     seeds
 }

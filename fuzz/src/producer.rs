@@ -46,6 +46,7 @@ pub fn responses(data: &[u8]) {
         2 => {
             if let Ok(meta) = metadata::parse_response(body, correlation) {
                 route(&meta);
+                leaders(&meta);
             }
         }
         3 => {
@@ -60,6 +61,33 @@ pub fn responses(data: &[u8]) {
         _ => {
             let version = if selector & 0x80 != 0 { 5 } else { 4 };
             let _ = end_txn::parse_response(body, correlation, version);
+        }
+    }
+}
+
+/// What the native fetch does with Metadata (`fetch::leaders`): each partition's leader and
+/// epoch against a few known epochs; a leader taken has a port and an epoch >= -1, a stale
+/// answer an epoch below the known one.
+fn leaders(meta: &metadata::Metadata) {
+    use karrow_kafka::fetch::leaders::{leader_update, LeaderUpdate};
+    for topic in &meta.topics {
+        for p in &topic.partitions {
+            for known in [-1, 0, p.leader_epoch, i32::MAX] {
+                match leader_update(meta, &topic.name, p.partition, known) {
+                    LeaderUpdate::Leader { leader, epoch } => {
+                        assert!(
+                            epoch >= -1 && (epoch < 0 || epoch >= known),
+                            "{epoch} {known}"
+                        );
+                        assert!(leader
+                            .rsplit(':')
+                            .next()
+                            .is_some_and(|port| port.parse::<u16>().is_ok_and(|p| p > 0)));
+                    }
+                    LeaderUpdate::Stale { epoch } => assert!(epoch >= 0 && epoch < known),
+                    LeaderUpdate::Unknown => {}
+                }
+            }
         }
     }
 }

@@ -489,6 +489,9 @@ pub fn kafka_fetch_response(data: &[u8]) {
     let _ = (response.throttle_time_ms, response.error_code);
     for (i, p) in response.partitions.iter().enumerate() {
         let _ = karrow_kafka::fetch::partition_errors::partition_action(p.error_code);
+        if let Some(d) = p.diverging {
+            assert!(d.epoch >= 0, "a diverging epoch {d:?} kept though negative");
+        }
         let Some(records) = data.get(p.records.clone()) else {
             panic!(
                 "partition records {:?} outside a {}-byte response",

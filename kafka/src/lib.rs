@@ -25,6 +25,6 @@ pub mod wakeup;
 mod wire;
 
 pub use error::FetchError;
-pub use fetch::{FetchSession, Isolation, PartitionSlot, Polled};
+pub use fetch::{FetchSession, Isolation, PartitionSlot, Polled, Truncation};
 pub use records::{Record, RecordBatches, TimestampType};
 pub use wakeup::Wakeup;

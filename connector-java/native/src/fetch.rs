@@ -9,7 +9,7 @@
 //! ([`FetchControl`]).
 
 use karrow_kafka::fetch::FetchLimits;
-use karrow_kafka::{FetchError, FetchSession, Isolation, Record, TimestampType};
+use karrow_kafka::{FetchError, FetchSession, Isolation, Record, TimestampType, Truncation};
 use serde::Deserialize;
 
 use crate::error::NativeError;
@@ -20,8 +20,11 @@ use crate::session::{Session, SessionKind};
 /// little-endian.
 pub const META_BYTES: usize = 40;
 /// Longs of the poll summary: records, value bytes, key bytes, header bytes, finished
-/// slots, leader-changed slots, out-of-range slots, pending records.
-pub const SUMMARY_LONGS: usize = 8;
+/// slots, leader-changed slots, out-of-range slots, pending records, truncated slots.
+pub const SUMMARY_LONGS: usize = 9;
+/// Bytes of one truncated slot after the slot lists: slot i32, diverging epoch i32, fetch
+/// offset i64, end offset i64; little-endian.
+pub const TRUNCATION_BYTES: usize = 24;
 
 /// What Java passes to `open` for a fetch session (camelCase JSON).
 #[derive(Debug, Deserialize)]
@@ -60,6 +63,10 @@ pub enum FetchControl {
         offset: i64,
         /// The offset to stop at (exclusive).
         stop_offset: i64,
+        /// The leader epoch of the position (-1, the default: none), as Kafka's consumer
+        /// keeps it after a reset to the end offset of a truncated log.
+        #[serde(default = "no_epoch")]
+        last_fetched_epoch: i32,
     },
     /// Forgets `slot`.
     Unassign {
@@ -82,6 +89,10 @@ pub enum FetchControl {
     },
 }
 
+fn no_epoch() -> i32 {
+    -1
+}
+
 /// One reader's fetch session and the records of its last poll.
 pub struct NativeFetch {
     session: FetchSession,
@@ -95,6 +106,7 @@ pub struct NativeFetch {
     finished: Vec<i32>,
     leader_changed: Vec<i32>,
     out_of_range: Vec<i32>,
+    truncated: Vec<Truncation>,
 }
 
 impl NativeFetch {
@@ -125,6 +137,7 @@ impl NativeFetch {
             finished: Vec::new(),
             leader_changed: Vec::new(),
             out_of_range: Vec::new(),
+            truncated: Vec::new(),
         })
     }
 
@@ -139,9 +152,12 @@ impl NativeFetch {
                 leader,
                 offset,
                 stop_offset,
+                last_fetched_epoch,
             } => {
                 session.assign(slot, &topic, partition, &leader, offset, stop_offset);
-                Ok(())
+                session
+                    .set_last_fetched_epoch(slot, last_fetched_epoch)
+                    .map_err(|e| NativeError::Fetch(e.to_string()))
             }
             FetchControl::Unassign { slot } => {
                 session.unassign(slot);
@@ -183,6 +199,7 @@ impl NativeFetch {
         self.finished = polled.finished;
         self.leader_changed = polled.leader_changed;
         self.out_of_range = polled.out_of_range;
+        self.truncated = polled.truncated;
         self.slots.clear();
         for slot in self
             .finished
@@ -191,6 +208,12 @@ impl NativeFetch {
             .chain(self.out_of_range.iter())
         {
             self.slots.extend_from_slice(&slot.to_le_bytes());
+        }
+        for t in &self.truncated {
+            self.slots.extend_from_slice(&t.slot.to_le_bytes());
+            self.slots.extend_from_slice(&t.epoch.to_le_bytes());
+            self.slots.extend_from_slice(&t.offset.to_le_bytes());
+            self.slots.extend_from_slice(&t.end_offset.to_le_bytes());
         }
         Ok([
             self.lengths.len() as i64,
@@ -201,12 +224,14 @@ impl NativeFetch {
             self.leader_changed.len() as i64,
             self.out_of_range.len() as i64,
             self.session.pending_records(),
+            self.truncated.len() as i64,
         ])
     }
 
     /// The parts of the last poll, in the order Java's buffers receive them: metadata,
     /// value data, value lengths (native order), keys, headers, then the finished, the
-    /// leader-changed and the out-of-range slots (little-endian int32).
+    /// leader-changed and the out-of-range slots (little-endian int32) followed by the
+    /// truncated ones ([`TRUNCATION_BYTES`] each).
     pub fn output(&self) -> [&[u8]; 6] {
         [
             &self.meta,
@@ -229,12 +254,14 @@ impl Session for NativeFetch {
             + self.finished.capacity()
             + self.leader_changed.capacity()
             + self.out_of_range.capacity();
+        let truncated = self.truncated.capacity() * std::mem::size_of::<Truncation>();
         self.meta.capacity()
             + self.values.capacity()
             + self.keys.capacity()
             + self.headers.capacity()
             + self.slots.capacity()
             + ints * std::mem::size_of::<i32>()
+            + truncated
     }
 
     fn control(&mut self, request: &str) -> Result<String, NativeError> {
@@ -321,6 +348,144 @@ mod tests {
     use crate::session::SessionKind;
 
     const CONFIG: &str = r#"{"clientId":"t","readCommitted":false,"maxWaitMs":500,"minBytes":1,"maxBytes":1048576,"partitionMaxBytes":1048576}"#;
+
+    /// An assignment names the position's epoch after a reset from a truncation, and none
+    /// otherwise (the field is optional).
+    #[test]
+    fn an_assignment_carries_the_last_fetched_epoch_or_none() {
+        let mut fetch = super::NativeFetch::open(CONFIG).unwrap();
+        for (json, epoch) in [
+            (
+                r#"{"op":"assign","slot":3,"topic":"t","partition":0,"leader":"127.0.0.1:1","offset":5,"stop_offset":9,"last_fetched_epoch":4}"#,
+                4,
+            ),
+            (
+                r#"{"op":"assign","slot":3,"topic":"t","partition":0,"leader":"127.0.0.1:1","offset":5,"stop_offset":9}"#,
+                -1,
+            ),
+        ] {
+            fetch.apply(serde_json::from_str(json).unwrap()).unwrap();
+            assert_eq!(fetch.session.epochs(3), Some((-1, epoch)));
+        }
+    }
+
+    /// A broker on loopback that answers ApiVersions (Fetch and Metadata v12), Metadata (topic
+    /// `t` partition 0 led by itself at epoch 2) and every Fetch with a diverging epoch (1, 3)
+    /// for `t`-0: the wire format written out by hand, as Kafka's message definitions give it.
+    fn diverging_broker() -> String {
+        use std::io::{Read, Write};
+        fn uv(out: &mut Vec<u8>, n: usize) {
+            out.push(u8::try_from(n + 1).unwrap());
+        }
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                std::thread::spawn(move || loop {
+                    let mut size = [0u8; 4];
+                    if stream.read_exact(&mut size).is_err() {
+                        return;
+                    }
+                    let mut req = vec![0u8; usize::try_from(i32::from_be_bytes(size)).unwrap()];
+                    if stream.read_exact(&mut req).is_err() {
+                        return;
+                    }
+                    let key = i16::from_be_bytes([req[0], req[1]]);
+                    let mut b = req[4..8].to_vec(); // correlation id
+                    match key {
+                        18 => {
+                            b.extend_from_slice(&0i16.to_be_bytes());
+                            uv(&mut b, 2);
+                            for (k, max) in [(1i16, 17i16), (3, 12)] {
+                                b.extend_from_slice(&k.to_be_bytes());
+                                b.extend_from_slice(&0i16.to_be_bytes());
+                                b.extend_from_slice(&max.to_be_bytes());
+                                b.push(0);
+                            }
+                            b.extend_from_slice(&[0, 0, 0, 0, 0]);
+                        }
+                        3 => {
+                            b.push(0);
+                            b.extend_from_slice(&0i32.to_be_bytes());
+                            uv(&mut b, 1);
+                            b.extend_from_slice(&0i32.to_be_bytes());
+                            uv(&mut b, 9);
+                            b.extend_from_slice(b"127.0.0.1");
+                            b.extend_from_slice(&i32::from(address.port()).to_be_bytes());
+                            b.extend_from_slice(&[0, 0]); // rack null, tags
+                            b.extend_from_slice(&[0]); // cluster id null
+                            b.extend_from_slice(&0i32.to_be_bytes());
+                            uv(&mut b, 1);
+                            b.extend_from_slice(&0i16.to_be_bytes());
+                            uv(&mut b, 1);
+                            b.push(b't');
+                            b.extend_from_slice(&[0; 17]); // topic id, is_internal
+                            uv(&mut b, 1);
+                            b.extend_from_slice(&0i16.to_be_bytes());
+                            b.extend_from_slice(&0i32.to_be_bytes()); // partition
+                            b.extend_from_slice(&0i32.to_be_bytes()); // leader
+                            b.extend_from_slice(&2i32.to_be_bytes()); // leader epoch
+                            b.extend_from_slice(&[1, 1, 1, 0]); // no replicas, tags
+                            b.extend_from_slice(&0i32.to_be_bytes());
+                            b.extend_from_slice(&[0, 0]);
+                        }
+                        _ => {
+                            b.push(0);
+                            b.extend_from_slice(&0i32.to_be_bytes()); // throttle
+                            b.extend_from_slice(&0i16.to_be_bytes());
+                            b.extend_from_slice(&0i32.to_be_bytes()); // session
+                            uv(&mut b, 1);
+                            uv(&mut b, 1);
+                            b.push(b't');
+                            uv(&mut b, 1);
+                            b.extend_from_slice(&0i32.to_be_bytes());
+                            b.extend_from_slice(&0i16.to_be_bytes());
+                            for watermark in [10i64, 10, 0] {
+                                b.extend_from_slice(&watermark.to_be_bytes());
+                            }
+                            uv(&mut b, 0); // aborted
+                            b.extend_from_slice(&(-1i32).to_be_bytes());
+                            uv(&mut b, 0); // records
+                            b.extend_from_slice(&[1, 0, 13]); // tag 0, 13 bytes
+                            b.extend_from_slice(&1i32.to_be_bytes());
+                            b.extend_from_slice(&3i64.to_be_bytes());
+                            b.extend_from_slice(&[0, 0, 0]); // its tags, the topic's, the response's
+                        }
+                    }
+                    let _ = stream.write_all(&u32::try_from(b.len()).unwrap().to_be_bytes());
+                    let _ = stream.write_all(&b);
+                });
+            }
+        });
+        address.to_string()
+    }
+
+    /// A truncation reaches Java through the summary's ninth long and 24 bytes after the
+    /// slot lists: slot, diverging epoch, fetch offset, end offset.
+    #[test]
+    fn a_truncation_is_laid_out_after_the_slot_lists() {
+        let broker = diverging_broker();
+        let mut fetch = super::NativeFetch::open(CONFIG).unwrap();
+        let assign = format!(
+            r#"{{"op":"assign","slot":5,"topic":"t","partition":0,"leader":"{broker}","offset":7,"stop_offset":99,"last_fetched_epoch":2}}"#
+        );
+        fetch.apply(serde_json::from_str(&assign).unwrap()).unwrap();
+        let summary = fetch.fetch_once().unwrap();
+        assert_eq!(summary.len(), super::SUMMARY_LONGS);
+        assert_eq!(
+            (summary[0], summary[4], summary[5], summary[6]),
+            (0, 0, 0, 0)
+        );
+        assert_eq!(summary[8], 1, "one truncated slot");
+        let slots = fetch.output()[5];
+        assert_eq!(slots.len(), super::TRUNCATION_BYTES);
+        assert_eq!(&slots[..4], &5i32.to_le_bytes());
+        assert_eq!(&slots[4..8], &1i32.to_le_bytes());
+        assert_eq!(&slots[8..16], &7i64.to_le_bytes());
+        assert_eq!(&slots[16..24], &3i64.to_le_bytes());
+        assert_eq!(fetch.session.epochs(5), Some((2, 2)));
+    }
 
     /// Flink's `wakeUp` arrives on another thread while the fetch blocks: `wake` reaches
     /// the session through its handle during the poll, and the poll returns with nothing

@@ -2,6 +2,7 @@
 //! ([`response`]) and the session that keeps the assigned partitions and one connection per
 //! leader ([`session`]).
 
+pub mod leaders;
 pub mod partition_errors;
 pub mod request;
 pub mod response;
@@ -10,4 +11,4 @@ pub mod session;
 pub(crate) mod test_peer;
 
 pub use request::FetchLimits;
-pub use session::{response_limit, FetchSession, Isolation, PartitionSlot, Polled};
+pub use session::{response_limit, FetchSession, Isolation, PartitionSlot, Polled, Truncation};

@@ -19,7 +19,8 @@
 pub enum PartitionAction {
     /// No error: read its records.
     Read,
-    /// The leader (or the metadata) is stale: look the leader up, then fetch again.
+    /// The leader (or the metadata) is stale: ask for the partition's leader and epoch
+    /// again ([`super::leaders`]), then fetch again after the retry back-off.
     RefreshLeader,
     /// Fetch again from the same leader (after the retry back-off).
     Retry,

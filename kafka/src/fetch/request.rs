@@ -17,6 +17,14 @@ pub struct PartitionFetch<'a> {
     pub partition: i32,
     /// The first offset wanted.
     pub offset: i64,
+    /// The leader epoch the partition's metadata gave (-1: unknown, which the broker does
+    /// not check); a broker on another epoch answers FENCED_LEADER_EPOCH (ours is older) or
+    /// UNKNOWN_LEADER_EPOCH (ours is newer) instead of records (KIP-320).
+    pub current_leader_epoch: i32,
+    /// The leader epoch of the last batch fetched (-1: none yet); when the leader's log
+    /// diverges from it before `offset`, the broker answers with a diverging epoch
+    /// instead of records (log truncation, KIP-320 and KIP-595).
+    pub last_fetched_epoch: i32,
 }
 
 /// Sizes and waits of one request (Kafka's Java consumer options of the same names).
@@ -83,9 +91,9 @@ pub fn write_fetch_request(
         put_uvarint(out, group.len() as u64 + 1);
         for p in group {
             out.extend_from_slice(&p.partition.to_be_bytes());
-            out.extend_from_slice(&(-1i32).to_be_bytes()); // current_leader_epoch: unknown
+            out.extend_from_slice(&p.current_leader_epoch.to_be_bytes());
             out.extend_from_slice(&p.offset.to_be_bytes());
-            out.extend_from_slice(&(-1i32).to_be_bytes()); // last_fetched_epoch
+            out.extend_from_slice(&p.last_fetched_epoch.to_be_bytes());
             out.extend_from_slice(&(-1i64).to_be_bytes()); // log_start_offset
             out.extend_from_slice(&limits.partition_max_bytes.to_be_bytes());
             out.push(0);
@@ -111,16 +119,22 @@ mod tests {
                 topic: "a",
                 partition: 0,
                 offset: 5,
+                current_leader_epoch: 7,
+                last_fetched_epoch: 6,
             },
             PartitionFetch {
                 topic: "a",
                 partition: 1,
                 offset: 7,
+                current_leader_epoch: -1,
+                last_fetched_epoch: -1,
             },
             PartitionFetch {
                 topic: "bb",
                 partition: 0,
                 offset: 0,
+                current_leader_epoch: -1,
+                last_fetched_epoch: -1,
             },
         ];
         write_fetch_request(&mut out, 9, "c", &FetchLimits::default(), true, &parts);
@@ -137,6 +151,9 @@ mod tests {
         // two topics (compact count 3); first "a" with two partitions (3).
         assert_eq!(&body[25..29], &[3, 2, b'a', 3]);
         assert_eq!(&body[29..33], &0i32.to_be_bytes());
+        // current_leader_epoch, fetch offset, last_fetched_epoch.
+        assert_eq!(&body[33..37], &7i32.to_be_bytes());
         assert_eq!(&body[37..45], &5i64.to_be_bytes());
+        assert_eq!(&body[45..49], &6i32.to_be_bytes());
     }
 }

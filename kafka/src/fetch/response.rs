@@ -33,6 +33,20 @@ pub struct PartitionResponse {
     pub aborted: Vec<AbortedTransaction>,
     /// Where the record batches are in the response buffer.
     pub records: Range<usize>,
+    /// The diverging epoch (tagged field 0): the leader's log diverges from the request's
+    /// `last_fetched_epoch` before the fetch offset; `None` when absent or when its epoch
+    /// is negative (Kafka's `FetchResponse.isDivergingEpoch`).
+    pub diverging: Option<DivergingEpoch>,
+}
+
+/// Where the leader's log ends for the fetch's last fetched epoch, when it diverges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DivergingEpoch {
+    /// The largest epoch of the leader's log not after the last fetched epoch (>= 0).
+    pub epoch: i32,
+    /// The end offset of that epoch in the leader's log (any value the broker sent: the
+    /// session checks it).
+    pub end_offset: i64,
 }
 
 impl PartitionResponse {
@@ -126,7 +140,7 @@ fn parse(buf: &[u8], correlation_id: i32, max_partitions: usize) -> Result<Fetch
             r.take(len)?;
             debug_assert!(records_start >= start);
             // `take` checked that the records lie inside the buffer.
-            r.skip_tagged_fields()?;
+            let diverging = partition_tags(&mut r)?;
             out.push(PartitionResponse {
                 topic_name: topic_name.clone(),
                 partition,
@@ -135,6 +149,7 @@ fn parse(buf: &[u8], correlation_id: i32, max_partitions: usize) -> Result<Fetch
                 last_stable_offset,
                 aborted,
                 records: records_start..records_start + len,
+                diverging,
             });
         }
         r.skip_tagged_fields()?;
@@ -145,6 +160,32 @@ fn parse(buf: &[u8], correlation_id: i32, max_partitions: usize) -> Result<Fetch
         error_code,
         partitions: out,
     })
+}
+
+/// A partition's tagged fields: the diverging epoch (tag 0) is read, the others (the
+/// current leader, tag 1; the snapshot id, tag 2) skipped. Each field is read inside its
+/// own size, so a field longer or shorter than Kafka's is malformed, never misread.
+fn partition_tags(r: &mut Reader<'_>) -> Result<Option<DivergingEpoch>, Parse> {
+    let mut diverging = None;
+    for _ in 0..r.uvarint()? {
+        let tag = r.uvarint()?;
+        let size = usize::try_from(r.uvarint()?).map_err(|_| Parse::Short)?;
+        let field = r.take(size)?;
+        if tag == 0 {
+            let mut f = Reader::new(field);
+            let epoch = f.i32()?;
+            let end_offset = f.i64()?;
+            f.skip_tagged_fields()?;
+            if f.remaining() != 0 {
+                return Err(Parse::Other(format!(
+                    "a diverging epoch of {size} bytes ({} more than its fields)",
+                    f.remaining()
+                )));
+            }
+            diverging = (epoch >= 0).then_some(DivergingEpoch { epoch, end_offset });
+        }
+    }
+    Ok(diverging)
 }
 
 #[cfg(test)]
@@ -179,6 +220,51 @@ mod tests {
             }]
         );
         assert_eq!(&buf[p.records.clone()], b"batches");
+    }
+
+    #[test]
+    fn a_diverging_epoch_is_read_and_a_negative_one_is_none() {
+        let mut part = TestPartition::new("t", 0, 0, 10);
+        part.diverging = Some((4, 17));
+        let buf = fetch_response(1, &part, &[]);
+        let p = &parse_fetch_response(&buf, 1, 1).unwrap().partitions[0];
+        assert_eq!(
+            p.diverging,
+            Some(DivergingEpoch {
+                epoch: 4,
+                end_offset: 17
+            })
+        );
+        part.diverging = Some((-1, -1));
+        let buf = fetch_response(1, &part, &[]);
+        assert_eq!(
+            parse_fetch_response(&buf, 1, 1).unwrap().partitions[0].diverging,
+            None
+        );
+        assert_eq!(
+            parse_fetch_response(&response(2, b""), 2, 1)
+                .unwrap()
+                .partitions[0]
+                .diverging,
+            None
+        );
+    }
+
+    /// A diverging epoch field whose size does not hold its two numbers, or holds more.
+    #[test]
+    fn a_diverging_epoch_of_the_wrong_size_is_malformed() {
+        let part = TestPartition::new("t", 0, 0, 10);
+        let whole = fetch_response(1, &part, &[]);
+        // The partition's tagged fields are the third byte from the end (then the topic's and
+        // the response's): replace them with one tag 0 of 4 bytes, then of 14 (Kafka's is 13: the two numbers and no tags).
+        for (size, want) in [(4usize, "ends early"), (14, "more than its fields")] {
+            let mut buf = whole[..whole.len() - 3].to_vec();
+            buf.extend_from_slice(&[1, 0, size as u8]);
+            buf.extend_from_slice(&vec![0; size]);
+            buf.extend_from_slice(&[0, 0]);
+            let e = parse_fetch_response(&buf, 1, 1).unwrap_err();
+            assert!(e.contains(want), "{size}: {e}");
+        }
     }
 
     #[test]

@@ -6,7 +6,10 @@
 //! a broker returns whole past it), each batch decompresses to at most 256 MiB
 //! ([`crate::compression`]), and counts, lengths and offsets are checked ([`crate::records`]).
 //! Partition error codes are handled as Kafka's Java consumer handles them
-//! ([`super::partition_errors`]); a throttled response makes the session wait out the
+//! ([`super::partition_errors`]). Leader epochs (KIP-320): each partition's leader and epoch
+//! come from a Metadata request of the session's own ([`super::leaders`]), the epoch is sent
+//! as `current_leader_epoch` and the epoch of the last batch read as `last_fetched_epoch`, and
+//! a diverging epoch in the answer reports a log truncation ([`Polled::truncated`]); a throttled response makes the session wait out the
 //! throttle before its next request to that broker (KIP-219); a wake-up ([`Wakeup`]) ends a
 //! blocked poll within [`crate::wakeup::SLICE`], leaving a request whose response has not
 //! started in flight, to be read by the next poll.
@@ -16,11 +19,12 @@ use std::time::{Duration, Instant};
 
 use crate::connection::{Connection, ConnectionConfig, ConnectionError};
 use crate::error::{error_name, FetchError};
+use crate::fetch::leaders::{leader_update, lookup, LeaderUpdate};
 use crate::fetch::partition_errors::{partition_action, PartitionAction};
 use crate::fetch::request::{
     write_fetch_request, FetchLimits, PartitionFetch, FETCH_API_KEY, FETCH_VERSION,
 };
-use crate::fetch::response::{parse_fetch_response, FetchResponse};
+use crate::fetch::response::{parse_fetch_response, DivergingEpoch, FetchResponse};
 use crate::records::{Record, RecordBatches};
 use crate::wakeup::Wakeup;
 
@@ -82,6 +86,14 @@ struct Assigned {
     lag: i64,
     /// Not fetched before this instant (after a retriable error code).
     retry_at: Option<Instant>,
+    /// The leader epoch from the last Metadata answer taken (-1: unknown), sent as the
+    /// request's `current_leader_epoch`.
+    leader_epoch: i32,
+    /// The leader epoch of the last batch fetched (-1: none yet, or a batch without one),
+    /// sent as the request's `last_fetched_epoch`.
+    last_fetched_epoch: i32,
+    /// The leader and its epoch are to be asked for before the next fetch.
+    needs_metadata: bool,
 }
 
 impl Assigned {
@@ -89,6 +101,11 @@ impl Assigned {
         !self.paused
             && self.next_offset < self.stop_offset
             && self.retry_at.is_none_or(|t| t <= now)
+    }
+
+    /// Whether the leader and its epoch are to be asked for now.
+    fn to_look_up(&self, now: Instant) -> bool {
+        self.needs_metadata && self.wanted(now)
     }
 }
 
@@ -100,19 +117,47 @@ pub struct Polled {
     /// Partitions that reached their stopping offset (they stay assigned, and are not
     /// fetched again).
     pub finished: Vec<PartitionSlot>,
-    /// Partitions whose leader moved, or whose metadata is stale (the error codes after
-    /// which Kafka's consumer refreshes its metadata): look the leader up and call
-    /// [`FetchSession::set_leader`].
+    /// Partitions whose leader the session could not learn itself (its connection failed,
+    /// or the Metadata answer named no leader): look the leader up and call
+    /// [`FetchSession::set_leader`]. (After the error codes on which Kafka's consumer
+    /// refreshes its metadata the session asks for the leader itself.)
     pub leader_changed: Vec<PartitionSlot>,
     /// Partitions whose next offset is outside the log (deleted by retention, or past its
-    /// end): reset them as `auto.offset.reset` says and assign them again.
+    /// end, or a diverging epoch without an end offset): reset them as `auto.offset.reset`
+    /// says and assign them again.
     pub out_of_range: Vec<PartitionSlot>,
-    /// Partitions that came back with an error code Kafka's consumer retries without a
-    /// metadata refresh (UNKNOWN_SERVER_ERROR, UNKNOWN_LEADER_EPOCH), or in a response with
-    /// a top-level error: they are fetched again after [`RETRY_BACKOFF`]. With their codes.
+    /// Partitions whose leader's log was truncated below their next offset (a diverging
+    /// epoch, KIP-320): as Kafka's consumer does, assign them again at the end offset with
+    /// the diverging epoch ([`FetchSession::set_last_fetched_epoch`]) when `auto.offset.reset`
+    /// names a policy, or fail with Kafka's `LogTruncationException` when it is `none`.
+    /// They are not fetched again until assigned again.
+    pub truncated: Vec<Truncation>,
+    /// Partitions that came back with a retriable error code, or in a response with a
+    /// top-level error, with their codes: they are fetched again after [`RETRY_BACKOFF`],
+    /// after a metadata refresh for the codes after which Kafka's consumer refreshes its
+    /// metadata ([`PartitionAction::RefreshLeader`]).
     pub retried: Vec<(PartitionSlot, i16)>,
+    /// Partitions a Metadata answer gave an epoch older than the one known: the answer was
+    /// ignored, as Kafka's consumer ignores stale metadata (slot, ignored epoch).
+    pub stale_metadata: Vec<(PartitionSlot, i32)>,
     /// The poll ended early because of a wake-up.
     pub woken: bool,
+}
+
+/// A partition whose leader's log ends, for the last epoch fetched, below the partition's
+/// next offset: the records after the end offset are gone (an unclean leader election).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Truncation {
+    /// The partition.
+    pub slot: PartitionSlot,
+    /// Its next offset (the fetch offset).
+    pub offset: i64,
+    /// The diverging epoch: the largest epoch of the leader's log not after the last
+    /// fetched epoch.
+    pub epoch: i32,
+    /// Where the leader's log ends for that epoch (>= 0, below `offset`): the first offset
+    /// known to diverge, which Kafka's consumer resets to.
+    pub end_offset: i64,
 }
 
 /// A request sent and not answered yet.
@@ -199,6 +244,12 @@ impl FetchSession {
         offset: i64,
         stop_offset: i64,
     ) {
+        // A re-assignment keeps the epoch known: an answer older than it stays stale.
+        let leader_epoch = self
+            .assigned
+            .iter()
+            .find(|a| a.slot == slot && a.topic == topic && a.partition == partition)
+            .map_or(-1, |a| a.leader_epoch);
         self.unassign(slot);
         self.assigned.push(Assigned {
             slot,
@@ -210,6 +261,9 @@ impl FetchSession {
             paused: false,
             lag: 0,
             retry_at: None,
+            leader_epoch,
+            last_fetched_epoch: -1,
+            needs_metadata: true,
         });
         self.assigned
             .sort_by(|a, b| (&a.leader, &a.topic).cmp(&(&b.leader, &b.topic)));
@@ -220,12 +274,36 @@ impl FetchSession {
         self.assigned.retain(|a| a.slot != slot);
     }
 
-    /// Sets the leader of `slot` after a leader change.
+    /// Sets the leader of `slot` after a leader change (its epoch is asked of it before the
+    /// next fetch).
     pub fn set_leader(&mut self, slot: PartitionSlot, leader: &str) -> Result<(), FetchError> {
-        self.find(slot)?.leader = leader.to_string();
+        let a = self.find(slot)?;
+        a.leader = leader.to_string();
+        a.needs_metadata = true;
         self.assigned
             .sort_by(|a, b| (&a.leader, &a.topic).cmp(&(&b.leader, &b.topic)));
         Ok(())
+    }
+
+    /// Sets the epoch of the last batch fetched of `slot` (-1: none; any negative value is
+    /// taken as none): what Kafka's consumer keeps with a position it resets to after a log
+    /// truncation.
+    pub fn set_last_fetched_epoch(
+        &mut self,
+        slot: PartitionSlot,
+        epoch: i32,
+    ) -> Result<(), FetchError> {
+        self.find(slot)?.last_fetched_epoch = epoch.max(-1);
+        Ok(())
+    }
+
+    /// The leader epoch `slot` is fetched at (`current_leader_epoch`) and the epoch of its
+    /// last batch fetched (`last_fetched_epoch`); -1 when unknown.
+    pub fn epochs(&self, slot: PartitionSlot) -> Option<(i32, i32)> {
+        self.assigned
+            .iter()
+            .find(|a| a.slot == slot)
+            .map(|a| (a.leader_epoch, a.last_fetched_epoch))
     }
 
     /// Pauses or resumes fetching `slot` (watermark alignment).
@@ -283,6 +361,10 @@ impl FetchSession {
             return Ok(Ok(polled));
         }
         let now = Instant::now();
+        if self.refresh_leaders(now, &mut polled)? {
+            polled.woken = true;
+            return Ok(Ok(polled));
+        }
         let failed = self.send_requests(now)?;
         for broker in &failed {
             polled.leader_changed.extend(
@@ -325,6 +407,77 @@ impl FetchSession {
         self.wakeup.sleep_until(until);
     }
 
+    /// Asks the leader of each partition to be fetched whose leader epoch is to be known
+    /// ([`super::leaders`]) for it, one Metadata request per broker; `true` when a wake-up
+    /// ended the wait. A broker that cannot be reached, or an answer without a leader, is
+    /// reported in [`Polled::leader_changed`] (the Java side looks the leader up), and the
+    /// partition waits [`RETRY_BACKOFF`]; a malformed answer fails the poll.
+    fn refresh_leaders(&mut self, now: Instant, polled: &mut Polled) -> Result<bool, FetchError> {
+        let mut brokers: Vec<String> = self
+            .assigned
+            .iter()
+            .filter(|a| a.to_look_up(now))
+            .map(|a| a.leader.clone())
+            .collect();
+        if brokers.is_empty() {
+            return Ok(false);
+        }
+        brokers.sort();
+        brokers.dedup();
+        for broker in brokers {
+            let mut topics: Vec<&str> = self
+                .assigned
+                .iter()
+                .filter(|a| a.leader == broker && a.to_look_up(now))
+                .map(|a| a.topic.as_str())
+                .collect();
+            topics.sort_unstable();
+            topics.dedup();
+            let answer = match lookup(&broker, &self.config, &topics) {
+                Ok(meta) => Some(meta),
+                Err(FetchError::Connection(ConnectionError::Woken { .. })) => return Ok(true),
+                Err(e @ FetchError::Io { .. }) => {
+                    // Counted as the fetch connection's failures are.
+                    let b = self.brokers.entry(broker.clone()).or_default();
+                    b.failures += 1;
+                    if b.failures >= MAX_CONNECTION_FAILURES {
+                        return Err(e);
+                    }
+                    None
+                }
+                Err(e) => return Err(e),
+            };
+            for a in self
+                .assigned
+                .iter_mut()
+                .filter(|a| a.leader == broker && a.to_look_up(now))
+            {
+                let update = answer.as_ref().map_or(LeaderUpdate::Unknown, |meta| {
+                    leader_update(meta, &a.topic, a.partition, a.leader_epoch)
+                });
+                match update {
+                    LeaderUpdate::Leader { leader, epoch } => {
+                        a.leader = leader;
+                        a.leader_epoch = epoch;
+                        a.needs_metadata = false;
+                    }
+                    LeaderUpdate::Stale { epoch } => {
+                        // Fetched from the leader and at the epoch known.
+                        a.needs_metadata = false;
+                        polled.stale_metadata.push((a.slot, epoch));
+                    }
+                    LeaderUpdate::Unknown => {
+                        a.retry_at = Some(now + RETRY_BACKOFF);
+                        polled.leader_changed.push(a.slot);
+                    }
+                }
+            }
+        }
+        self.assigned
+            .sort_by(|a, b| (&a.leader, &a.topic).cmp(&(&b.leader, &b.topic)));
+        Ok(false)
+    }
+
     /// Sends this poll's requests; returns the brokers whose connection failed (dropped
     /// from this poll; their partitions are then reported as leader changes), failing once
     /// one has failed [`MAX_CONNECTION_FAILURES`] polls in a row.
@@ -352,6 +505,8 @@ impl FetchSession {
                     topic: &a.topic,
                     partition: a.partition,
                     offset: a.next_offset,
+                    current_leader_epoch: a.leader_epoch,
+                    last_fetched_epoch: a.last_fetched_epoch,
                 })
                 .collect();
             if fetches.is_empty() {
@@ -531,7 +686,9 @@ impl FetchSession {
                         continue;
                     }
                     PartitionAction::RefreshLeader => {
-                        polled.leader_changed.push(assigned.slot);
+                        assigned.needs_metadata = true;
+                        assigned.retry_at = Some(now + RETRY_BACKOFF);
+                        polled.retried.push((assigned.slot, part.error_code));
                         continue;
                     }
                     PartitionAction::Retry => {
@@ -548,6 +705,10 @@ impl FetchSession {
                             name: error_name(part.error_code),
                         });
                     }
+                }
+                if let Some(diverging) = part.diverging {
+                    diverged(assigned, diverging, polled);
+                    continue;
                 }
                 let bytes = &response.buf[part.records.clone()];
                 let mut batches = RecordBatches::new(
@@ -575,6 +736,11 @@ impl FetchSession {
                         offset: assigned.next_offset,
                         bytes: bytes.len(),
                     });
+                }
+                if batches.next_offset() > assigned.next_offset {
+                    // The position moves on with the epoch of the last batch looked at, as
+                    // the consumer's does.
+                    assigned.last_fetched_epoch = batches.last_epoch().unwrap_or(-1);
                 }
                 assigned.next_offset = batches.next_offset();
                 let end = if self.isolation == Isolation::ReadCommitted {
@@ -624,9 +790,36 @@ fn send_fetch(
         .map_err(connect_error)
 }
 
+/// What a diverging epoch in the answer for `a` means, with the rules of Kafka's consumer
+/// (`SubscriptionState.maybeCompleteValidation`, which compares the end offset the leader
+/// gives for the position's epoch with the position): an end offset below the next offset
+/// is a truncation ([`Polled::truncated`]); an undefined (negative) one is reset as
+/// `auto.offset.reset` says ([`Polled::out_of_range`]); one at or past the next offset
+/// truncates nothing fetched, and the partition is fetched again with the diverging epoch
+/// as its last (or, when that was the epoch sent already, with none, so a broker repeating
+/// itself cannot hold the partition in place).
+fn diverged(a: &mut Assigned, d: DivergingEpoch, polled: &mut Polled) {
+    if d.end_offset < 0 {
+        polled.out_of_range.push(a.slot);
+    } else if d.end_offset < a.next_offset {
+        polled.truncated.push(Truncation {
+            slot: a.slot,
+            offset: a.next_offset,
+            epoch: d.epoch,
+            end_offset: d.end_offset,
+        });
+        // Not fetched again until assigned again.
+        a.paused = true;
+    } else if d.epoch != a.last_fetched_epoch {
+        a.last_fetched_epoch = d.epoch;
+    } else {
+        a.last_fetched_epoch = -1;
+    }
+}
+
 /// A connection error: a socket failure (retried as a leader change) or one a retry does
 /// not mend.
-fn connect_error(e: ConnectionError) -> FetchError {
+pub(crate) fn connect_error(e: ConnectionError) -> FetchError {
     match e {
         ConnectionError::Io { broker, source } => FetchError::Io { broker, source },
         other => FetchError::Connection(other),
@@ -651,6 +844,10 @@ fn connection_failed(broker: &mut Broker, error: FetchError) -> Result<(), Fetch
 #[cfg(test)]
 #[path = "session_hostile_tests.rs"]
 mod hostile_tests;
+
+#[cfg(test)]
+#[path = "session_epoch_tests.rs"]
+mod epoch_tests;
 
 #[cfg(test)]
 mod tests {
@@ -680,7 +877,7 @@ mod tests {
     }
 
     #[test]
-    fn a_poll_hands_out_records_and_reports_lag_finished_leader_moves_and_out_of_range() {
+    fn a_poll_hands_out_records_and_reports_lag_finished_moved_leaders_and_out_of_range() {
         use crate::records::test_batches::{fake_broker, fetch_response, BatchSpec, TestPartition};
         let batch = BatchSpec::new(0).values(&[b"a", b"b", b"c"]).encode();
         let broker = fake_broker(vec![
@@ -711,15 +908,19 @@ mod tests {
         assert_eq!(session.next_offset(4), Some(3));
         // High watermark 10, next offset 3.
         assert_eq!(session.pending_records(), 7);
+        // NOT_LEADER_OR_FOLLOWER: retried after a metadata refresh (the peer still leads).
         let moved = session
             .poll(|_, _| -> Result<(), ()> { Ok(()) })
             .unwrap()
             .unwrap();
-        assert_eq!(moved.leader_changed, vec![4]);
-        let out = session
-            .poll(|_, _| -> Result<(), ()> { Ok(()) })
-            .unwrap()
-            .unwrap();
+        assert_eq!(moved.retried, vec![(4, 6)]);
+        let mut out = Polled::default();
+        while out.out_of_range.is_empty() {
+            out = session
+                .poll(|_, _| -> Result<(), ()> { Ok(()) })
+                .unwrap()
+                .unwrap();
+        }
         assert_eq!(out.out_of_range, vec![4]);
     }
 

@@ -106,7 +106,8 @@ fn a_truncated_frame_allocates_what_arrived_and_is_retried() {
     assert!(s.responses.iter().all(|r| r.buf.capacity() <= 1024 * 1024));
     let second = poll(&mut s).unwrap();
     assert_eq!(second.records, 1);
-    assert_eq!(seen.lock().unwrap().connections, 2);
+    // One for the first partition's Metadata, then the fetch connection twice.
+    assert_eq!(seen.lock().unwrap().connections, 3);
 }
 
 /// A frame whose body ends before its fields do is a malformed response, not a panic.
@@ -168,33 +169,35 @@ fn a_decompression_bomb_is_a_corrupt_batch_naming_the_partition() {
     }
 }
 
-/// The codes Kafka's consumer retries: after a metadata refresh (reported as a leader
-/// change) or as they are (reported as retried, fetched again after the back-off); then
-/// the records are read.
+/// The codes Kafka's consumer retries: after a metadata refresh (the session's own Metadata
+/// request) or as they are, each fetched again after the back-off and reported as retried;
+/// then the records are read.
 #[test]
 fn retriable_error_codes_are_retried_as_the_java_consumer_retries_them() {
-    let batch = BatchSpec::new(0).values(&[b"a", b"b"]).encode();
-    let broker = peer(vec![
+    let (broker, seen) = peer_seen(vec![
         part(-1, Vec::new()),
         part(3, Vec::new()),
         part(9, Vec::new()),
         part(6, Vec::new()),
         part(74, Vec::new()),
         part(75, Vec::new()),
-        part(0, batch),
+        part(0, BatchSpec::new(0).values(&[b"a", b"b"]).encode()),
     ]);
     let mut s = session(&broker);
     let retried = poll(&mut s).unwrap();
     assert_eq!(retried.retried, vec![(0, -1)]);
-    for _ in [3, 9, 6, 74] {
+    for code in [3, 9, 6, 74, 75] {
         // Backing off: the poll idles until the partition may be fetched again.
         let mut polled = poll(&mut s).unwrap();
         while polled == Polled::default() {
             polled = poll(&mut s).unwrap();
         }
-        assert_eq!(polled.leader_changed, vec![0]);
+        assert_eq!(polled.retried, vec![(0, code)]);
+        assert!(polled.leader_changed.is_empty());
     }
-    assert_eq!(poll(&mut s).unwrap().retried, vec![(0, 75)]);
+    // The first Metadata at the assignment, then one after each code the consumer
+    // refreshes on (3, 9, 6, 74), none after -1 or 75.
+    assert_eq!(seen.lock().unwrap().metadata, 5);
     let mut polled = poll(&mut s).unwrap();
     while polled.records == 0 {
         polled = poll(&mut s).unwrap();

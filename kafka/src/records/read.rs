@@ -84,6 +84,7 @@ pub struct RecordBatches<'a> {
     next_offset: i64,
     decompressed: Vec<u8>,
     whole_batch: bool,
+    last_epoch: Option<i32>,
 }
 
 impl<'a> RecordBatches<'a> {
@@ -112,6 +113,7 @@ impl<'a> RecordBatches<'a> {
             next_offset: from_offset,
             decompressed: Vec::new(),
             whole_batch: false,
+            last_epoch: None,
         }
     }
 
@@ -119,6 +121,14 @@ impl<'a> RecordBatches<'a> {
     /// that cannot move on).
     pub fn found_a_batch(&self) -> bool {
         self.whole_batch
+    }
+
+    /// The partition leader epoch of the last complete batch looked at (walked or skipped:
+    /// control, aborted or below the fetch offset), as Kafka's consumer takes it for its
+    /// position's epoch; -1 for a batch without one (any negative epoch); `None` before the
+    /// first batch.
+    pub fn last_epoch(&self) -> Option<i32> {
+        self.last_epoch
     }
 
     /// The offset to fetch next: after the last whole batch walked (or the last record
@@ -234,6 +244,9 @@ impl<'a> RecordBatches<'a> {
         if base_offset >= self.stop_offset {
             self.stop();
             return Ok(None);
+        }
+        if let Some(&[a, b, c, d]) = body.get(..4) {
+            self.last_epoch = Some(i32::from_be_bytes([a, b, c, d]).max(-1));
         }
         Ok(Some((base_offset, body)))
     }

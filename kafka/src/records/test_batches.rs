@@ -234,6 +234,8 @@ pub(crate) struct TestPartition {
     pub(crate) last_stable_offset: i64,
     /// (producer id, first offset) of aborted transactions.
     pub(crate) aborted: Vec<(i64, i64)>,
+    /// (epoch, end offset) of a diverging epoch (the partition's tagged field 0).
+    pub(crate) diverging: Option<(i32, i64)>,
 }
 
 impl TestPartition {
@@ -252,6 +254,7 @@ impl TestPartition {
             high_watermark,
             last_stable_offset: high_watermark,
             aborted: Vec::new(),
+            diverging: None,
         }
     }
 }
@@ -294,10 +297,25 @@ pub(crate) fn fetch_response_with(
     b.extend_from_slice(&(-1i32).to_be_bytes());
     put_uvarint(&mut b, records.len() as u64 + 1);
     b.extend_from_slice(records);
-    b.push(0);
+    match part.diverging {
+        Some((epoch, end_offset)) => {
+            b.extend_from_slice(&[1, 0, 13]);
+            b.extend_from_slice(&epoch.to_be_bytes());
+            b.extend_from_slice(&end_offset.to_be_bytes());
+            b.push(0);
+        }
+        None => b.push(0),
+    }
     b.push(0);
     b.push(0);
     b
+}
+
+/// `batch` (one encoded batch) with its partition leader epoch set to `epoch` (the field
+/// lies outside the CRC).
+pub(crate) fn with_epoch(mut batch: Vec<u8>, epoch: i32) -> Vec<u8> {
+    batch[12..16].copy_from_slice(&epoch.to_be_bytes());
+    batch
 }
 
 /// A broker on loopback that answers each Fetch request with the next of `bodies`

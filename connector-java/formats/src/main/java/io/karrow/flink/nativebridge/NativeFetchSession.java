@@ -21,7 +21,10 @@ public final class NativeFetchSession implements AutoCloseable {
     /** Bytes of metadata per record (see {@code docs/jni-contract.md}). */
     public static final int META_BYTES = 40;
 
-    private static final int SUMMARY_LONGS = 8;
+    private static final int SUMMARY_LONGS = 9;
+
+    /** Bytes of one truncated slot after the slot lists: slot, epoch, fetch offset, end offset. */
+    private static final int TRUNCATION_BYTES = 24;
 
     private final NativeHandle handle;
     /** Held around every wake-up and the close, so a wake-up never reaches a freed session. */
@@ -36,6 +39,7 @@ public final class NativeFetchSession implements AutoCloseable {
     private int finished;
     private int leaderChanged;
     private int outOfRange;
+    private int truncated;
     private long pendingRecords;
     private long recordBytes;
 
@@ -55,10 +59,22 @@ public final class NativeFetchSession implements AutoCloseable {
      */
     public void assign(int slot, String topic, int partition, String leader, long offset, long stopOffset)
             throws KarrowNativeException {
+        assign(slot, topic, partition, leader, offset, stopOffset, -1);
+    }
+
+    /**
+     * {@link #assign(int, String, int, String, long, long)} at a position whose leader epoch is known
+     * ({@code lastFetchedEpoch}, -1 for none): what Kafka's consumer keeps after resetting a
+     * truncated partition to the first offset known to diverge.
+     */
+    public void assign(
+            int slot, String topic, int partition, String leader, long offset, long stopOffset, int lastFetchedEpoch)
+            throws KarrowNativeException {
         StringBuilder request = new StringBuilder("{\"op\":\"assign\",\"slot\":").append(slot).append(",\"topic\":");
         JsonText.appendString(request, topic).append(",\"partition\":").append(partition).append(",\"leader\":");
         JsonText.appendString(request, leader).append(",\"offset\":").append(offset)
-                .append(",\"stop_offset\":").append(stopOffset).append('}');
+                .append(",\"stop_offset\":").append(stopOffset)
+                .append(",\"last_fetched_epoch\":").append(lastFetchedEpoch).append('}');
         KarrowNative.control(handle.get(), request.toString());
     }
 
@@ -83,7 +99,7 @@ public final class NativeFetchSession implements AutoCloseable {
     /**
      * Sends one Fetch request per leader and copies the records of the responses into this session's
      * buffers (sized from the poll's summary: records, value bytes, key bytes, header bytes, finished
-     * slots, leader-changed slots, out-of-range slots, pending records).
+     * slots, leader-changed slots, out-of-range slots, pending records, truncated slots).
      */
     public void poll() throws KarrowNativeException {
         long h = handle.get();
@@ -96,11 +112,12 @@ public final class NativeFetchSession implements AutoCloseable {
         leaderChanged = toInt(summary.getLongLittleEndian(40), "leader-changed slots");
         outOfRange = toInt(summary.getLongLittleEndian(48), "out-of-range slots");
         pendingRecords = summary.getLongLittleEndian(56);
+        truncated = toInt(summary.getLongLittleEndian(64), "truncated slots");
         recordBytes = (long) valueBytes + keyBytes + headerBytes;
         meta = ensure(meta, (long) records * META_BYTES);
         keys = ensure(keys, keyBytes);
         headers = ensure(headers, headerBytes);
-        slots = ensure(slots, 4L * (finished + leaderChanged + outOfRange));
+        slots = ensure(slots, 4L * (finished + leaderChanged + outOfRange) + (long) TRUNCATION_BYTES * truncated);
         values.prepareForNativeWrite(records, valueBytes);
         KarrowNative.copyOut(h, new long[] {
             meta.getAddress(), values.dataAddress(), values.lengthsAddress(), keys.getAddress(), headers.getAddress(),
@@ -239,6 +256,38 @@ public final class NativeFetchSession implements AutoCloseable {
     /** Out-of-range slot {@code k}. */
     public int outOfRangeSlot(int k) {
         return slots.getIntLittleEndian(4 * (finished + leaderChanged + k));
+    }
+
+    /**
+     * Slots whose leader's log was truncated below their next offset in the last poll (a diverging
+     * epoch, KIP-320); they are not fetched again until assigned again.
+     */
+    public int truncatedCount() {
+        return truncated;
+    }
+
+    /** Truncated slot {@code k}. */
+    public int truncatedSlot(int k) {
+        return slots.getIntLittleEndian(truncationAt(k));
+    }
+
+    /** The diverging epoch of truncated slot {@code k}: the leader's epoch the end offset belongs to. */
+    public int truncatedEpoch(int k) {
+        return slots.getIntLittleEndian(truncationAt(k) + 4);
+    }
+
+    /** The fetch offset of truncated slot {@code k}. */
+    public long truncatedOffset(int k) {
+        return slots.getLongLittleEndian(truncationAt(k) + 8);
+    }
+
+    /** The end offset of truncated slot {@code k}: the first offset known to diverge. */
+    public long truncatedEndOffset(int k) {
+        return slots.getLongLittleEndian(truncationAt(k) + 16);
+    }
+
+    private int truncationAt(int k) {
+        return 4 * (finished + leaderChanged + outOfRange) + TRUNCATION_BYTES * k;
     }
 
     /** Closes the session (and its connections) and frees the buffers. */

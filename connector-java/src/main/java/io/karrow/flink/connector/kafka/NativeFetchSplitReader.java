@@ -17,6 +17,7 @@ import org.apache.flink.metrics.Counter;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.LogTruncationException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.consumer.OffsetCommitCallback;
 import org.apache.kafka.common.Node;
@@ -245,6 +246,7 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
                 fetch.assign(slot, tp.topic(), tp.partition(), leaderOf(tp, false), reset, stops.get(slot));
             }
         }
+        handleTruncations();
         if (fetch.leaderChangedCount() > 0) {
             // As the Java consumer's retry.backoff.ms: do not ask a moving leader again at once.
             try {
@@ -255,6 +257,54 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
         }
         pending.clear();
         return out;
+    }
+
+    /**
+     * Partitions whose leader's log was truncated below their next offset (KIP-320, a diverging epoch
+     * in the fetch response), handled as Kafka's consumer handles a truncation it detects
+     * ({@code SubscriptionState.maybeCompleteValidation}): with a reset policy ({@code
+     * auto.offset.reset} other than {@code none}), the partition continues from the
+     * first offset known to diverge, with that epoch, and a line is logged; without one ({@code
+     * none}), the fetch fails with Kafka's {@link LogTruncationException} naming each partition, its
+     * fetch offset and the divergent offset.
+     */
+    private void handleTruncations() throws IOException {
+        Map<TopicPartition, Long> fetchOffsets = new HashMap<>();
+        Map<TopicPartition, OffsetAndMetadata> divergent = new HashMap<>();
+        boolean reset = hasResetPolicy();
+        for (int k = 0; k < fetch.truncatedCount(); k++) {
+            int slot = fetch.truncatedSlot(k);
+            TopicPartition tp = partitions.get(slot);
+            if (tp == null) {
+                continue;
+            }
+            long offset = fetch.truncatedOffset(k);
+            long endOffset = fetch.truncatedEndOffset(k);
+            int epoch = fetch.truncatedEpoch(k);
+            if (reset) {
+                LOG.info("Truncation detected for partition {} at offset {}, resetting offset to the first offset"
+                        + " known to diverge {} (leader epoch {})", tp, offset, endOffset, epoch);
+                fetch.assign(slot, tp.topic(), tp.partition(), leaderOf(tp, false), endOffset, stops.get(slot), epoch);
+            } else {
+                LOG.warn("Truncation detected for partition {} at offset {} (the end offset from the broker is {},"
+                        + " leader epoch {}), but no reset policy is set", tp, offset, endOffset, epoch);
+                fetchOffsets.put(tp, offset);
+                divergent.put(tp, new OffsetAndMetadata(endOffset, Optional.of(epoch), null));
+            }
+        }
+        if (!fetchOffsets.isEmpty()) {
+            throw new LogTruncationException("Detected truncated partitions " + divergent + " at fetch offsets "
+                    + fetchOffsets + " and 'auto.offset.reset' is '" + offsetReset + "': no reset policy",
+                    fetchOffsets, divergent);
+        }
+    }
+
+    /**
+     * Whether {@code auto.offset.reset} names a policy, anything but {@code none} (Kafka's {@code
+     * hasDefaultOffsetResetPolicy}).
+     */
+    private boolean hasResetPolicy() {
+        return !"none".equals(offsetReset.toLowerCase(java.util.Locale.ROOT));
     }
 
     /** Gives each record its value bytes, for value formats that decode one {@code byte[]} at a time. */
