@@ -519,3 +519,240 @@ fn initializing_an_id_again_fences_and_aborts_its_lingering_transaction() {
         );
     }
 }
+
+/// `topic` with `partitions` partitions and the topic configs `configs` (`key=value` each).
+fn create_topic_with(bootstrap: &str, topic: &str, partitions: u32, configs: &[&str]) {
+    let port = bootstrap.rsplit(':').next().expect("host:port");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/services/kafka.sh");
+    let mut command = Command::new("bash");
+    command
+        .arg(script)
+        .args(["run-class", "org.apache.kafka.tools.TopicCommand"])
+        .args([
+            "--bootstrap-server",
+            bootstrap,
+            "--create",
+            "--topic",
+            topic,
+        ])
+        .args(["--partitions", &partitions.to_string()])
+        .args(["--replication-factor", "1"]);
+    for c in configs {
+        command.args(["--config", c]);
+    }
+    let out = command
+        .env("KAFKA_PORT", port)
+        .output()
+        .expect("kafka.sh runs");
+    assert!(
+        out.status.success(),
+        "create topic: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn value_record(value: &[u8]) -> RecordRef<'_> {
+    RecordRef {
+        key: None,
+        value: Some(value),
+        timestamp: 1_700_000_000_000,
+        header_count: 0,
+        headers: &[],
+    }
+}
+
+/// The coordinator aborts a transaction open longer than `transaction.timeout.ms` and bumps the
+/// epoch. Whatever its producer sends next is refused with a fencing error that names the
+/// timeout: a batch to a partition of the transaction, a batch to a new partition
+/// (AddPartitionsToTxn under protocol 1, the first batch under protocol 2), the commit; the
+/// committer's EndTxn from the handed-over ids is refused as well (the error Flink's committer
+/// treats as a known failure). `read_committed` sees none of it; a new producer of the id (Flink
+/// restarting) writes again.
+#[test]
+fn a_transaction_open_past_its_timeout_is_aborted_and_its_producer_fenced() {
+    for (bootstrap, version) in transaction_brokers() {
+        let topic = unique(&format!("txn-timeout-tv{version}"));
+        create_topic(&bootstrap, &topic, 3);
+        let timeout = Duration::from_millis(1000);
+        let open = |name: &str| {
+            let id = unique(name);
+            let mut p = Producer::open(ProducerConfig {
+                transaction_timeout: timeout,
+                ..transactional_config(&bootstrap, &id)
+            })
+            .expect("producer");
+            p.init_transactions().expect("init");
+            p.begin_transaction().expect("begin");
+            p.append(&topic, 0, &value_record(b"timed-out"))
+                .expect("append");
+            p.flush().expect("flush");
+            (id, p)
+        };
+        let (same_id, mut same) = open("same");
+        let (_, mut new_partition) = open("new-partition");
+        let (_, mut committing) = open("commit");
+        let (handed_id, mut handed) = open("handed");
+        let handed_ids = handed.precommit_transaction().expect("pre-commit");
+
+        // A record after them on partition 0 becomes visible to read_committed once all four
+        // transactions ended: the coordinator aborted them (it looks every
+        // transaction.abort.timed.out.transaction.cleanup.interval.ms, 10 s by default).
+        let mut sentinel = Producer::open(config(&bootstrap, Codec::None)).expect("producer");
+        sentinel
+            .append(&topic, 0, &value_record(b"sentinel"))
+            .expect("append");
+        sentinel.flush().expect("flush");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while values_within(
+            &bootstrap,
+            &topic,
+            3,
+            Isolation::ReadCommitted,
+            1,
+            Duration::from_millis(500),
+        )
+        .is_empty()
+        {
+            assert!(
+                Instant::now() < deadline,
+                "tv{version}: not aborted in 60 s"
+            );
+        }
+
+        let named = |e: &karrow_kafka::produce::ProduceError| {
+            let text = e.to_string();
+            assert!(
+                text.contains("transaction.timeout.ms (1000 ms)"),
+                "tv{version}: {text}"
+            );
+            e.kafka_code()
+        };
+        same.append(&topic, 0, &value_record(b"late"))
+            .expect("append");
+        let produce = named(&same.flush().expect_err("fenced"));
+        new_partition
+            .append(&topic, 1, &value_record(b"late"))
+            .expect("append");
+        let added = named(&new_partition.flush().expect_err("fenced"));
+        let commit = named(&committing.commit_transaction().expect_err("fenced"));
+        let mut committer = Coordinator::new(
+            &handed_id,
+            vec![bootstrap.clone()],
+            ConnectionConfig::default(),
+            Duration::from_millis(50),
+            Duration::from_secs(30),
+        );
+        let committed = committer
+            .end_transaction(handed_ids, true, version)
+            .expect_err("aborted")
+            .kafka_code();
+        eprintln!(
+            "tv{version}: produce {produce}, new partition {added}, commit {commit}, committer {committed}"
+        );
+        assert_eq!(produce, 47, "tv{version}: INVALID_PRODUCER_EPOCH");
+        if version == 1 {
+            assert_eq!(added, 90, "tv1: AddPartitionsToTxn answers PRODUCER_FENCED");
+            assert_eq!(commit, 90, "tv1: EndTxn answers PRODUCER_FENCED");
+            assert_eq!(committed, 90, "tv1: EndTxn answers PRODUCER_FENCED");
+        } else {
+            assert_eq!(
+                added, 47,
+                "tv2: the first batch answers INVALID_PRODUCER_EPOCH"
+            );
+            assert_eq!(commit, 48, "tv2: EndTxn answers INVALID_TXN_STATE");
+            assert_eq!(committed, 48, "tv2: EndTxn answers INVALID_TXN_STATE");
+        }
+
+        assert_eq!(
+            values(&bootstrap, &topic, 3, Isolation::ReadCommitted, 1),
+            vec![(0, b"sentinel".to_vec())],
+            "tv{version}"
+        );
+        // Flink restarts: a new producer of the id fences the old one and writes.
+        let mut again =
+            Producer::open(transactional_config(&bootstrap, &same_id)).expect("producer");
+        again.init_transactions().expect("init");
+        again.begin_transaction().expect("begin");
+        again
+            .append(&topic, 2, &value_record(b"again"))
+            .expect("append");
+        again.commit_transaction().expect("commit");
+        assert_eq!(
+            values(&bootstrap, &topic, 3, Isolation::ReadCommitted, 2),
+            vec![(0, b"sentinel".to_vec()), (2, b"again".to_vec())],
+            "tv{version}"
+        );
+    }
+}
+
+/// "Fails, then recovers": a record larger than the topic's `max.message.bytes` fails the
+/// transaction (MESSAGE_TOO_LARGE once the batch is split down to it: an abortable error for
+/// Kafka's producer); the transaction is aborted and the next one commits. Under protocol 1 the
+/// abort bumps the epoch (the refused record's sequence was never written), else the next
+/// transaction's batch would be refused as out of order. `read_committed` never sees the aborted
+/// records, `read_uncommitted` sees those the broker had appended.
+#[test]
+fn an_abortable_error_aborts_and_the_next_transaction_commits() {
+    for (bootstrap, version) in transaction_brokers() {
+        let topic = unique(&format!("txn-recovers-tv{version}"));
+        create_topic_with(&bootstrap, &topic, 2, &["max.message.bytes=2048"]);
+        let mut p = Producer::open(ProducerConfig {
+            codec: Codec::None,
+            ..transactional_config(&bootstrap, &unique("txn-id"))
+        })
+        .expect("producer");
+        p.init_transactions().expect("init");
+        p.begin_transaction().expect("begin");
+        let small: Vec<String> = batch("aborted", 20);
+        for v in &small {
+            p.append(&topic, 0, &value_record(v.as_bytes()))
+                .expect("append");
+        }
+        let big = vec![b'x'; 4000];
+        p.append(&topic, 0, &value_record(&big)).expect("append");
+        let e = p.flush().expect_err("too large");
+        assert!(
+            matches!(e.kafka_code(), 10 | 18),
+            "tv{version}: MESSAGE_TOO_LARGE or RECORD_LIST_TOO_LARGE, got {e}"
+        );
+        let before = p.producer_id_and_epoch();
+        p.abort_transaction().expect("abort");
+        if version == 1 {
+            let after = p.producer_id_and_epoch();
+            assert!(after != before, "tv1: the abort bumped the epoch");
+        }
+        let fresh = batch("committed", 30);
+        p.begin_transaction().expect("begin");
+        for (i, v) in fresh.iter().enumerate() {
+            p.append(&topic, (i % 2) as i32, &value_record(v.as_bytes()))
+                .expect("append");
+        }
+        p.commit_transaction()
+            .expect("the next transaction commits");
+        let mut want: Vec<(i32, Vec<u8>)> = fresh
+            .iter()
+            .enumerate()
+            .map(|(i, v)| ((i % 2) as i32, v.as_bytes().to_vec()))
+            .collect();
+        want.sort();
+        assert_eq!(
+            values(&bootstrap, &topic, 2, Isolation::ReadCommitted, want.len()),
+            want,
+            "tv{version}"
+        );
+        let uncommitted = values(
+            &bootstrap,
+            &topic,
+            2,
+            Isolation::ReadUncommitted,
+            want.len() + small.len(),
+        );
+        for v in &small {
+            assert!(
+                uncommitted.contains(&(0, v.as_bytes().to_vec())),
+                "tv{version}: {v} was appended (and aborted)"
+            );
+        }
+        assert!(!uncommitted.iter().any(|(_, v)| v.len() == big.len()));
+    }
+}

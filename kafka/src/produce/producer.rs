@@ -57,6 +57,9 @@ const DUPLICATE_SEQUENCE_NUMBER: i16 = 46;
 const UNKNOWN_PRODUCER_ID: i16 = 59;
 const MESSAGE_TOO_LARGE: i16 = 10;
 const NETWORK_EXCEPTION: i16 = 13;
+const INVALID_PRODUCER_EPOCH: i16 = 47;
+const INVALID_TXN_STATE: i16 = 48;
+const PRODUCER_FENCED: i16 = 90;
 
 /// The longest a waiting round blocks on one broker before looking at the clock again.
 const WAIT_SLICE: Duration = Duration::from_millis(50);
@@ -226,6 +229,12 @@ struct Txn {
     partitions: Vec<InTxn>,
     /// A record was appended in this transaction.
     has_records: bool,
+    /// A failure in this transaction left the partitions' sequences unknown to this producer
+    /// (a batch failed or was dropped after it was sent): under protocol 1 the abort is followed
+    /// by InitProducerId with the current id and epoch, which bumps the epoch and restarts the
+    /// sequences, as Kafka's producer does (`clientSideEpochBumpRequired`). Protocol 2's EndTxn
+    /// bumps the epoch itself.
+    bump_after_abort: bool,
 }
 
 /// The native producer. Not thread-safe; one per sink writer.
@@ -301,6 +310,7 @@ impl Producer {
             phase: Phase::Uninitialized,
             partitions: Vec::new(),
             has_records: false,
+            bump_after_abort: false,
         });
         let mut p = Producer {
             config,
@@ -350,6 +360,7 @@ impl Producer {
         let got = txn.coordinator.init_producer_id(timeout, (-1, -1))?;
         txn.version = version;
         txn.phase = Phase::Ready;
+        txn.bump_after_abort = false;
         self.adopt(got);
         Ok(got)
     }
@@ -462,6 +473,13 @@ impl Producer {
     /// for (their outcome no longer matters), then EndTxn (abort) is sent when anything reached
     /// the transaction. Also clears a failure of a send, so the producer can go on with the
     /// next transaction (a fenced producer's EndTxn fails, and that failure stays).
+    ///
+    /// Sequences: batches never sent give their sequence numbers back (Kafka's producer numbers
+    /// a batch only when it sends it). When a batch failed or was dropped after it was sent, the
+    /// broker's last sequence is unknown: under protocol 1 the abort is followed by
+    /// InitProducerId with the current producer id and epoch, which bumps the epoch (or, once
+    /// it is exhausted, answers a new producer id) and restarts every sequence at 0, as Kafka's
+    /// producer does after an abortable error; under protocol 2 the abort's EndTxn does that.
     pub fn abort_transaction(&mut self) -> Result<(), ProduceError> {
         self.txn_mut("abortTransaction")?;
         if !self.in_transaction() {
@@ -469,7 +487,7 @@ impl Producer {
                 "abortTransaction: no transaction is open".into(),
             ));
         }
-        self.drop_unsent();
+        self.drop_unsent(false);
         let deadline = Instant::now() + self.config.max_block;
         while self.nodes.values().any(|n| !n.in_flight.is_empty()) {
             if Instant::now() >= deadline {
@@ -480,13 +498,33 @@ impl Producer {
             }
             let _ = self.pump(true);
             self.failed = None;
-            self.drop_unsent();
+            self.drop_unsent(false);
         }
         self.failed = None;
+        // No request is in flight: what is left are the batches that failed.
+        self.drop_unsent(true);
         for s in &mut self.states {
             s.retrying = false;
+            s.acked_past_head = false;
         }
-        self.end_transaction(false)
+        self.end_transaction(false)?;
+        let timeout = self.config.transaction_timeout;
+        let current = (self.producer_id, self.epoch);
+        let txn = self.txn_mut("abortTransaction")?;
+        let bump = std::mem::take(&mut txn.bump_after_abort) && txn.version < 2;
+        if bump {
+            match txn.coordinator.init_producer_id(timeout, current) {
+                Ok(next) => self.adopt(next),
+                Err(e) => {
+                    // Without a new epoch the sequences cannot continue.
+                    if let Some(txn) = self.txn.as_mut() {
+                        txn.phase = Phase::Uninitialized;
+                    }
+                    return Err(self.fail(e));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// EndTxn for the open transaction, if it reached the coordinator (protocol 1: a
@@ -528,9 +566,14 @@ impl Producer {
         }
     }
 
-    /// Drops the open batches and the unsent queued ones (an aborted transaction's).
-    fn drop_unsent(&mut self) {
+    /// Drops the open batches and the unsent queued ones (an aborted transaction's), and with
+    /// `failed_too` those marked in flight whose request was answered with a failure. Batches
+    /// never sent, behind every batch kept, give their sequence numbers back; a dropped batch that
+    /// was sent (a failed one, or one whose retry waited) leaves the broker's sequence unknown,
+    /// which the abort resolves with an epoch bump.
+    fn drop_unsent(&mut self, failed_too: bool) {
         let mut freed = 0;
+        let mut unknown = false;
         for s in &mut self.states {
             freed += s
                 .open
@@ -538,14 +581,32 @@ impl Producer {
                 .saturating_sub(crate::records::write::BATCH_HEADER_BYTES);
             s.open.clear();
             s.open_since = None;
+            let mut first_dropped = None;
+            let mut kept_behind = false;
             s.queue.retain(|p| {
-                if !p.in_flight {
-                    freed += p.batch.bytes().len();
+                if p.in_flight && !failed_too {
+                    kept_behind |= first_dropped.is_some();
+                    return true;
                 }
-                p.in_flight
+                unknown |= p.attempts > 0;
+                first_dropped.get_or_insert(p.base_sequence);
+                freed += p.batch.bytes().len();
+                false
             });
+            if let Some(sequence) = first_dropped {
+                if kept_behind {
+                    unknown = true;
+                } else {
+                    s.next_sequence = sequence;
+                }
+            }
         }
         self.buffered = self.buffered.saturating_sub(freed);
+        if unknown {
+            if let Some(txn) = self.txn.as_mut() {
+                txn.bump_after_abort = true;
+            }
+        }
     }
 
     fn txn_mut(&mut self, op: &str) -> Result<&mut Txn, ProduceError> {
@@ -744,11 +805,75 @@ impl Producer {
         }
     }
 
+    /// Keeps `e` as the producer's failure (the first one stays). In a transaction a failure
+    /// that is not fatal leaves the sequences unknown: the abort bumps the epoch (protocol 1).
     fn fail(&mut self, e: ProduceError) -> ProduceError {
+        let e = self.explain_fencing(e);
+        if let Some(txn) = self.txn.as_mut() {
+            if txn.phase == Phase::InTransaction && needs_epoch_bump(&e) {
+                txn.bump_after_abort = true;
+            }
+        }
         if self.failed.is_none() {
             self.failed = Some(e.clone());
         }
         e
+    }
+
+    /// A fencing answer in a transaction (INVALID_PRODUCER_EPOCH or PRODUCER_FENCED from a
+    /// partition leader or the coordinator, INVALID_TXN_STATE for a commit) names its likely
+    /// cause: the coordinator aborted the transaction because it was open longer than
+    /// `transaction.timeout.ms`, bumping the epoch (or another producer of the id fenced it).
+    fn explain_fencing(&self, e: ProduceError) -> ProduceError {
+        if self.txn.is_none() {
+            return e;
+        }
+        let timeout = self.config.transaction_timeout.as_millis();
+        let hint = |message: Option<String>| {
+            let cause = format!(
+                "the broker has ended this transaction: most likely it was open longer than \
+                 transaction.timeout.ms ({timeout} ms) and the transaction coordinator aborted \
+                 it, or another producer with the same transactional.id fenced this one; its \
+                 records are aborted"
+            );
+            Some(match message {
+                Some(m) => format!("{m}; {cause}"),
+                None => cause,
+            })
+        };
+        match e {
+            ProduceError::Partition {
+                topic,
+                partition,
+                code: code @ (INVALID_PRODUCER_EPOCH | PRODUCER_FENCED),
+                name,
+                message,
+            } => ProduceError::Partition {
+                topic,
+                partition,
+                code,
+                name,
+                message: hint(message),
+            },
+            ProduceError::Transaction {
+                op,
+                transactional_id,
+                code,
+                name,
+                message,
+            } if matches!(code, INVALID_PRODUCER_EPOCH | PRODUCER_FENCED)
+                || (code == INVALID_TXN_STATE && op == "EndTxn (commit)") =>
+            {
+                ProduceError::Transaction {
+                    op,
+                    transactional_id,
+                    code,
+                    name,
+                    message: hint(message),
+                }
+            }
+            e => e,
+        }
     }
 
     fn state_index(&mut self, topic: &str, partition: i32) -> Result<usize, ProduceError> {
@@ -1752,6 +1877,20 @@ impl Producer {
         }
         self.epoch_bump = false;
         Ok(())
+    }
+}
+
+/// Whether a failure in a transaction calls for an epoch bump after the abort, as Kafka's
+/// producer decides (`maybeTransitionToErrorState`, the coordinator handlers): every failed
+/// send but the fatal ones (fenced, authorization, an unsupported version, an unknown producer
+/// id mapping), and UNKNOWN_PRODUCER_ID from the coordinator. A bad setting or call is not a
+/// send.
+fn needs_epoch_bump(e: &ProduceError) -> bool {
+    const FATAL: [i16; 5] = [31, 35, 49, 53, PRODUCER_FENCED];
+    match e {
+        ProduceError::Config(_) => false,
+        ProduceError::Transaction { code, .. } => *code == 59,
+        e => !FATAL.contains(&e.kafka_code()),
     }
 }
 

@@ -1,7 +1,9 @@
 //! A broker on loopback speaking just enough of the protocol for the producer's error paths:
 //! one topic "t" with `partitions` partitions it leads, producer id 7, a transaction coordinator
-//! (FindCoordinator, InitProducerId, AddPartitionsToTxn, EndTxn) on protocol `tv`, and Produce
-//! answers from a script. Everything it is sent is recorded in [`Seen`].
+//! (FindCoordinator, InitProducerId, AddPartitionsToTxn, EndTxn) on protocol `tv` that answers a
+//! new producer id (8, 9, ...) once an id's epoch is exhausted (`Short.MAX_VALUE - 1`, as Kafka's
+//! coordinator), and Produce answers from a script. Everything it is sent is recorded in
+//! [`Seen`].
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
@@ -64,6 +66,8 @@ pub(crate) struct Script {
     /// How long the answer to a connection's first Produce request waits (time for the
     /// producer to pipeline more requests behind it, if it would).
     pub(crate) first_produce_delay: std::time::Duration,
+    /// The epoch a transactional id's first InitProducerId answers.
+    pub(crate) first_epoch: i16,
 }
 
 impl Default for Script {
@@ -78,17 +82,36 @@ impl Default for Script {
             end_errors: Vec::new(),
             held_produces: 0..0,
             first_produce_delay: std::time::Duration::ZERO,
+            first_epoch: 0,
         }
     }
 }
 
-/// The broker's transactional state: the epoch per transactional id.
+/// The broker's transactional state: the producer id and epoch per transactional id.
 #[derive(Default)]
 struct State {
     seen: Seen,
     produce_errors: VecDeque<i16>,
     end_errors: VecDeque<i16>,
-    epochs: Vec<(String, i16)>,
+    epochs: Vec<(String, i64, i16)>,
+    /// Producer ids handed out after 7.
+    more_ids: i64,
+}
+
+/// Kafka's coordinator: an epoch of `Short.MAX_VALUE - 1` or more cannot be bumped again, the
+/// next one is a new producer id at epoch 0.
+const EXHAUSTED: i16 = i16::MAX - 1;
+
+impl State {
+    /// The producer id and epoch after `(id, epoch)`'s epoch is bumped.
+    fn bump(&mut self, id: i64, epoch: i16) -> (i64, i16) {
+        if epoch >= EXHAUSTED {
+            self.more_ids += 1;
+            (7 + self.more_ids, 0)
+        } else {
+            (id, epoch + 1)
+        }
+    }
 }
 
 /// Starts the broker; returns its address and what it sees.
@@ -238,24 +261,23 @@ fn answer(req: &[u8], script: &Script, port: u16, st: &mut State) -> Option<Body
             r.i32().expect("timeout");
             let (current, current_epoch) = (r.i64().expect("id"), r.i16().expect("epoch"));
             st.seen.init_with.push((id.clone(), current, current_epoch));
-            let epoch = match &id {
-                Some(id) => {
-                    let e = match st.epochs.iter_mut().find(|(t, _)| t == id) {
-                        Some(entry) => {
-                            entry.1 += 1;
-                            entry.1
-                        }
-                        None => {
-                            st.epochs.push((id.clone(), 0));
-                            0
-                        }
-                    };
-                    e
-                }
-                None if current == 7 => current_epoch + 1,
-                None => 0,
+            let (pid, epoch) = match &id {
+                Some(id) => match st.epochs.iter().position(|(t, _, _)| t == id) {
+                    Some(at) => {
+                        let (_, pid, epoch) = st.epochs[at];
+                        let next = st.bump(pid, epoch);
+                        (st.epochs[at].1, st.epochs[at].2) = next;
+                        next
+                    }
+                    None => {
+                        st.epochs.push((id.clone(), 7, script.first_epoch));
+                        (7, script.first_epoch)
+                    }
+                },
+                None if current == 7 => (7, current_epoch + 1),
+                None => (7, 0),
             };
-            b.i32(0).i16(0).i64(7).i16(epoch).tags();
+            b.i32(0).i16(0).i64(pid).i16(epoch).tags();
         }
         24 => {
             compact_str(&mut r);
@@ -284,13 +306,17 @@ fn answer(req: &[u8], script: &Script, port: u16, st: &mut State) -> Option<Body
             let error = st.end_errors.pop_front().unwrap_or(0);
             b.i32(0).i16(error);
             if version >= 5 {
-                let next = if error == 0 { epoch + 1 } else { epoch };
+                let next = if error == 0 {
+                    st.bump(pid, epoch)
+                } else {
+                    (pid, epoch)
+                };
                 if error == 0 {
-                    if let Some(entry) = st.epochs.iter_mut().find(|(t, _)| *t == id) {
-                        entry.1 = next;
+                    if let Some(entry) = st.epochs.iter_mut().find(|(t, _, _)| *t == id) {
+                        (entry.1, entry.2) = next;
                     }
                 }
-                b.i64(pid).i16(next);
+                b.i64(next.0).i16(next.1);
             }
             b.tags();
         }

@@ -552,3 +552,197 @@ fn a_batch_acknowledged_behind_a_failed_one_is_never_sent_again() {
         "batch 2 sent once"
     );
 }
+
+/// Epoch exhaustion under protocol 2: the EndTxn of a transaction at epoch `Short.MAX_VALUE - 1`
+/// is answered with a new producer id at epoch 0, which the next transaction writes with, its
+/// sequences restarting at 0 (Kafka's `EndTxnHandler` adopts the answered id and epoch).
+#[test]
+fn an_exhausted_epoch_continues_with_the_producer_id_end_txn_answers() {
+    let (broker, seen) = test_broker::start(Script {
+        tv: 2,
+        first_epoch: i16::MAX - 1,
+        ..Script::default()
+    });
+    let mut p = transactional(&broker, "tx-exhausted-2");
+    let first = p.init_transactions().unwrap();
+    assert_eq!((first.producer_id, first.epoch), (7, i16::MAX - 1));
+    p.begin_transaction().unwrap();
+    send(&mut p, 3);
+    p.commit_transaction().unwrap();
+    assert_eq!(p.producer_id_and_epoch(), (8, 0), "the new producer id");
+    p.begin_transaction().unwrap();
+    send(&mut p, 2);
+    p.commit_transaction().unwrap();
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        stamps(&seen.batches),
+        vec![(7, i16::MAX - 1, 0, 3), (8, 0, 0, 2)]
+    );
+    assert_eq!(
+        seen.ended,
+        vec![(5, 7, i16::MAX - 1, true), (5, 8, 0, true)]
+    );
+}
+
+/// "Fails, then recovers" under protocol 1: a batch refused with an error that is not retried
+/// (INVALID_RECORD) fails the transaction; the abort sends EndTxn, then InitProducerId with the
+/// current id and epoch (the broker's last sequence is no longer known), and the next
+/// transaction writes with the bumped epoch from sequence 0, as Kafka's producer does after an
+/// abortable error. Without the bump it would go on at sequence 1, which a real broker refuses
+/// as out of order.
+#[test]
+fn protocol_1_bumps_the_epoch_after_aborting_a_failed_transaction() {
+    let (broker, seen) = test_broker::start(Script {
+        tv: 1,
+        produce_errors: vec![87],
+        ..Script::default()
+    });
+    let mut p = transactional(&broker, "tx-recovers-1");
+    p.init_transactions().unwrap();
+    p.begin_transaction().unwrap();
+    send(&mut p, 1);
+    let e = p.flush().unwrap_err().to_string();
+    assert!(e.contains("INVALID_RECORD"), "{e}");
+    p.abort_transaction().unwrap();
+    p.begin_transaction().unwrap();
+    send(&mut p, 2);
+    p.commit_transaction().unwrap();
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        seen.init_with,
+        vec![
+            (Some("tx-recovers-1".into()), -1, -1),
+            (Some("tx-recovers-1".into()), 7, 0)
+        ]
+    );
+    assert_eq!(seen.ended, vec![(4, 7, 0, false), (4, 7, 1, true)]);
+    assert_eq!(stamps(&seen.batches), vec![(7, 0, 0, 1), (7, 1, 0, 2)]);
+}
+
+/// Epoch exhaustion under protocol 1: the epoch bump after an abort, asked at epoch
+/// `Short.MAX_VALUE - 1`, answers a new producer id at epoch 0; the producer writes with it.
+#[test]
+fn protocol_1_takes_the_new_producer_id_of_an_exhausted_epoch() {
+    let (broker, seen) = test_broker::start(Script {
+        tv: 1,
+        first_epoch: i16::MAX - 1,
+        produce_errors: vec![87],
+        ..Script::default()
+    });
+    let mut p = transactional(&broker, "tx-exhausted-1");
+    p.init_transactions().unwrap();
+    p.begin_transaction().unwrap();
+    send(&mut p, 1);
+    p.flush().unwrap_err();
+    p.abort_transaction().unwrap();
+    assert_eq!(p.producer_id_and_epoch(), (8, 0));
+    p.begin_transaction().unwrap();
+    send(&mut p, 1);
+    p.commit_transaction().unwrap();
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        stamps(&seen.batches),
+        vec![(7, i16::MAX - 1, 0, 1), (8, 0, 0, 1)]
+    );
+    assert_eq!(seen.ended.last(), Some(&(4, 8, 0, true)));
+}
+
+/// An abort drops batches that were numbered but never sent; their sequence numbers are given
+/// back, so the next transaction (protocol 1 keeps the epoch) continues right after the last
+/// batch the broker has. The first answer is held so that the later batches wait behind it.
+#[test]
+fn an_abort_gives_back_the_sequences_of_batches_never_sent() {
+    let (broker, seen) = test_broker::start(Script {
+        tv: 1,
+        first_produce_delay: Duration::from_millis(300),
+        ..Script::default()
+    });
+    let mut p = Producer::open(ProducerConfig {
+        transactional_id: Some("tx-unsent".into()),
+        batch_size: 1,
+        ..config(&broker)
+    })
+    .unwrap();
+    p.init_transactions().unwrap();
+    p.begin_transaction().unwrap();
+    send(&mut p, 3);
+    p.abort_transaction().unwrap();
+    p.begin_transaction().unwrap();
+    send(&mut p, 1);
+    p.commit_transaction().unwrap();
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        stamps(&seen.batches),
+        vec![(7, 0, 0, 1), (7, 0, 1, 1)],
+        "batches 1 and 2 were never sent; the next transaction's batch is sequence 1"
+    );
+    assert_eq!(seen.init_with.len(), 1, "nothing was lost: no epoch bump");
+}
+
+/// The coordinator's retriable answers are retried whatever the error (REQUEST_TIMED_OUT: its
+/// log append timed out), as every handler of Kafka's TransactionManager does.
+#[test]
+fn a_retriable_coordinator_error_is_retried() {
+    let (broker, seen) = test_broker::start(Script {
+        end_errors: vec![7, 19],
+        ..Script::default()
+    });
+    let mut c = Coordinator::new(
+        "tx-retried",
+        vec![broker],
+        crate::connection::ConnectionConfig::default(),
+        Duration::from_millis(1),
+        Duration::from_secs(5),
+    );
+    let ids = ProducerIdAndEpoch {
+        producer_id: 7,
+        epoch: 0,
+    };
+    c.end_transaction(ids, true, 2).unwrap();
+    assert_eq!(seen.lock().unwrap().ended.len(), 3);
+}
+
+/// A transaction the broker ended behind the producer's back (the coordinator aborts one open
+/// longer than `transaction.timeout.ms`, bumping the epoch): the fencing answer of a partition
+/// leader, and that of the coordinator to the commit, fail the producer naming the timeout as
+/// the likely cause.
+#[test]
+fn a_fenced_transaction_names_the_transaction_timeout() {
+    let (broker, _) = test_broker::start(Script {
+        produce_errors: vec![47],
+        ..Script::default()
+    });
+    let mut p = Producer::open(ProducerConfig {
+        transactional_id: Some("tx-timed-out".into()),
+        transaction_timeout: Duration::from_millis(1500),
+        ..config(&broker)
+    })
+    .unwrap();
+    p.init_transactions().unwrap();
+    p.begin_transaction().unwrap();
+    send(&mut p, 1);
+    let e = p.flush().unwrap_err();
+    assert_eq!(e.kafka_code(), 47);
+    let e = e.to_string();
+    assert!(
+        e.contains("INVALID_PRODUCER_EPOCH") && e.contains("transaction.timeout.ms (1500 ms)"),
+        "{e}"
+    );
+
+    let (broker, _) = test_broker::start(Script {
+        tv: 1,
+        end_errors: vec![90],
+        ..Script::default()
+    });
+    let mut p = transactional(&broker, "tx-timed-out-1");
+    p.init_transactions().unwrap();
+    p.begin_transaction().unwrap();
+    send(&mut p, 1);
+    let e = p.commit_transaction().unwrap_err().to_string();
+    assert!(
+        e.contains("EndTxn (commit)")
+            && e.contains("PRODUCER_FENCED")
+            && e.contains("transaction.timeout.ms (60000 ms)"),
+        "{e}"
+    );
+}

@@ -2,8 +2,9 @@
 //! (InitProducerId with the id, AddPartitionsToTxn, EndTxn), each retried as Kafka's Java
 //! producer retries it (`TransactionManager`'s handlers): a coordinator that moved or is not
 //! there is looked up again (FindCoordinator), one that is loading or still finishing the
-//! previous transaction is asked again after a back-off, every other error is returned with its
-//! code, and nothing is retried past `max.block.ms`.
+//! previous transaction, or that answers any other error the Java client classifies as
+//! retriable, is asked again after a back-off, every other error is returned with its code, and
+//! nothing is retried past `max.block.ms`.
 //!
 //! Both transaction protocols a Kafka 4.x cluster may run are spoken; which one is the cluster's
 //! finalized `transaction.version` feature, read from the coordinator's ApiVersions answer, as
@@ -306,6 +307,12 @@ impl Coordinator {
             }
             CONCURRENT_TRANSACTIONS => Next::Retry(self.retry_backoff),
             UNKNOWN_TOPIC_OR_PARTITION if op == "AddPartitionsToTxn" => {
+                Next::Retry(self.retry_backoff)
+            }
+            // Every handler of Kafka's TransactionManager sends again on any error the client
+            // classifies as retriable (a coordinator whose log append timed out answers
+            // REQUEST_TIMED_OUT or NOT_ENOUGH_REPLICAS, for instance).
+            code if crate::error_codes::lookup(code).is_some_and(|e| e.retriable) => {
                 Next::Retry(self.retry_backoff)
             }
             _ => Next::Fail,

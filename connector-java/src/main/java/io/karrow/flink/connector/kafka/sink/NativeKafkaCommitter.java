@@ -32,10 +32,16 @@ import java.util.Collection;
  *   <li>done: the writer learns it over Flink's backchannel (its id may be reused);
  *   <li>no answer within {@code max.block.ms} (a timeout, a coordinator that kept moving): retried
  *       later;
- *   <li>fenced (PRODUCER_FENCED, INVALID_PRODUCER_EPOCH), INVALID_TXN_STATE, UNKNOWN_PRODUCER_ID,
- *       INVALID_PRODUCER_ID_MAPPING: failed with a known reason, logged as the stock committer logs
- *       it;
- *   <li>anything else: failed with an unknown reason (Flink fails over).
+ *   <li>the exceptions Kafka's producer (4.2) raises from {@code commitTransaction} for these codes
+ *       and the stock committer catches: fenced (PRODUCER_FENCED, and INVALID_PRODUCER_EPOCH, which
+ *       the producer reports as fenced), INVALID_TXN_STATE, UNKNOWN_PRODUCER_ID: failed with a known
+ *       reason (the committable is dropped, the job goes on), logged as the stock committer logs
+ *       it. A transaction the broker aborted because it outlived {@code transaction.timeout.ms}
+ *       ends here: the coordinator answers PRODUCER_FENCED under transaction protocol 1 and
+ *       INVALID_TXN_STATE under protocol 2;
+ *   <li>anything else, INVALID_PRODUCER_ID_MAPPING (an {@code InvalidPidMappingException}, which the
+ *       stock committer does not catch) and TRANSACTION_ABORTABLE among them: failed with an
+ *       unknown reason (Flink fails over).
  * </ul>
  */
 final class NativeKafkaCommitter implements Committer<KafkaCommittable> {
@@ -44,7 +50,6 @@ final class NativeKafkaCommitter implements Committer<KafkaCommittable> {
 
     private static final int INVALID_PRODUCER_EPOCH = 47;
     private static final int INVALID_TXN_STATE = 48;
-    private static final int INVALID_PRODUCER_ID_MAPPING = 49;
     private static final int UNKNOWN_PRODUCER_ID = 59;
     private static final int PRODUCER_FENCED = 90;
 
@@ -82,41 +87,85 @@ final class NativeKafkaCommitter implements Committer<KafkaCommittable> {
                 request.signalFailedWithUnknownReason(e);
                 continue;
             }
-            if (result.ok()) {
-                backchannel.send(TransactionFinished.successful(id));
-            } else if (result.retriable()) {
-                LOG.warn("Encountered retriable exception while committing {}: {}", id, result.message());
-                request.retryLater();
-            } else {
-                switch (result.errorCode()) {
-                    case PRODUCER_FENCED:
-                    case INVALID_PRODUCER_EPOCH:
-                        ProducerFencedException fenced = new ProducerFencedException(result.message());
-                        logFenced(request, fenced);
-                        failed(id);
-                        request.signalFailedWithKnownReason(fenced);
-                        break;
-                    case INVALID_TXN_STATE:
-                        LOG.error("Unable to commit transaction ({}) because it's in an invalid state. "
-                                + "Most likely the transaction has been aborted for some reason. "
-                                + "Please check the Kafka logs for more details.", request);
-                        failed(id);
-                        request.signalFailedWithKnownReason(new InvalidTxnStateException(result.message()));
-                        break;
-                    case UNKNOWN_PRODUCER_ID:
-                    case INVALID_PRODUCER_ID_MAPPING:
-                        LOG.error("Unable to commit transaction ({}) "
-                                + KafkaCommitter.UNKNOWN_PRODUCER_ID_ERROR_MESSAGE, request);
-                        failed(id);
-                        request.signalFailedWithKnownReason(new UnknownProducerIdException(result.message()));
-                        break;
-                    default:
-                        LOG.error("Transaction ({}) encountered error and data has been potentially lost: {}",
-                                request, result.message());
-                        closeSession();
-                        request.signalFailedWithUnknownReason(new KafkaException(result.message()));
-                }
+            switch (outcome(result)) {
+                case COMMITTED:
+                    backchannel.send(TransactionFinished.successful(id));
+                    break;
+                case RETRY_LATER:
+                    LOG.warn("Encountered retriable exception while committing {}: {}", id, result.message());
+                    request.retryLater();
+                    break;
+                case FENCED:
+                    ProducerFencedException fenced = new ProducerFencedException(result.message());
+                    logFenced(request, fenced);
+                    failed(id);
+                    request.signalFailedWithKnownReason(fenced);
+                    break;
+                case INVALID_TXN_STATE:
+                    InvalidTxnStateException invalid = new InvalidTxnStateException(result.message());
+                    LOG.error("Unable to commit transaction ({}) because it's in an invalid state. "
+                            + "Most likely the transaction has been aborted for some reason. "
+                            + "Please check the Kafka logs for more details.", request, invalid);
+                    failed(id);
+                    request.signalFailedWithKnownReason(invalid);
+                    break;
+                case UNKNOWN_PRODUCER_ID:
+                    UnknownProducerIdException unknown = new UnknownProducerIdException(result.message());
+                    LOG.error("Unable to commit transaction ({}) "
+                            + KafkaCommitter.UNKNOWN_PRODUCER_ID_ERROR_MESSAGE, request, unknown);
+                    failed(id);
+                    request.signalFailedWithKnownReason(unknown);
+                    break;
+                default:
+                    KafkaException lost = new KafkaException(result.message());
+                    LOG.error("Transaction ({}) encountered error and data has been potentially lost.", request, lost);
+                    closeSession();
+                    request.signalFailedWithUnknownReason(lost);
             }
+        }
+    }
+
+    /** What the stock committer does with the exception Kafka's producer raises for an EndTxn outcome. */
+    enum Outcome {
+        /** Done: the writer learns it. */
+        COMMITTED,
+        /** A {@code RetriableException} (the producer's {@code TimeoutException} after {@code max.block.ms}). */
+        RETRY_LATER,
+        /** {@code ProducerFencedException}: failed with a known reason. */
+        FENCED,
+        /** {@code InvalidTxnStateException}: failed with a known reason. */
+        INVALID_TXN_STATE,
+        /** {@code UnknownProducerIdException}: failed with a known reason. */
+        UNKNOWN_PRODUCER_ID,
+        /** Any other exception: failed with an unknown reason (fail-over). */
+        UNKNOWN_REASON
+    }
+
+    /**
+     * The outcome of {@code result} as Kafka's producer (4.2, {@code TransactionManager.EndTxnHandler})
+     * would raise it to the stock committer: INVALID_PRODUCER_EPOCH and PRODUCER_FENCED as {@code
+     * ProducerFencedException}, INVALID_TXN_STATE and UNKNOWN_PRODUCER_ID as themselves, every
+     * retriable code retried until {@code max.block.ms} and then a {@code TimeoutException} (the
+     * native coordinator retries the same codes and reports the timeout as retriable), and every
+     * other code as an exception the committer does not catch.
+     */
+    static Outcome outcome(NativeProducerSession.EndResult result) {
+        if (result.ok()) {
+            return Outcome.COMMITTED;
+        }
+        if (result.retriable()) {
+            return Outcome.RETRY_LATER;
+        }
+        switch (result.errorCode()) {
+            case PRODUCER_FENCED:
+            case INVALID_PRODUCER_EPOCH:
+                return Outcome.FENCED;
+            case INVALID_TXN_STATE:
+                return Outcome.INVALID_TXN_STATE;
+            case UNKNOWN_PRODUCER_ID:
+                return Outcome.UNKNOWN_PRODUCER_ID;
+            default:
+                return Outcome.UNKNOWN_REASON;
         }
     }
 
@@ -139,9 +188,13 @@ final class NativeKafkaCommitter implements Committer<KafkaCommittable> {
         }
     }
 
-    /** The writer learns the transaction failed (its id is not reused for it). */
+    /**
+     * The writer learns the transaction failed (its id is not reused for it), and the session is
+     * closed, as the stock committer closes its committing producer.
+     */
     private void failed(String id) {
         backchannel.send(TransactionFinished.erroneously(id));
+        closeSession();
     }
 
     private NativeProducerSession session() throws KarrowNativeException {
