@@ -348,7 +348,7 @@ impl FetchSession {
     ///
     /// A connection that fails is dropped (the next poll reconnects) and its partitions
     /// are reported in [`Polled::leader_changed`] (the poll fails after
-    /// [`MAX_CONNECTION_FAILURES`] in a row); partition error codes are handled as
+    /// `MAX_CONNECTION_FAILURES` (10) in a row); partition error codes are handled as
     /// [`super::partition_errors`] says. A TLS listener, an oversized or malformed
     /// response and an unsupported Fetch version fail the poll.
     pub fn poll<E>(

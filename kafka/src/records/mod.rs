@@ -1,5 +1,5 @@
-//! Kafka's record batches (magic 2): read in place ([`read`]) and written from encoded
-//! buffers ([`write`]).
+//! Kafka's record batches (magic 2): read in place ([`read`](mod@read)) and written from encoded
+//! buffers ([`write`](mod@write)).
 
 pub mod read;
 pub mod write;
