@@ -753,7 +753,7 @@ final class JsonParityHarness {
                 }
                 continue;
             }
-            String d = RowDataDiff.diff(type, expected.get(i), actual.rows.get(i));
+            String d = RowDataDiff.diffInOrder(type, expected.get(i), actual.rows.get(i));
             if (d != null) {
                 return "row " + i + d + " (" + context + " / native " + actual.describe(rowType) + ")";
             }
