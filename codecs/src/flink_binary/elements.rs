@@ -56,18 +56,31 @@ impl ElementImages {
 
     /// Appends the binary array image of all elements to `out`.
     pub(crate) fn write_array(&self, ty: &FlinkType, out: &mut Vec<u8>) -> Result<(), CodecError> {
-        self.write_selected(ty, out, None)
+        self.write_elements(ty, out, self.slots.len(), 0..self.slots.len())
     }
 
-    /// Appends the binary array image of the elements `keep` selects (all when `None`).
-    pub(crate) fn write_selected(
+    /// Appends the binary array image of the elements at `order` (indexes of pushed
+    /// elements, in the order they are to appear; an index past the end is skipped).
+    pub(crate) fn write_ordered(
         &self,
         ty: &FlinkType,
         out: &mut Vec<u8>,
-        keep: Option<&[bool]>,
+        order: &[u32],
     ) -> Result<(), CodecError> {
-        let kept = |i: usize| keep.is_none_or(|k| k[i]);
-        let count = (0..self.slots.len()).filter(|&i| kept(i)).count();
+        let n = self.slots.len();
+        let count = order.iter().filter(|&&i| (i as usize) < n).count();
+        let indexes = order.iter().map(|&i| i as usize).filter(|&i| i < n);
+        self.write_elements(ty, out, count, indexes)
+    }
+
+    /// Appends the array image of the `count` elements `indexes` yields.
+    fn write_elements(
+        &self,
+        ty: &FlinkType,
+        out: &mut Vec<u8>,
+        count: usize,
+        indexes: impl Iterator<Item = usize>,
+    ) -> Result<(), CodecError> {
         let size = element_size(ty);
         let header = array_header_bytes(count);
         let base = out.len();
@@ -76,15 +89,9 @@ impl ElementImages {
             i32::try_from(count).map_err(|_| CodecError::Rows("array longer than 2^31".into()))?;
         put(out, base, &n.to_le_bytes());
         let fixed = is_fixed_length(ty);
-        let mut i = 0;
-        for (index, slot) in self.slots.iter().enumerate() {
-            if !kept(index) {
-                continue;
-            }
-            let dst = base + header + size * i;
-            let position = i;
-            i += 1;
-            let Some(src) = *slot else {
+        for (position, index) in indexes.enumerate() {
+            let dst = base + header + size * position;
+            let Some(src) = self.slots[index] else {
                 set_bit(out, base + 4, position);
                 continue;
             };

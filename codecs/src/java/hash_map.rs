@@ -13,6 +13,17 @@
 //! `Integer`, `Long`, `Boolean` — all implement consistently with `equals`, so the JDK's
 //! identity-hash tie break is never reached). The orders in the tests were printed by
 //! JDK 17 and JDK 25 alike.
+//!
+//! The same order is the order of a MAP that Flink's own decoders build: flink-json's two
+//! decoders (`JsonParserToRowDataConverters` and `JsonToRowDataConverters`) `put` every
+//! entry, in input order, into a `new HashMap<>()` keyed by `BinaryStringData` and wrap it
+//! in a `GenericMapData`, whose `keyArray()` / `valueArray()` (and so the `BinaryMapData`
+//! Flink's serializer copies it into between operators, and every encoder downstream)
+//! iterate the `HashMap`. [`decoded_map_order`] gives that order for json-native's decoders;
+//! [`binary_string_hash`] is `BinaryStringData.hashCode()`. `BinaryStringData` is not
+//! `Comparable` to itself in `HashMap`'s sense (it implements `Comparable<StringData>`), so
+//! inside a tree bin two keys with equal hash codes are ordered by the JDK's identity-hash
+//! tie break, which no one can reproduce (not even the JVM from one run to the next).
 
 use std::cmp::Ordering;
 
@@ -605,6 +616,85 @@ pub(crate) fn string_map_order(keys: &[&str]) -> Vec<usize> {
     order
 }
 
+/// For a map whose entries a Flink decoder `put` in this order into a `new HashMap<>()`
+/// (flink-json's map converters): `hash_codes[i]` is entry `i`'s key `hashCode()` (0 for a
+/// NULL key) and `first_equal[i]` the index of the first entry whose key equals it (`i`
+/// itself for a key not seen before). Fills `order` with the index of the entry holding
+/// each distinct key's final value (the last equal one: `put` replaces the value and keeps
+/// the key's place) in the map's iteration order, reusing `map`.
+///
+/// Keys with equal hash codes that end up in one tree bin (9 or more keys in one bucket
+/// of a table of 64 or more) are ordered by `System.identityHashCode` in the JDK; here they
+/// take the left branch, as the JDK does for about half of such pairs.
+pub(crate) fn decoded_map_order(
+    map: &mut JavaHashMap,
+    hash_codes: &[i32],
+    first_equal: &[u32],
+    order: &mut Vec<u32>,
+) {
+    /// Only distinct keys are `put` (a repeated key changes no structure in the JDK's
+    /// map), so no two put keys are equal.
+    struct Distinct;
+    impl JavaKeys for Distinct {
+        fn same(&self, a: u32, b: u32) -> bool {
+            a == b
+        }
+        fn compare(&self, _: u32, _: u32) -> Ordering {
+            Ordering::Less
+        }
+    }
+    order.clear();
+    // `order` holds, per first entry of a key, the last entry equal to it.
+    order.extend(0..hash_codes.len() as u32);
+    for (i, &first) in first_equal.iter().enumerate() {
+        if let Some(last) = order.get_mut(first as usize) {
+            *last = i as u32;
+        }
+    }
+    map.clear();
+    for (i, (&hash, &first)) in hash_codes.iter().zip(first_equal).enumerate() {
+        if first as usize == i {
+            map.put(hash, i as u32, order[i], &Distinct);
+        }
+    }
+    order.clear();
+    map.for_each(|_, last| order.push(last));
+}
+
+/// `BinaryStringData.hashCode()` of the string whose UTF-8 bytes are `bytes`: Flink's
+/// `MurmurHashUtils.hashBytes` (MurmurHash3 x86 32-bit, seed 42, the 4-byte words read in
+/// the platform's byte order as `MemorySegment.getInt` reads them, each trailing byte
+/// mixed alone as a sign-extended `byte`).
+pub(crate) fn binary_string_hash(bytes: &[u8]) -> i32 {
+    fn mix_k1(k: i32) -> i32 {
+        k.wrapping_mul(0xcc9e_2d51_u32 as i32)
+            .rotate_left(15)
+            .wrapping_mul(0x1b87_3593)
+    }
+    fn mix_h1(h: i32, k: i32) -> i32 {
+        (h ^ k)
+            .rotate_left(13)
+            .wrapping_mul(5)
+            .wrapping_add(0xe654_6b64_u32 as i32)
+    }
+    let words = bytes.chunks_exact(4);
+    let tail = words.remainder();
+    let mut h = 42i32;
+    for w in words {
+        h = mix_h1(h, mix_k1(i32::from_ne_bytes([w[0], w[1], w[2], w[3]])));
+    }
+    for &b in tail {
+        h = mix_h1(h, mix_k1(i32::from(b as i8)));
+    }
+    // fmix(h1, length)
+    h ^= bytes.len() as i32;
+    h ^= ((h as u32) >> 16) as i32;
+    h = h.wrapping_mul(0x85eb_ca6b_u32 as i32);
+    h ^= ((h as u32) >> 13) as i32;
+    h = h.wrapping_mul(0xc2b2_ae35_u32 as i32);
+    h ^ ((h as u32) >> 16) as i32
+}
+
 /// The initial capacity Flink's `CollectionUtil.newHashMapWithExpectedSize(n)` asks for.
 fn expected_size_capacity(n: usize) -> usize {
     if n <= 2 {
@@ -724,6 +814,69 @@ mod tests {
 
     // Expected orders: the keys of `new LinkedHashMap<>(hashMap)` after the same `put`s,
     // printed by JDK 17 and JDK 25 (identical).
+
+    #[test]
+    fn binary_string_hash_codes_as_flink_computes_them() {
+        // BinaryStringData.fromString(s).hashCode() printed by Flink 2.2.0 on JDK 17 (x86-64).
+        for (text, hash) in [
+            ("", 142_593_372),
+            ("a", 1_485_273_170),
+            ("ab", -97_053_317),
+            ("abc", 1_322_437_556),
+            ("abcd", -396_302_900),
+            ("hello", -1_008_564_952),
+            ("h\u{e9}llo w\u{f6}rld", -281_075_962),
+            ("\u{ff}\u{80}", 527_477_494),
+            ("key-12345678", 1_368_893_410),
+        ] {
+            assert_eq!(binary_string_hash(text.as_bytes()), hash, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn decoded_maps_iterate_as_a_hash_map_of_binary_strings() {
+        let keys = [
+            "zeta", "alpha", "mid", "b", "a", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9",
+            "k10", "k11", "k12", "k13", "k14", "a", "k6",
+        ];
+        let hashes: Vec<i32> = keys
+            .iter()
+            .map(|k| binary_string_hash(k.as_bytes()))
+            .collect();
+        let first: Vec<u32> = keys
+            .iter()
+            .map(|k| keys.iter().position(|o| o == k).unwrap_or(0) as u32)
+            .collect();
+        let (mut map, mut order) = (JavaHashMap::default(), Vec::new());
+        decoded_map_order(&mut map, &hashes, &first, &mut order);
+        let written: Vec<(&str, u32)> = order.iter().map(|&i| (keys[i as usize], i)).collect();
+        // The keys of a HashMap<BinaryStringData, _> after the same puts, printed by JDK 17
+        // (the repeated "a" and "k6" keep their places and take the last values).
+        assert_eq!(
+            written,
+            [
+                ("k6", 20),
+                ("k9", 13),
+                ("k3", 7),
+                ("k14", 18),
+                ("k8", 12),
+                ("b", 3),
+                ("k10", 14),
+                ("zeta", 0),
+                ("alpha", 1),
+                ("k1", 5),
+                ("k2", 6),
+                ("a", 19),
+                ("k4", 8),
+                ("k5", 9),
+                ("mid", 2),
+                ("k12", 16),
+                ("k7", 11),
+                ("k11", 15),
+                ("k13", 17),
+            ]
+        );
+    }
 
     #[test]
     fn java_hash_codes() {

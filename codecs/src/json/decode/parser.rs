@@ -11,6 +11,7 @@ use crate::flink_binary::layout::{
     write_var_bytes,
 };
 use crate::java::base64::decode_base64_parser_at;
+use crate::java::hash_map::{binary_string_hash, decoded_map_order, JavaHashMap};
 use crate::java::numbers::{
     java_trim, parse_decimal, parse_java_double, parse_java_float, parse_java_integer,
 };
@@ -37,6 +38,7 @@ pub(crate) struct ParserConverters {
     bytes: Vec<u8>,
     map_keys: Vec<MapKey>,
     key_text: Vec<u8>,
+    entry_order: EntryOrder,
 }
 
 impl ParserConverters {
@@ -56,6 +58,7 @@ impl ParserConverters {
             bytes: Vec::new(),
             map_keys: Vec::new(),
             key_text: Vec::new(),
+            entry_order: EntryOrder::default(),
         }
     }
 
@@ -342,17 +345,17 @@ impl ParserConverters {
             &mut key_spans,
             &mut key_text,
         );
+        let order = &mut self.entry_order;
         let r = r.and_then(|_| {
-            // HashMap semantics: a later equal key replaces the earlier entry.
-            let keep = last_of_each_key(&key_text, &key_spans);
+            let order = order.of(&key_text, &key_spans);
             let start = out.len();
             out.resize(start + 4, 0);
-            keys.write_selected(&key.ty, out, Some(&keep))
+            keys.write_ordered(&key.ty, out, order)
                 .map_err(|e| e.to_string())?;
             let key_size = (out.len() - start - 4) as i32;
             put(out, start, &key_size.to_le_bytes());
             values
-                .write_selected(&item.ty, out, Some(&keep))
+                .write_ordered(&item.ty, out, order)
                 .map_err(|e| e.to_string())?;
             point_slot_at(out, base, slot, start).map_err(|e| e.to_string())
         });
@@ -516,29 +519,71 @@ pub(crate) enum MapKey {
     },
 }
 
-/// Maps with more entries than this find repeated keys through a hash set instead of
+/// Maps with more entries than this find repeated keys through a hash map instead of
 /// comparing every pair (which made one message of n entries cost n^2).
 const LINEAR_KEYS: usize = 16;
 
-/// Per entry, whether no later entry has an equal key (Java `HashMap.put` keeps the last).
-fn last_of_each_key(text: &[u8], keys: &[MapKey]) -> Vec<bool> {
+/// The order a decoded map's entries are written in, with its reused buffers.
+///
+/// flink-json's map converter `put`s every entry, in input order, into a
+/// `new HashMap<>()` keyed by `BinaryStringData` and returns it as a `GenericMapData`;
+/// everything downstream (the `BinaryMapData` Flink copies it into between operators,
+/// every encoder) sees that `HashMap`'s iteration order, and a repeated key keeps its first
+/// place with the last value. The row image is written in that order
+/// (`crate::java::hash_map::decoded_map_order`), so a pass-through job writes the bytes
+/// the stock job writes.
+#[derive(Default)]
+struct EntryOrder {
+    map: JavaHashMap,
+    hash_codes: Vec<i32>,
+    first_equal: Vec<u32>,
+    order: Vec<u32>,
+}
+
+impl EntryOrder {
+    /// The entry indexes to write, in order.
+    fn of(&mut self, text: &[u8], keys: &[MapKey]) -> &[u32] {
+        self.hash_codes.clear();
+        self.hash_codes.extend(keys.iter().map(|key| match *key {
+            // `HashMap.hash(null)` is 0.
+            MapKey::Null => 0,
+            // The stored UTF-8 is what `BinaryStringData` hashes once materialized (a lone
+            // surrogate as `?`, as Flink's `StringUtf8Utils.encodeUTF8` writes it).
+            MapKey::Text { start, end, .. } => binary_string_hash(&text[start..end]),
+        }));
+        first_of_each_key(text, keys, &mut self.first_equal);
+        decoded_map_order(
+            &mut self.map,
+            &self.hash_codes,
+            &self.first_equal,
+            &mut self.order,
+        );
+        &self.order
+    }
+}
+
+/// Per entry, the index of the first entry with an equal key (Java `HashMap` equality).
+fn first_of_each_key(text: &[u8], keys: &[MapKey], first: &mut Vec<u32>) {
+    first.clear();
     if keys.len() <= LINEAR_KEYS {
-        return (0..keys.len())
-            .map(|i| !keys[i + 1..].iter().any(|k| same_key(text, keys[i], *k)))
-            .collect();
+        first.extend((0..keys.len()).map(|i| {
+            (0..i)
+                .find(|&j| same_key(text, keys[j], keys[i]))
+                .unwrap_or(i) as u32
+        }));
+        return;
     }
-    let mut seen = std::collections::HashSet::with_capacity(keys.len());
-    let mut seen_null = false;
-    let mut keep = vec![true; keys.len()];
-    for (i, key) in keys.iter().enumerate().rev() {
-        keep[i] = match *key {
-            MapKey::Null => !std::mem::replace(&mut seen_null, true),
+    let mut seen = std::collections::HashMap::with_capacity(keys.len());
+    let mut null = None;
+    for (i, key) in keys.iter().enumerate() {
+        let i = i as u32;
+        first.push(match *key {
+            MapKey::Null => *null.get_or_insert(i),
             // A lossy key equals no other key.
-            MapKey::Text { lossy: true, .. } => true,
-            MapKey::Text { start, end, .. } => seen.insert(&text[start..end]),
-        };
+            MapKey::Text { lossy: true, .. } => i,
+            MapKey::Text { start, end, .. } => *seen.entry(&text[start..end]).or_insert(i),
+        });
     }
-    keep
 }
 
 /// Java `HashMap` key equality of two decoded keys.

@@ -11,6 +11,7 @@ use crate::flink_binary::layout::{
     write_var_bytes,
 };
 use crate::java::base64::decode_base64_tree;
+use crate::java::hash_map::{binary_string_hash, decoded_map_order, JavaHashMap};
 use crate::java::numbers::{
     java_trim, parse_decimal, parse_java_double, parse_java_float, parse_java_integer,
 };
@@ -240,13 +241,28 @@ impl TreeConverters {
                         })
                         .map_err(|_| failure.take().unwrap_or_default())?;
                 }
+                // `JsonToRowDataConverters` puts the object's fields (distinct names, in
+                // the tree's order) into a `new HashMap<>()` of `BinaryStringData` keys:
+                // the entries are written in its iteration order (see the streaming
+                // decoder's `EntryOrder`).
+                let hash_codes: Vec<i32> =
+                    entries.iter().map(|e| binary_string_hash(&e.key)).collect();
+                let distinct: Vec<u32> = (0..entries.len() as u32).collect();
+                let mut order = Vec::with_capacity(entries.len());
+                decoded_map_order(
+                    &mut JavaHashMap::default(),
+                    &hash_codes,
+                    &distinct,
+                    &mut order,
+                );
                 let start = out.len();
                 out.resize(start + 4, 0);
-                keys.write_array(&key.ty, out).map_err(|e| e.to_string())?;
+                keys.write_ordered(&key.ty, out, &order)
+                    .map_err(|e| e.to_string())?;
                 let key_size = (out.len() - start - 4) as i32;
                 put(out, start, &key_size.to_le_bytes());
                 values
-                    .write_array(&item.ty, out)
+                    .write_ordered(&item.ty, out, &order)
                     .map_err(|e| e.to_string())?;
                 point_slot_at(out, base, slot, start)?;
             }

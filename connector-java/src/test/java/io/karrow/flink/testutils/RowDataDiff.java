@@ -20,16 +20,26 @@ import java.util.Map;
 
 /**
  * Exact, field-by-field comparison of two Flink internal rows of the same {@link RowType}, whatever
- * their classes (GenericRowData, BinaryRowData, nested binary or generic data). Maps are compared as
- * maps (entry order is not part of Flink's semantics); everything else exactly, floats by bit
- * pattern (so NaN equals NaN and -0.0 differs from 0.0).
+ * their classes (GenericRowData, BinaryRowData, nested binary or generic data). {@link #diff} compares
+ * maps as maps; {@link #diffInOrder} also compares their entry order (the order every encoder
+ * downstream writes them in). Everything else exactly, floats by bit pattern (so NaN equals NaN and
+ * -0.0 differs from 0.0).
  */
 public final class RowDataDiff {
 
     private RowDataDiff() {}
 
-    /** Returns null if equal, else a description of the first difference. */
+    /** Returns null if equal (maps compared as maps), else a description of the first difference. */
     public static String diff(RowType type, RowData expected, RowData actual) {
+        return diff(type, expected, actual, false);
+    }
+
+    /** As {@link #diff}, and every map's entries must also come in the same order. */
+    public static String diffInOrder(RowType type, RowData expected, RowData actual) {
+        return diff(type, expected, actual, true);
+    }
+
+    private static String diff(RowType type, RowData expected, RowData actual, boolean ordered) {
         if (expected == null || actual == null) {
             return expected == actual ? null : "row: expected " + expected + " but got " + actual;
         }
@@ -39,15 +49,15 @@ public final class RowDataDiff {
         if (expected.getArity() != actual.getArity()) {
             return "arity: expected " + expected.getArity() + " but got " + actual.getArity();
         }
-        return rowDiff("", type, expected, actual);
+        return rowDiff("", type, expected, actual, ordered);
     }
 
-    private static String rowDiff(String path, RowType type, RowData e, RowData a) {
+    private static String rowDiff(String path, RowType type, RowData e, RowData a, boolean ordered) {
         for (int i = 0; i < type.getFieldCount(); i++) {
             String p = path + "." + type.getFieldNames().get(i);
             LogicalType t = type.getTypeAt(i);
             RowData.FieldGetter getter = RowData.createFieldGetter(t, i);
-            String d = valueDiff(p, t, getter.getFieldOrNull(e), getter.getFieldOrNull(a));
+            String d = valueDiff(p, t, getter.getFieldOrNull(e), getter.getFieldOrNull(a), ordered);
             if (d != null) {
                 return d;
             }
@@ -55,7 +65,7 @@ public final class RowDataDiff {
         return null;
     }
 
-    private static String valueDiff(String path, LogicalType t, Object e, Object a) {
+    private static String valueDiff(String path, LogicalType t, Object e, Object a, boolean ordered) {
         if (e == null || a == null) {
             return e == a ? null : path + ": expected " + render(e) + " but got " + render(a);
         }
@@ -91,26 +101,26 @@ public final class RowDataDiff {
                         && te.getNanoOfMillisecond() == ta.getNanoOfMillisecond();
                 break;
             case ROW:
-                return rowDiff(path, (RowType) t, (RowData) e, (RowData) a);
+                return rowDiff(path, (RowType) t, (RowData) e, (RowData) a, ordered);
             case ARRAY:
-                return arrayDiff(path, ((ArrayType) t).getElementType(), (ArrayData) e, (ArrayData) a);
+                return arrayDiff(path, ((ArrayType) t).getElementType(), (ArrayData) e, (ArrayData) a, ordered);
             case MAP:
-                return mapDiff(path, ((MapType) t).getKeyType(), ((MapType) t).getValueType(), (MapData) e, (MapData) a);
+                return mapDiff(path, ((MapType) t).getKeyType(), ((MapType) t).getValueType(), (MapData) e, (MapData) a, ordered);
             case MULTISET:
-                return mapDiff(path, ((MultisetType) t).getElementType(), new IntType(false), (MapData) e, (MapData) a);
+                return mapDiff(path, ((MultisetType) t).getElementType(), new IntType(false), (MapData) e, (MapData) a, ordered);
             default:
                 equal = e.equals(a);
         }
         return equal ? null : path + ": expected " + render(e) + " but got " + render(a);
     }
 
-    private static String arrayDiff(String path, LogicalType elementType, ArrayData e, ArrayData a) {
+    private static String arrayDiff(String path, LogicalType elementType, ArrayData e, ArrayData a, boolean ordered) {
         if (e.size() != a.size()) {
             return path + ": expected array size " + e.size() + " but got " + a.size();
         }
         ArrayData.ElementGetter getter = ArrayData.createElementGetter(elementType);
         for (int i = 0; i < e.size(); i++) {
-            String d = valueDiff(path + "[" + i + "]", elementType, getter.getElementOrNull(e, i), getter.getElementOrNull(a, i));
+            String d = valueDiff(path + "[" + i + "]", elementType, getter.getElementOrNull(e, i), getter.getElementOrNull(a, i), ordered);
             if (d != null) {
                 return d;
             }
@@ -118,9 +128,14 @@ public final class RowDataDiff {
         return null;
     }
 
-    private static String mapDiff(String path, LogicalType keyType, LogicalType valueType, MapData e, MapData a) {
+    private static String mapDiff(String path, LogicalType keyType, LogicalType valueType, MapData e, MapData a,
+                                  boolean ordered) {
         if (e.size() != a.size()) {
             return path + ": expected map size " + e.size() + " but got " + a.size();
+        }
+        if (ordered) {
+            String keys = arrayDiff(path + ".keys", keyType, e.keyArray(), a.keyArray(), true);
+            return keys != null ? keys : arrayDiff(path + ".values", valueType, e.valueArray(), a.valueArray(), true);
         }
         Map<Object, Object> expected = toJava(keyType, valueType, e);
         Map<Object, Object> actual = toJava(keyType, valueType, a);
@@ -132,7 +147,7 @@ public final class RowDataDiff {
             if (!actual.containsKey(entry.getKey())) {
                 return path + ": missing key " + entry.getKey() + " (actual keys " + actual.keySet() + ")";
             }
-            String d = valueDiff(path + "{" + entry.getKey() + "}", valueType, entry.getValue(), actual.get(entry.getKey()));
+            String d = valueDiff(path + "{" + entry.getKey() + "}", valueType, entry.getValue(), actual.get(entry.getKey()), false);
             if (d != null) {
                 return d;
             }

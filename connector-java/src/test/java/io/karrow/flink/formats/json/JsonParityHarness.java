@@ -290,7 +290,7 @@ final class JsonParityHarness {
         /** The outcome, rows rendered field by field when {@code rowType} is given. */
         String describe(RowType rowType) {
             if (hung) {
-                return "no outcome: flink-json did not return within " + OracleDecoder.HANG_MILLIS + " ms";
+                return "no outcome: flink-json never returns (it kept reading past the end of the input)";
             }
             if (runaway) {
                 return "no outcome: flink-json emitted more than " + MAX_ROWS_PER_VALUE + " rows ("
@@ -536,80 +536,121 @@ final class JsonParityHarness {
      * the input, {@code nextToken()} returns null, and the loops of the MAP and ARRAY converters (and
      * of the top-level array) wait for an END token that never comes while the swallowed errors turn
      * every turn into a NULL entry (a MAP spins in place, an ARRAY or the top-level array grows until
-     * the heap is gone). A SQL job would hang there. To run the corpora anyway, a watchdog stops the
-     * decoding thread (Thread.stop, still functional on Java 17) when one value takes longer than
-     * {@link #HANG_MILLIS}; flink-json swallows even that ({@code catch Throwable} under
-     * ignore-parse-errors) so it keeps stopping it until the call returns. Such values get a {@link
-     * Outcome#hung} outcome and a fresh decoder is made.
+     * the heap is gone). A SQL job would hang there. Every loop of those converters calls {@code
+     * nextToken()} on each turn, and a decode that ends calls it at the end of the input a few times
+     * at most; so the oracle's parsers are wrapped ({@link EndlessInputGuard}) and, after {@link
+     * EndlessInputGuard#NULL_TOKENS} null tokens in a row, every further {@code nextToken()} throws.
+     * flink-json swallows that too ({@code catch Throwable} under ignore-parse-errors) but each of its
+     * loops then ends at its next turn, so the call returns; such values get a {@link Outcome#hung}
+     * outcome. No thread is stopped (Thread.stop throws on Java 20+), so this works on every JVM.
+     * The tree decoder reads a finite tree and is left unwrapped.
      */
     static final class OracleDecoder {
-        static final long HANG_MILLIS = 1000;
-        private static final Object LOCK = new Object();
-        private static Thread target;
-        private static long targetSince;
-        private static boolean fired;
-
-        static {
-            Thread watchdog = new Thread(OracleDecoder::watch, "json-oracle-watchdog");
-            watchdog.setDaemon(true);
-            watchdog.start();
-        }
-
         private final RowType rowType;
-        private final Map<String, String> options;
-        private DeserializationSchema<RowData> schema;
+        private final DeserializationSchema<RowData> schema;
+        private final EndlessInputGuard guard;
 
         OracleDecoder(RowType rowType, Map<String, String> options) throws Exception {
             this.rowType = rowType;
-            this.options = options;
             this.schema = decoder(ORACLE, rowType, options, false);
-        }
-
-        @SuppressWarnings({"removal", "deprecation"})
-        private static void watch() {
-            while (true) {
-                try {
-                    Thread.sleep(50);
-                } catch (InterruptedException e) {
-                    return;
-                }
-                synchronized (LOCK) {
-                    if (target != null && System.nanoTime() - targetSince > HANG_MILLIS * 1_000_000L) {
-                        fired = true;
-                        target.stop();
-                    }
-                }
-            }
+            this.guard = EndlessInputGuard.install(schema);
         }
 
         /** The oracle's outcome for {@code value}, as Flink stores rows ({@link #asStored}). */
         Outcome decode(byte[] value) throws Exception {
-            Outcome outcome;
-            boolean hung;
-            try {
-                try {
-                    synchronized (LOCK) {
-                        target = Thread.currentThread();
-                        targetSince = System.nanoTime();
-                        fired = false;
-                    }
-                    outcome = JsonParityHarness.decode(schema, value);
-                } finally {
-                    synchronized (LOCK) {
-                        target = null;
-                        hung = fired;
-                    }
-                }
-            } catch (ThreadDeath stopped) {
-                outcome = null;
-                hung = true;
+            if (guard != null) {
+                guard.tripped = false;
             }
-            if (hung) {
-                Thread.interrupted(); // Thread.stop also interrupts the thread
-                schema = decoder(ORACLE, rowType, options, false);
+            Outcome outcome = JsonParityHarness.decode(schema, value);
+            if (guard != null && guard.tripped) {
                 return Outcome.hung();
             }
             return outcome.runaway ? outcome : asStored(rowType, outcome);
+        }
+    }
+
+    /**
+     * The JSON factory of a flink-json streaming decoder, replaced by a copy (same features and
+     * limits) whose parsers forward everything to Jackson's and only count {@code nextToken()} calls
+     * that return null in a row: past {@link #NULL_TOKENS} the input is known to be exhausted inside
+     * a loop that never ends, and every further call throws {@link EndlessInput}.
+     */
+    static final class EndlessInputGuard
+            extends org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonFactory {
+        private static final long serialVersionUID = 1L;
+        /** Far above {@link #MAX_ROWS_PER_VALUE}, so a top-level array of null rows is still a runaway. */
+        static final int NULL_TOKENS = 1_000_000;
+
+        /** Whether a parser of this factory gave up since the flag was last cleared. */
+        transient volatile boolean tripped;
+
+        private EndlessInputGuard(org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonFactory source) {
+            super(source, source.getCodec());
+        }
+
+        /** Installs the guard in {@code schema}'s mapper if it is flink-json's streaming decoder; null otherwise. */
+        static EndlessInputGuard install(DeserializationSchema<RowData> schema) throws ReflectiveOperationException {
+            if (!(schema instanceof org.apache.flink.formats.json.JsonParserRowDataDeserializationSchema)) {
+                return null;
+            }
+            java.lang.reflect.Field mapperField =
+                    org.apache.flink.formats.json.AbstractJsonDeserializationSchema.class.getDeclaredField("objectMapper");
+            mapperField.setAccessible(true);
+            org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper mapper =
+                    (org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper) mapperField.get(schema);
+            EndlessInputGuard guard = new EndlessInputGuard(mapper.getFactory());
+            java.lang.reflect.Field factoryField =
+                    org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper.class
+                            .getDeclaredField("_jsonFactory");
+            factoryField.setAccessible(true);
+            factoryField.set(mapper, guard);
+            guard.setCodec(mapper);
+            if (mapper.getFactory() != guard) {
+                throw new IllegalStateException("the oracle's JSON factory could not be replaced");
+            }
+            return guard;
+        }
+
+        @Override
+        public org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonParser createParser(byte[] data)
+                throws java.io.IOException {
+            return new Counting(super.createParser(data));
+        }
+
+        @Override
+        public org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonParser createParser(
+                byte[] data, int offset, int length) throws java.io.IOException {
+            return new Counting(super.createParser(data, offset, length));
+        }
+
+        /** Thrown by every {@code nextToken()} once a parser has given up. */
+        static final class EndlessInput extends Error {
+            private static final long serialVersionUID = 1L;
+
+            EndlessInput() {
+                super("flink-json kept reading past the end of the input (" + NULL_TOKENS + " null tokens)");
+            }
+        }
+
+        private final class Counting
+                extends org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.util.JsonParserDelegate {
+            private int nulls;
+
+            Counting(org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonParser parser) {
+                super(parser);
+            }
+
+            @Override
+            public org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonToken nextToken()
+                    throws java.io.IOException {
+                if (nulls >= NULL_TOKENS) {
+                    tripped = true;
+                    throw new EndlessInput();
+                }
+                org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonToken token = super.nextToken();
+                nulls = token == null ? nulls + 1 : 0;
+                return token;
+            }
         }
     }
 
@@ -753,7 +794,7 @@ final class JsonParityHarness {
                 }
                 continue;
             }
-            String d = RowDataDiff.diff(type, expected.get(i), actual.rows.get(i));
+            String d = RowDataDiff.diffInOrder(type, expected.get(i), actual.rows.get(i));
             if (d != null) {
                 return "row " + i + d + " (" + context + " / native " + actual.describe(rowType) + ")";
             }
