@@ -23,6 +23,11 @@ impl ElementImages {
         self.slots.clear();
     }
 
+    /// How many elements were pushed.
+    pub(crate) fn count(&self) -> usize {
+        self.slots.len()
+    }
+
     /// Appends a NULL element.
     pub(crate) fn push_null(&mut self) {
         self.slots.push(None);
@@ -67,7 +72,32 @@ impl ElementImages {
         keep: Option<&[bool]>,
     ) -> Result<(), CodecError> {
         let kept = |i: usize| keep.is_none_or(|k| k[i]);
-        let count = (0..self.slots.len()).filter(|&i| kept(i)).count();
+        let order: Vec<usize> = (0..self.slots.len()).filter(|&i| kept(i)).collect();
+        self.write_ordered(ty, out, &order)
+    }
+
+    /// The bytes of element `i` of a CHAR/VARCHAR/BINARY/VARBINARY array (`None` for NULL or
+    /// an index out of range).
+    pub(crate) fn var_bytes(&self, i: usize) -> Option<&[u8]> {
+        let src = (*self.slots.get(i)?)?;
+        let word = u64::from_le_bytes(self.scratch.get(src..src + 8)?.try_into().ok()?);
+        if word & (1 << 63) != 0 {
+            // Inline: the bytes at the slot's start, the length in the top byte's low 7 bits.
+            let len = ((word >> 56) & 0x7f) as usize;
+            return self.scratch.get(src..src + len.min(7));
+        }
+        let (offset, len) = ((word >> 32) as usize, (word & 0xffff_ffff) as usize);
+        self.scratch.get(offset..offset.checked_add(len)?)
+    }
+
+    /// Appends the binary array image of the elements at `order` (indexes, in that order).
+    pub(crate) fn write_ordered(
+        &self,
+        ty: &FlinkType,
+        out: &mut Vec<u8>,
+        order: &[usize],
+    ) -> Result<(), CodecError> {
+        let count = order.len();
         let size = element_size(ty);
         let header = array_header_bytes(count);
         let base = out.len();
@@ -76,14 +106,12 @@ impl ElementImages {
             i32::try_from(count).map_err(|_| CodecError::Rows("array longer than 2^31".into()))?;
         put(out, base, &n.to_le_bytes());
         let fixed = is_fixed_length(ty);
-        let mut i = 0;
-        for (index, slot) in self.slots.iter().enumerate() {
-            if !kept(index) {
-                continue;
-            }
-            let dst = base + header + size * i;
-            let position = i;
-            i += 1;
+        for (position, &index) in order.iter().enumerate() {
+            let slot = self
+                .slots
+                .get(index)
+                .ok_or_else(|| CodecError::Rows(format!("no element {index}")))?;
+            let dst = base + header + size * position;
             let Some(src) = *slot else {
                 set_bit(out, base + 4, position);
                 continue;
