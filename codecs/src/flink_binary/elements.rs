@@ -54,6 +54,20 @@ impl ElementImages {
         }
     }
 
+    /// The bytes of element `i` of a CHAR/VARCHAR/BINARY/VARBINARY array (`None` for NULL or
+    /// an index out of range).
+    pub(crate) fn var_bytes(&self, i: usize) -> Option<&[u8]> {
+        let src = (*self.slots.get(i)?)?;
+        let word = u64::from_le_bytes(self.scratch.get(src..src + 8)?.try_into().ok()?);
+        if word & (1 << 63) != 0 {
+            // Inline: the bytes at the slot's start, the length in the top byte's low 7 bits.
+            let len = ((word >> 56) & 0x7f) as usize;
+            return self.scratch.get(src..src + len.min(7));
+        }
+        let (offset, len) = ((word >> 32) as usize, (word & 0xffff_ffff) as usize);
+        self.scratch.get(offset..offset.checked_add(len)?)
+    }
+
     /// Appends the binary array image of all elements to `out`.
     pub(crate) fn write_array(&self, ty: &FlinkType, out: &mut Vec<u8>) -> Result<(), CodecError> {
         self.write_elements(ty, out, self.slots.len(), 0..self.slots.len())

@@ -16,6 +16,7 @@ use crate::types::{FlinkField, FlinkKind, FlinkType};
 
 use super::arrow::check_block_count;
 use super::cursor::{Cursor, ReadError, ReadResult};
+use super::map_order::flink_map_order;
 use super::resolve::{Read, RecordRead, Step, ValueRead};
 use crate::java::big_integer::from_byte_array;
 
@@ -268,16 +269,19 @@ fn read_long(read: &Read, cur: &mut Cursor<'_>, ty: &FlinkType) -> ReadResult<i6
 }
 
 /// Reads array/map blocks, calling `item` once per item.
+/// Returns the item count of the first block.
 fn read_blocks(
     cur: &mut Cursor<'_>,
     item_read: &ValueRead,
     mut item: impl FnMut(&mut Cursor<'_>) -> ReadResult<()>,
-) -> ReadResult<()> {
+) -> ReadResult<u64> {
     let mut total = 0;
+    let mut first = None;
     loop {
         let count = cur.read_block_count()?;
+        let first = *first.get_or_insert(count);
         if count == 0 {
-            return Ok(());
+            return Ok(first);
         }
         total = check_block_count(count, total, item_read, cur)?;
         for _ in 0..count {
@@ -304,16 +308,34 @@ fn write_map(
     let mut values = Elements::default();
     // Every entry has at least a one-byte key length.
     let entry = ValueRead::Direct(Read::Boolean);
-    read_blocks(cur, &entry, |cur| {
+    let first_block = read_blocks(cur, &entry, |cur| {
         keys.push(key, &ValueRead::Direct(Read::String), cur)?;
         values.push(value, value_read, cur)
     })?;
+    // Flink's order (and its dedup of repeated keys), not the wire order: see `map_order`.
+    let texts: Vec<&[u8]> = (0..keys.0.count())
+        .map(|i| keys.0.var_bytes(i).unwrap_or_default())
+        .collect();
+    let first_block = usize::try_from(first_block).map_err(|_| ReadError::new("map too large"))?;
+    let order = flink_map_order(&texts, first_block);
+    let index = |i: usize| u32::try_from(i).map_err(|_| ReadError::new("map too large"));
+    let mut key_order = Vec::with_capacity(order.len());
+    let mut value_order = Vec::with_capacity(order.len());
+    for (k, v) in order {
+        key_order.push(index(k)?);
+        value_order.push(index(v)?);
+    }
     let start = out.len();
     out.resize(start + 4, 0);
-    keys.write_array(key, out)?;
+    keys.0
+        .write_ordered(key, out, &key_order)
+        .map_err(rows_error)?;
     let key_size = out.len() - start - 4;
     put(out, start, &(key_size as i32).to_le_bytes());
-    values.write_array(value, out)?;
+    values
+        .0
+        .write_ordered(value, out, &value_order)
+        .map_err(rows_error)?;
     let size = out.len() - start;
     // A map's size is 4 mod 8; the variable part after it is padded to a multiple of 8
     // from the start of the enclosing row or array (`base`), as Flink's writers pad it, so

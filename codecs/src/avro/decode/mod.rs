@@ -5,6 +5,7 @@ pub(crate) mod arrow;
 mod binary_rows;
 pub mod cursor;
 pub mod limits;
+mod map_order;
 pub mod resolve;
 pub mod skip;
 

@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, MapArray, StructArray};
+use arrow_array::{make_array, Array, ArrayRef, MapArray, StringArray, StructArray};
+use arrow_buffer::{OffsetBuffer, ScalarBuffer};
+use arrow_data::transform::MutableArrayData;
 use arrow_schema::{DataType, FieldRef, Fields};
 use serde_json::Value;
 
@@ -11,6 +13,7 @@ use super::list::check_block_count;
 use super::string::StringDecoder;
 use super::{bad_default, decode_value, decoder_for, unexpected, Decoder};
 use crate::avro::decode::cursor::{Cursor, ReadError, ReadResult};
+use crate::avro::decode::map_order::flink_map_order;
 use crate::avro::decode::resolve::Read;
 use crate::types::FlinkType;
 
@@ -20,6 +23,8 @@ pub(crate) struct MapDecoder {
     rows: OffsetsColumn,
     keys: StringDecoder,
     values: Box<dyn Decoder>,
+    /// Per row, the item count of its first block (the capacity of Avro's `HashMap`).
+    first_blocks: Vec<usize>,
 }
 
 impl MapDecoder {
@@ -38,11 +43,14 @@ impl MapDecoder {
             rows: OffsetsColumn::default(),
             keys: StringDecoder::default(),
             values: decoder_for(value),
+            first_blocks: Vec::new(),
         }
     }
 
-    fn close_row(&mut self) -> ReadResult<()> {
-        self.rows.push(self.keys.len(), true, "a map")
+    fn close_row(&mut self, first_block: usize) -> ReadResult<()> {
+        self.rows.push(self.keys.len(), true, "a map")?;
+        self.first_blocks.push(first_block);
+        Ok(())
     }
 }
 
@@ -52,8 +60,10 @@ impl Decoder for MapDecoder {
             return Err(unexpected(read, "a map column"));
         };
         let mut total = 0;
+        let mut first_block = None;
         loop {
             let count = cur.read_block_count()?;
+            first_block.get_or_insert(count);
             if count == 0 {
                 break;
             }
@@ -70,11 +80,14 @@ impl Decoder for MapDecoder {
                 decode_value(self.values.as_mut(), value, cur)?;
             }
         }
-        self.close_row()
+        let first_block = usize::try_from(first_block.unwrap_or(0))
+            .map_err(|_| ReadError::new("map too large"))?;
+        self.close_row(first_block)
     }
 
     fn append_null(&mut self) {
         self.rows.push_null();
+        self.first_blocks.push(0);
     }
 
     fn append_default(&mut self, default: &Value) -> ReadResult<()> {
@@ -89,7 +102,8 @@ impl Decoder for MapDecoder {
                 self.values.append_default(v)?;
             }
         }
-        self.close_row()
+        // Avro copies a default map into a `HashMap` of its size.
+        self.close_row(entries.len())
     }
 
     fn len(&self) -> usize {
@@ -98,6 +112,7 @@ impl Decoder for MapDecoder {
 
     fn truncate(&mut self, len: usize) {
         self.rows.truncate(len);
+        self.first_blocks.truncate(len);
         // Also the entries of a row that failed before it was closed, whose key may be
         // in without its value.
         let entries = self.rows.item_end();
@@ -106,11 +121,13 @@ impl Decoder for MapDecoder {
     }
 
     fn finish(&mut self) -> Result<ArrayRef, ReadError> {
-        let keys: ArrayRef = Arc::new(self.keys.finish_strings());
+        let keys = self.keys.finish_strings();
         // Every part is reset before an error is returned.
         let values = self.values.finish();
         let (offsets, nulls) = self.rows.finish();
+        let first_blocks = std::mem::take(&mut self.first_blocks);
         let values = values?;
+        let (offsets, keys, values) = in_flink_order(&offsets, &keys, &values, &first_blocks)?;
         let DataType::Struct(fields) = self.entries_field.data_type() else {
             return Err(ReadError::new("map entries are not a struct"));
         };
@@ -122,4 +139,46 @@ impl Decoder for MapDecoder {
         debug_assert_eq!(map.len() + 1, map.offsets().len());
         Ok(Arc::new(map))
     }
+}
+
+/// The entries of every row put in the order (and with the dedup of repeated keys) of
+/// Flink's decoded map (`map_order`), as the binary-row decoder writes them.
+fn in_flink_order(
+    offsets: &OffsetBuffer<i32>,
+    keys: &StringArray,
+    values: &ArrayRef,
+    first_blocks: &[usize],
+) -> Result<(OffsetBuffer<i32>, ArrayRef, ArrayRef), ReadError> {
+    let key_data = keys.to_data();
+    let value_data = values.to_data();
+    let mut new_keys = MutableArrayData::new(vec![&key_data], false, keys.len());
+    let mut new_values = MutableArrayData::new(vec![&value_data], false, values.len());
+    let mut new_offsets = Vec::with_capacity(offsets.len());
+    new_offsets.push(0i32);
+    let mut total = 0usize;
+    for (row, bounds) in offsets.windows(2).enumerate() {
+        let (start, end) = (bounds[0] as usize, bounds[1] as usize);
+        let texts: Vec<&[u8]> = (start..end).map(|i| keys.value(i).as_bytes()).collect();
+        let first_block = first_blocks.get(row).copied().unwrap_or(end - start);
+        let overflow =
+            |e: arrow_schema::ArrowError| ReadError::new(format!("building a map column: {e}"));
+        for (k, v) in flink_map_order(&texts, first_block) {
+            new_keys
+                .try_extend(0, start + k, start + k + 1)
+                .map_err(overflow)?;
+            new_values
+                .try_extend(0, start + v, start + v + 1)
+                .map_err(overflow)?;
+            total += 1;
+        }
+        new_offsets
+            .push(i32::try_from(total).map_err(|_| ReadError::new("map entries exceed 2^31"))?);
+    }
+    let keys: ArrayRef = Arc::new(StringArray::from(new_keys.freeze()));
+    let values = make_array(new_values.freeze());
+    Ok((
+        OffsetBuffer::new(ScalarBuffer::from(new_offsets)),
+        keys,
+        values,
+    ))
 }

@@ -137,14 +137,30 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
             try {
                 batchRows = batchDecoder.decode(values, count);
             } catch (IOException e) {
-                int index = e instanceof KarrowNativeException ? ((KarrowNativeException) e).getRecordIndex() : -1;
-                failedAt = index >= 0 && index < count ? index : 0;
-                batchFailure = index >= 0 && index < count
+                int index = recordIndex(e, count);
+                failedAt = index >= 0 ? index : 0;
+                batchFailure = index >= 0
                         ? e
                         : new IOException("Decoding the batch of " + count + " values at offsets "
                                 + records.get(0).offset() + ".." + records.get(count - 1).offset() + " failed: "
                                 + e.getMessage(), e);
-                batchRows = decodePrefix(values, failedAt);
+                // The values before the failing one may fail too: a fused Calc runs only once the
+                // whole batch has decoded, so a row it fails on can come from an earlier record than
+                // the value that did not decode. The stock source fails at the earlier record.
+                while (true) {
+                    try {
+                        batchRows = decodePrefix(values, failedAt);
+                        break;
+                    } catch (IOException earlier) {
+                        int at = recordIndex(earlier, failedAt);
+                        if (at < 0) {
+                            throw new IllegalStateException(
+                                    "Values before the failing record did not decode again", earlier);
+                        }
+                        failedAt = at;
+                        batchFailure = earlier;
+                    }
+                }
             }
             metrics.nativeBatches.inc();
             metrics.nativeDecodeTimeNanos.inc(System.nanoTime() - start);
@@ -173,17 +189,21 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
         return out;
     }
 
-    /** Re-decodes the values before a failing one, so they are emitted as the stock source would. */
-    private DecodedValues decodePrefix(DirectValueBuffer values, int length) {
+    /**
+     * Re-decodes the values before a failing one, so they are emitted as the stock source would; a
+     * failure names a record of the prefix (see the caller).
+     */
+    private DecodedValues decodePrefix(DirectValueBuffer values, int length) throws IOException {
         if (length == 0) {
             return DecodedValues.empty();
         }
-        try {
-            return batchDecoder.decode(values, length);
-        } catch (IOException e) {
-            // The failure reported for the whole batch named a later record; this cannot normally happen.
-            throw new IllegalStateException("Values before the failing record did not decode again", e);
-        }
+        return batchDecoder.decode(values, length);
+    }
+
+    /** The index of the record a native failure names, if it is one of the first {@code count}; else -1. */
+    private static int recordIndex(IOException e, int count) {
+        int index = e instanceof KarrowNativeException ? ((KarrowNativeException) e).getRecordIndex() : -1;
+        return index >= 0 && index < count ? index : -1;
     }
 
     private DecodedKafkaRecord decodeOne(

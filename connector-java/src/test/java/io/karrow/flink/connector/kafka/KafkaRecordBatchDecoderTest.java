@@ -88,7 +88,10 @@ class KafkaRecordBatchDecoderTest {
         }
     }
 
-    /** The same format with a batch decoder that decodes from the direct buffer, failing like the native one. */
+    /**
+     * The same format with a batch decoder that decodes from the direct buffer, failing like the native
+     * one; "calc-fails" fails as a fused Calc does, only once every value of the call has decoded.
+     */
     static final class BatchUtf8Schema extends Utf8Schema implements BatchDeserializationSchema {
         final List<Integer> calls = new ArrayList<>();
 
@@ -103,6 +106,7 @@ class KafkaRecordBatchDecoderTest {
                     long data = values.dataAddress();
                     long lengths = values.lengthsAddress();
                     int at = 0;
+                    int calcFailure = -1;
                     for (int i = 0; i < count; i++) {
                         int len = org.apache.flink.core.memory.MemoryUtils.UNSAFE.getInt(lengths + 4L * i);
                         if (len < 0) {
@@ -121,11 +125,17 @@ class KafkaRecordBatchDecoderTest {
                         if (s.equals("broken-batch")) {
                             throw new KarrowNativeException("registry unreachable", -1, -1);
                         }
+                        if (s.equals("calc-fails") && calcFailure < 0) {
+                            calcFailure = i;
+                        }
                         int copies = s.equals("none") ? 0 : s.equals("two") ? 2 : 1;
                         for (int c = 0; c < copies; c++) {
                             rows.add(GenericRowData.of(StringData.fromString(s)));
                         }
                         valueRowEnds[i] = rows.size();
+                    }
+                    if (calcFailure >= 0) {
+                        throw new KarrowNativeException("java.lang.ArithmeticException: / by zero", calcFailure, -1);
                     }
                     return new DecodedValues(rows.toArray(new RowData[0]), valueRowEnds);
                 }
@@ -275,6 +285,25 @@ class KafkaRecordBatchDecoderTest {
                 .hasMessageContaining("topic 't', partition 1, offset 42")
                 .hasMessageContaining("Unknown magic byte! (schema id 7)")
                 .hasCauseInstanceOf(KarrowNativeException.class);
+    }
+
+    /**
+     * A fused session reports a value that does not decode before it runs the Calc, so a row the Calc
+     * fails on in an earlier record shows only when the prefix is decoded again: the earlier failure
+     * is the one reported, at its record, as the stock source (record by record) fails.
+     */
+    @Test
+    void anEarlierFailureInThePrefixIsTheOneReported() throws IOException {
+        BatchUtf8Schema value = new BatchUtf8Schema();
+        KafkaRecordBatchDecoder decoder = decoder(null, value, valueOnlyAssembler());
+        List<DecodedKafkaRecord> out = decoder.decode(List.of(record(20, null, "a"), record(21, null, "calc-fails"),
+                record(22, null, "b"), record(23, null, "bad"), record(24, null, "c")));
+        assertThat(value.calls).containsExactly(5, 3, 1);
+        assertThat(out).hasSize(2);
+        assertThat(rows(out.get(0))).containsExactly(GenericRowData.of(StringData.fromString("a")));
+        assertThat(out.get(1).failure())
+                .hasMessageContaining("topic 't', partition 1, offset 21")
+                .hasMessageContaining("/ by zero");
     }
 
     @Test
