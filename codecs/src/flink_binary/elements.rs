@@ -23,6 +23,11 @@ impl ElementImages {
         self.slots.clear();
     }
 
+    /// How many elements were pushed.
+    pub(crate) fn count(&self) -> usize {
+        self.slots.len()
+    }
+
     /// Appends a NULL element.
     pub(crate) fn push_null(&mut self) {
         self.slots.push(None);
