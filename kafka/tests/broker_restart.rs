@@ -23,9 +23,9 @@
 //!   cargo test -p karrow-kafka --test broker_restart -- --test-threads=1
 //! ```
 
+mod support;
+
 use std::collections::HashMap;
-use std::path::Path;
-use std::process::Command;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -34,6 +34,7 @@ use karrow_kafka::fetch::FetchLimits;
 use karrow_kafka::produce::{Producer, ProducerConfig};
 use karrow_kafka::records::RecordRef;
 use karrow_kafka::{FetchSession, Isolation};
+use support::{create_topic, kafka_sh};
 
 /// A broker these tests may restart, or `None` (skipped, with the reason printed).
 fn restartable_broker() -> Option<String> {
@@ -48,29 +49,6 @@ fn restartable_broker() -> Option<String> {
         return None;
     };
     (flag == "1").then_some(bootstrap)
-}
-
-fn kafka_sh(bootstrap: &str, args: &[&str]) -> std::process::Output {
-    let port = bootstrap.rsplit(':').next().expect("host:port");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/services/kafka.sh");
-    Command::new("timeout")
-        .arg("180")
-        .arg("bash")
-        .arg(script)
-        .args(args)
-        .env("KAFKA_PORT", port)
-        .env("KAFKA_STOP_TIMEOUT", "0")
-        .output()
-        .expect("kafka.sh runs")
-}
-
-fn create_topic(bootstrap: &str, topic: &str, partitions: u32) {
-    let out = kafka_sh(bootstrap, &["create-topic", topic, &partitions.to_string()]);
-    assert!(
-        out.status.success(),
-        "create-topic: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// Kills the broker and starts it again on the same log directory, on another thread;

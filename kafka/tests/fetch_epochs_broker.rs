@@ -12,40 +12,15 @@
 //! KARROW_TEST_KAFKA_BOOTSTRAP=127.0.0.1:32092 cargo test -p karrow-kafka --test fetch_epochs_broker
 //! ```
 
-use std::path::Path;
-use std::process::Command;
+mod support;
+
 use std::time::{Duration, Instant};
 
 use karrow_kafka::fetch::FetchLimits;
 use karrow_kafka::produce::{Producer, ProducerConfig};
 use karrow_kafka::records::RecordRef;
 use karrow_kafka::{FetchSession, Isolation, Polled};
-
-fn bootstrap() -> Option<String> {
-    match std::env::var("KARROW_TEST_KAFKA_BOOTSTRAP") {
-        Ok(b) => Some(b),
-        Err(_) => {
-            eprintln!("skipped: KARROW_TEST_KAFKA_BOOTSTRAP is not set (see this file's header)");
-            None
-        }
-    }
-}
-
-fn create_topic(bootstrap: &str, topic: &str, partitions: u32) {
-    let port = bootstrap.rsplit(':').next().expect("host:port");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/services/kafka.sh");
-    let out = Command::new("bash")
-        .arg(script)
-        .args(["create-topic", topic, &partitions.to_string()])
-        .env("KAFKA_PORT", port)
-        .output()
-        .expect("kafka.sh runs");
-    assert!(
-        out.status.success(),
-        "create-topic: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use support::{bootstrap, create_topic};
 
 fn produce(bootstrap: &str, topic: &str, partition: i32, count: usize) {
     let mut producer = Producer::open(ProducerConfig {

@@ -10,9 +10,9 @@
 //! KARROW_TEST_KAFKA_BOOTSTRAP=127.0.0.1:36092 cargo test -p karrow-kafka --test producer_broker
 //! ```
 
+mod support;
+
 use std::collections::HashMap;
-use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use karrow_kafka::compression::Codec;
@@ -22,35 +22,7 @@ use karrow_kafka::produce::partitioner::{partition_for_key, Sticky};
 use karrow_kafka::produce::{Coordinator, Producer, ProducerConfig, ProducerIdAndEpoch};
 use karrow_kafka::records::RecordRef;
 use karrow_kafka::{FetchSession, Isolation};
-
-const BOOTSTRAP_VAR: &str = "KARROW_TEST_KAFKA_BOOTSTRAP";
-
-fn bootstrap() -> Option<String> {
-    match std::env::var(BOOTSTRAP_VAR) {
-        Ok(b) => Some(b),
-        Err(_) => {
-            eprintln!("skipped: {BOOTSTRAP_VAR} is not set (see this file's header)");
-            None
-        }
-    }
-}
-
-/// Creates `topic` with `partitions` partitions through tests/services/kafka.sh.
-fn create_topic(bootstrap: &str, topic: &str, partitions: u32) {
-    let port = bootstrap.rsplit(':').next().expect("host:port");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/services/kafka.sh");
-    let out = Command::new("bash")
-        .arg(script)
-        .args(["create-topic", topic, &partitions.to_string()])
-        .env("KAFKA_PORT", port)
-        .output()
-        .expect("kafka.sh runs");
-    assert!(
-        out.status.success(),
-        "create-topic: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use support::{bootstrap, create_topic, create_topic_with};
 
 fn unique(name: &str) -> String {
     let nanos = std::time::SystemTime::now()
@@ -518,37 +490,6 @@ fn initializing_an_id_again_fences_and_aborts_its_lingering_transaction() {
             "tv{version}"
         );
     }
-}
-
-/// `topic` with `partitions` partitions and the topic configs `configs` (`key=value` each).
-fn create_topic_with(bootstrap: &str, topic: &str, partitions: u32, configs: &[&str]) {
-    let port = bootstrap.rsplit(':').next().expect("host:port");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/services/kafka.sh");
-    let mut command = Command::new("bash");
-    command
-        .arg(script)
-        .args(["run-class", "org.apache.kafka.tools.TopicCommand"])
-        .args([
-            "--bootstrap-server",
-            bootstrap,
-            "--create",
-            "--topic",
-            topic,
-        ])
-        .args(["--partitions", &partitions.to_string()])
-        .args(["--replication-factor", "1"]);
-    for c in configs {
-        command.args(["--config", c]);
-    }
-    let out = command
-        .env("KAFKA_PORT", port)
-        .output()
-        .expect("kafka.sh runs");
-    assert!(
-        out.status.success(),
-        "create topic: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 fn value_record(value: &[u8]) -> RecordRef<'_> {
