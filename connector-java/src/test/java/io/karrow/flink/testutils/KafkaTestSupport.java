@@ -207,6 +207,36 @@ public final class KafkaTestSupport {
         return readAll(bootstrap(), topic, readCommitted);
     }
 
+    /**
+     * The {@code read_committed} end offset of {@code partition}, once it has caught up with the
+     * high watermark (at most 10 s). A broker answers EndTxn before it writes the commit markers
+     * to the partitions, so right after a commit the last stable offset can still be behind; a
+     * transaction that stays open leaves it behind, and its value then is taken as it is.
+     */
+    private static long stableEnd(
+            Properties committed, KafkaConsumer<byte[], byte[]> consumer, TopicPartition partition) {
+        Properties uncommitted = new Properties();
+        uncommitted.putAll(committed);
+        uncommitted.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+        long high;
+        try (KafkaConsumer<byte[], byte[]> watermark = new KafkaConsumer<>(uncommitted)) {
+            high = watermark.endOffsets(List.of(partition)).get(partition);
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            long stable = consumer.endOffsets(List.of(partition)).get(partition);
+            if (stable >= high || System.nanoTime() > deadline) {
+                return stable;
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return stable;
+            }
+        }
+    }
+
     /** As {@link #readAll(String, boolean)}, from the broker at {@code bootstrap}. */
     public static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic, boolean readCommitted) {
         Properties p = new Properties();
@@ -224,7 +254,9 @@ public final class KafkaTestSupport {
             for (TopicPartition partition : partitions) {
                 consumer.assign(List.of(partition));
                 consumer.seekToBeginning(List.of(partition));
-                long end = consumer.endOffsets(List.of(partition)).get(partition);
+                long end = readCommitted
+                        ? stableEnd(p, consumer, partition)
+                        : consumer.endOffsets(List.of(partition)).get(partition);
                 long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
                 while (consumer.position(partition) < end) {
                     if (System.nanoTime() > deadline) {
