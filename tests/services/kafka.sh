@@ -181,6 +181,8 @@ cmd_start() {
   mkdir -p "$run/data" "$run/tmp"
 
   local props="$run/server.properties"
+  # log.retention.ms=-1: tests write records with fixed timestamps (2023, e.g. 1700000000000), which
+  # the default 7-day retention deletes whenever its 5-minute check happens to run mid-test.
   cat > "$props" <<EOF
 process.roles=broker,controller
 node.id=1
@@ -201,6 +203,7 @@ transaction.state.log.num.partitions=${KAFKA_TXN_PARTITIONS:-1}
 share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
+log.retention.ms=-1
 EOF
   local extra
   for extra in $KAFKA_EXTRA_PROPS; do
