@@ -224,3 +224,48 @@ pub(crate) fn describe(e: &rustls::Error) -> String {
         other => other.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_name_verified_is_the_host_of_the_broker_address() {
+        assert_eq!(
+            server_name("127.0.0.1:9093").unwrap(),
+            ServerName::try_from("127.0.0.1").unwrap()
+        );
+        assert_eq!(
+            server_name("[::1]:9093").unwrap(),
+            ServerName::try_from("::1").unwrap()
+        );
+        assert_eq!(
+            server_name("broker-1.example.com:9093").unwrap(),
+            ServerName::try_from("broker-1.example.com").unwrap()
+        );
+        assert!(server_name("bad host:9093").is_err());
+    }
+
+    #[test]
+    fn unusable_settings_are_refused_with_the_reason() {
+        let none = TlsConfig::new(&TlsSettings::default()).unwrap_err();
+        assert!(none.0.contains("no trusted certificate"), "{none}");
+        let junk = TlsConfig::new(&TlsSettings {
+            trusted_certificates: vec![vec![1, 2, 3]],
+            ..TlsSettings::default()
+        })
+        .unwrap_err();
+        assert!(junk.0.contains("trusted certificate 0"), "{junk}");
+        let debug = format!(
+            "{:?}",
+            TlsSettings {
+                client_key: Some(b"secret".to_vec()),
+                ..TlsSettings::default()
+            }
+        );
+        assert!(
+            !debug.contains("secret") && !debug.contains("115"),
+            "{debug}"
+        );
+    }
+}
