@@ -31,7 +31,7 @@ TARGETS=(
   avro_decode avro_writer_schema avro_schema avro_roundtrip
   json_decode json_confluent_decode
   protobuf_decode protobuf_confluent_decode protobuf_descriptor_set proto_text protobuf_registry_schema
-  kafka_fetch_response kafka_record_batches kafka_decompress kafka_response_frame kafka_producer_responses
+  kafka_fetch_response kafka_record_batches kafka_decompress kafka_response_frame kafka_producer_responses kafka_sasl
   registry_request
 )
 

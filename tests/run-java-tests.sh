@@ -4,7 +4,8 @@
 # exit; the same Maven run builds the JVM benchmarks (benches/jvm: the stock Flink harness
 # and TopicDump of `karrow bench`). Then, in the same broker window, the CLI's topic-input
 # test (cli/tests/bench_topic.rs) and the native producer's (kafka/tests/producer_broker.rs)
-# with KARROW_TEST_KAFKA_BOOTSTRAP set, and the Nexmark suite's short variant
+# with KARROW_TEST_KAFKA_BOOTSTRAP set, the TLS/SASL tests (kafka/tests/security_broker.rs) on
+# the broker's secured listeners, and the Nexmark suite's short variant
 # (benches/nexmark/run.sh --short), and the cluster tests (tests/cluster/run.sh). The native library
 # must be built (make native).
 set -euo pipefail
@@ -15,6 +16,10 @@ lib="$repo/target/release/libkarrow_native.so"
 [ -f "$lib" ] || { echo "missing $lib: run 'make native' first" >&2; exit 1; }
 
 export KAFKA_PORT="${KAFKA_PORT:-9092}"
+# Issue #21: the broker also has SSL, SASL_SSL and SASL_PLAINTEXT listeners (KAFKA_PORT+2..+4)
+# for the native client's TLS/SASL tests; their certificates are in $security_dir.
+export KAFKA_SECURITY=1
+security_dir="${KARROW_WORK:-$repo/.work}/kafka/broker-${KAFKA_PORT}/security"
 tests/services/kafka.sh install
 trap 'tests/services/kafka.sh stop || true' EXIT
 tests/services/kafka.sh start
@@ -22,7 +27,8 @@ tests/services/kafka.sh start
 if ! mvn -B -ntp -f pom.xml verify \
   -Dkarrow.native.library="$lib" \
   -Dkarrow.registry.binary="$repo/target/release/karrow" \
-  -Dkarrow.kafka.bootstrap="127.0.0.1:${KAFKA_PORT}"; then
+  -Dkarrow.kafka.bootstrap="127.0.0.1:${KAFKA_PORT}" \
+  -Dkarrow.kafka.security.dir="$security_dir"; then
   # The causes last, where a truncated CI log still shows them.
   tests/print-test-failures.sh connector-java/formats connector-java connector-java/sql benches/jvm
   exit 1
@@ -34,6 +40,8 @@ KARROW_TEST_KAFKA_BOOTSTRAP="127.0.0.1:${KAFKA_PORT}" \
   cargo test --release -p karrow-kafka --test producer_broker
 KARROW_TEST_KAFKA_BOOTSTRAP="127.0.0.1:${KAFKA_PORT}" \
   cargo test --release -p karrow-kafka --test fetch_epochs_broker
+KARROW_TEST_KAFKA_BOOTSTRAP="127.0.0.1:${KAFKA_PORT}" KARROW_TEST_KAFKA_SECURITY_DIR="$security_dir" \
+  cargo test --release -p karrow-kafka --test security_broker
 
 # Issue #23: karrow jobs on a standalone Flink 2.2 cluster (JobManager, two TaskManagers, SQL
 # Gateway; the sql bundle the Maven run just built in lib/), on the same broker: cases (a)-(c) of

@@ -14,6 +14,7 @@ pub mod kafka;
 pub mod producer;
 pub mod protobuf;
 pub mod registry;
+pub mod sasl;
 pub mod sql_types;
 pub mod targets;
 

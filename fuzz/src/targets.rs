@@ -111,6 +111,11 @@ pub const TARGETS: &[Target] = &[
         seeds: producer::response_seeds,
     },
     Target {
+        name: "kafka_sasl",
+        run: crate::sasl::messages,
+        seeds: crate::sasl::message_seeds,
+    },
+    Target {
         name: "registry_request",
         run: registry::request,
         seeds: registry::request_seeds,

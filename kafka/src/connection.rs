@@ -8,8 +8,11 @@
 //! listener answering plaintext) is named as such. A connection given a [`Wakeup`] waits
 //! for its responses in slices and returns [`ConnectionError::Woken`] when woken.
 //!
-//! The transport is plaintext TCP. The native client issue (#21) adds TLS and SASL here:
-//! everything above this type speaks requests and responses, not sockets.
+//! The transport is plaintext TCP or TLS over it, and a SASL connection authenticates after
+//! ApiVersions ([`crate::security`], as `security.protocol` says): everything above this type
+//! speaks requests and responses, not sockets. A TLS handshake that fails names the reason
+//! (an untrusted certificate, a name mismatch, a plaintext listener), as does a failed
+//! authentication (the broker's message).
 
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -18,6 +21,8 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 
 use crate::protocol::{api_versions, Malformed};
+use crate::security::{sasl, tls, Security};
+use crate::transport::Stream;
 use crate::wakeup::{Wakeup, SLICE};
 
 /// The largest ApiVersions response read (a real one is a few KiB).
@@ -43,7 +48,7 @@ pub enum ConnectionError {
     /// anything was allocated for it.
     #[error(
         "Kafka broker {broker} sent a response of {size} bytes, more than the {limit} this \
-         client reads ({why}; is this a SASL listener? the native client speaks plaintext)"
+         client reads ({why}; is this a SASL listener? check security.protocol)"
     )]
     FrameTooLarge {
         /// `host:port`.
@@ -59,14 +64,33 @@ pub enum ConnectionError {
     /// client would otherwise read as a frame of hundreds of megabytes.
     #[error(
         "Kafka broker {broker} answered with a TLS record (bytes {first:02x?}): this is a TLS \
-         (SSL or SASL_SSL) listener, and the native client speaks plaintext; use a PLAINTEXT \
-         listener, or 'scan.fetch-mode' = 'kafka-consumer'"
+         (SSL or SASL_SSL) listener, and this connection is plaintext; set security.protocol \
+         to SSL or SASL_SSL, or use a plaintext listener"
     )]
     TlsListener {
         /// `host:port`.
         broker: String,
         /// The first bytes it sent.
         first: [u8; 4],
+    },
+    /// The TLS handshake failed (an untrusted certificate, a name mismatch, a listener that
+    /// does not speak TLS), or the TLS settings could not be used; Kafka's Java client fails
+    /// with `SslAuthenticationException` here.
+    #[error("Kafka broker {broker}: SSL handshake failed: {reason}")]
+    Tls {
+        /// `host:port`.
+        broker: String,
+        /// What failed.
+        reason: String,
+    },
+    /// SASL authentication failed (a wrong password, a mechanism the listener does not
+    /// enable); Kafka's Java client fails with `SaslAuthenticationException` here.
+    #[error("Kafka broker {broker}: SASL authentication failed: {reason}")]
+    Authentication {
+        /// `host:port`.
+        broker: String,
+        /// The broker's message, or what the client refused.
+        reason: String,
     },
     /// A wake-up ([`Wakeup::wake`]) interrupted the wait for a response.
     #[error("Kafka broker {broker}: the wait for a response was woken up")]
@@ -145,6 +169,8 @@ pub struct ConnectionConfig {
     pub max_response_bytes: usize,
     /// Wakes the waits for responses (`None`: they block up to the request timeout).
     pub wakeup: Option<Wakeup>,
+    /// TLS and SASL (`security.protocol`; the default is plaintext).
+    pub security: Security,
 }
 
 impl Default for ConnectionConfig {
@@ -155,6 +181,7 @@ impl Default for ConnectionConfig {
             request_timeout: Duration::from_secs(30),
             max_response_bytes: 64 * 1024 * 1024,
             wakeup: None,
+            security: Security::default(),
         }
     }
 }
@@ -162,7 +189,7 @@ impl Default for ConnectionConfig {
 /// A connected, version-negotiated broker connection.
 pub struct Connection {
     broker: String,
-    stream: TcpStream,
+    stream: Stream,
     config: ConnectionConfig,
     versions: api_versions::ApiVersions,
     next_correlation: i32,
@@ -207,6 +234,10 @@ impl Connection {
         stream
             .set_write_timeout(Some(config.request_timeout))
             .map_err(io)?;
+        let stream = match &config.security.tls {
+            None => Stream::Plain(stream),
+            Some(tls) => Stream::Tls(Box::new(tls_handshake(broker, tls, stream, config)?)),
+        };
         let mut conn = Connection {
             broker: broker.to_string(),
             stream,
@@ -226,6 +257,10 @@ impl Connection {
             deadline,
         )?;
         conn.versions = api_versions::parse_response(&buf, id).map_err(|e| conn.malformed(e))?;
+        if let Some(credentials) = conn.config.security.sasl.clone() {
+            let deadline = Instant::now() + conn.config.request_timeout;
+            sasl::authenticate(&mut conn, &credentials, deadline)?;
+        }
         Ok(conn)
     }
 
@@ -273,7 +308,11 @@ impl Connection {
         let id = self.next_correlation;
         let mut request = std::mem::take(&mut self.request);
         write(&mut request, id);
-        let written = self.stream.write_all(&request);
+        // A TLS stream buffers what it encrypts: the flush puts it on the socket.
+        let written = self
+            .stream
+            .write_all(&request)
+            .and_then(|()| self.stream.flush());
         self.request = request;
         written.map_err(|source| self.io(source))?;
         Ok(id)
@@ -398,56 +437,32 @@ impl Connection {
 
     /// Whether a response (at least its first byte) is waiting to be read, without blocking.
     pub fn response_ready(&mut self) -> Result<bool, ConnectionError> {
+        let restore = read_timeout(&self.config);
         self.stream
-            .set_nonblocking(true)
-            .map_err(|source| self.io(source))?;
-        let mut byte = [0u8; 1];
-        let peeked = self.stream.peek(&mut byte);
-        self.stream
-            .set_nonblocking(false)
-            .map_err(|source| self.io(source))?;
-        match peeked {
-            Ok(0) => Err(self.io(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                "the broker closed the connection",
-            ))),
-            Ok(_) => Ok(true),
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(false),
-            Err(source) => Err(self.io(source)),
-        }
+            .ready(None, restore)
+            .map_err(|source| self.io(source))
     }
 
     /// Whether a response (at least its first byte) arrives within `timeout`.
     pub fn response_ready_within(&mut self, timeout: Duration) -> Result<bool, ConnectionError> {
-        let timeout = timeout.max(Duration::from_millis(1));
+        let restore = read_timeout(&self.config);
         self.stream
-            .set_read_timeout(Some(timeout))
-            .map_err(|source| self.io(source))?;
-        let mut byte = [0u8; 1];
-        let peeked = self.stream.peek(&mut byte);
-        self.stream
-            .set_read_timeout(Some(read_timeout(&self.config)))
-            .map_err(|source| self.io(source))?;
-        match peeked {
-            Ok(0) => Err(self.io(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                "the broker closed the connection",
-            ))),
-            Ok(_) => Ok(true),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                Ok(false)
-            }
-            Err(source) => Err(self.io(source)),
-        }
+            .ready(Some(timeout), restore)
+            .map_err(|source| self.io(source))
     }
 
-    /// A socket error on this connection.
+    /// A socket error on this connection (a TLS failure, such as the broker's alert refusing
+    /// the client's certificate, as [`ConnectionError::Tls`]).
     pub fn io(&self, source: std::io::Error) -> ConnectionError {
+        if let Some(e) = source
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+        {
+            return ConnectionError::Tls {
+                broker: self.broker.clone(),
+                reason: tls::describe(e),
+            };
+        }
         ConnectionError::Io {
             broker: self.broker.clone(),
             source,
@@ -461,6 +476,56 @@ impl Connection {
             reason: e.0,
         }
     }
+}
+
+/// The TLS handshake on `socket`, within the request timeout (the socket reads in slices
+/// when the connection can be woken). A failure names its reason: the certificate, or a
+/// listener that closed the connection because it does not speak TLS.
+fn tls_handshake(
+    broker: &str,
+    tls: &tls::TlsConfig,
+    mut socket: TcpStream,
+    config: &ConnectionConfig,
+) -> Result<rustls::StreamOwned<rustls::ClientConnection, TcpStream>, ConnectionError> {
+    let failed = |reason: String| ConnectionError::Tls {
+        broker: broker.to_string(),
+        reason,
+    };
+    let name = tls::server_name(broker).map_err(|e| failed(e.to_string()))?;
+    let mut conn = rustls::ClientConnection::new(tls.client_config(), name)
+        .map_err(|e| failed(tls::describe(&e)))?;
+    let deadline = Instant::now() + config.request_timeout;
+    while conn.is_handshaking() {
+        match conn.complete_io(&mut socket) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) && Instant::now() < deadline => {}
+            Err(e) => {
+                let reason = match e
+                    .get_ref()
+                    .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+                {
+                    Some(tls_error) => tls::describe(tls_error),
+                    None if e.kind() == std::io::ErrorKind::UnexpectedEof
+                        || e.kind() == std::io::ErrorKind::ConnectionReset =>
+                    {
+                        format!(
+                            "the broker closed the connection during the handshake ({e}): is \
+                             this a plaintext listener? security.protocol is {}",
+                            config.security.protocol()
+                        )
+                    }
+                    None => e.to_string(),
+                };
+                return Err(failed(reason));
+            }
+        }
+    }
+    Ok(rustls::StreamOwned::new(conn, socket))
 }
 
 /// Whether `stream` is connected to itself (its local and peer addresses are the same).

@@ -10,8 +10,8 @@
 //!
 //! What stays with Kafka's Java consumer on the Java side: offset lookup (earliest, latest,
 //! committed, by timestamp), commits and partition metadata. Compressed batches are
-//! decompressed ([`compression`]). Not supported here: TLS and SASL (the connector refuses
-//! them when the job is planned).
+//! decompressed ([`compression`]). Connections speak TLS and SASL PLAIN / SCRAM as
+//! `security.protocol` says ([`security`]); other SASL mechanisms stay with Kafka's Java client.
 
 pub mod compression;
 pub mod connection;
@@ -21,6 +21,8 @@ pub mod fetch;
 pub mod produce;
 pub mod protocol;
 pub mod records;
+pub mod security;
+mod transport;
 pub mod wakeup;
 mod wire;
 

@@ -11,6 +11,9 @@
 #   kafka.sh create-topic NAME PARTITIONS create a topic (replication factor 1)
 #   kafka.sh run-class CLASS [ARGS...]    run any main class from the broker classpath
 #                                         (e.g. org.apache.kafka.tools.consumer.ConsoleConsumer)
+#   KAFKA_SECURITY=1 kafka.sh start       also SSL (mTLS), SASL_SSL (SCRAM) and SASL_PLAINTEXT
+#                                         (PLAIN) listeners on KAFKA_PORT+2..+4, certificates
+#                                         generated in $INSTANCE/security (see security_files)
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -36,8 +39,12 @@ KAFKA_FEATURES="${KAFKA_FEATURES:-}"
 # Extra server.properties lines (space-separated key=value), e.g. "transaction.max.timeout.ms=900000".
 KAFKA_EXTRA_PROPS="${KAFKA_EXTRA_PROPS:-}"
 
+# A secured broker (issue #21): KAFKA_SECURITY=1 adds TLS and SASL listeners next to PLAINTEXT.
+KAFKA_SECURITY="${KAFKA_SECURITY:-0}"
+
 # One instance directory per broker port, so two brokers on different ports do not collide.
 INSTANCE="$KAFKA_HOME/broker-$KAFKA_PORT"
+SECURITY_DIR="$INSTANCE/security"
 PID_FILE="$INSTANCE/kafka.pid"
 DATA_FILE="$INSTANCE/data-dir"   # holds the path of the current run's data dir
 LOG_FILE="$INSTANCE/kafka.log"   # kept after stop for post-mortems; truncated on start
@@ -150,6 +157,84 @@ cleanup_instance() {
     [[ -n "$d" && "$d" == "$INSTANCE"/run.* ]] && rm -rf -- "$d"
   fi
   rm -f "$PID_FILE" "$DATA_FILE"
+  rm -rf -- "$SECURITY_DIR"
+}
+
+# ---------------------------------------------------------------- security (KAFKA_SECURITY=1)
+
+# security_files: what a secured broker's tests find in $SECURITY_DIR (every store's password
+# is karrow-test):
+#   ports.env             SSL_PORT, SASL_SSL_PORT, SASL_PLAINTEXT_PORT (KAFKA_PORT+2, +3, +4)
+#   ca.pem / ca.der       the test CA; truststore.p12 (PKCS12) and truststore.jks hold it
+#   client.p12            the client's key and chain (mTLS on the SSL listener, which requires it)
+#   client.der, client-key.der   the client's certificate and PKCS#8 key, DER
+#   other-ca.der, other-truststore.p12   a CA the broker's certificate is not issued by
+#   users: alice / alice-secret (SCRAM-SHA-256 and -512 on SASL_SSL, PLAIN on SASL_PLAINTEXT)
+# The broker's certificate names only ip:127.0.0.1 (a connection to "localhost" fails
+# hostname verification).
+SECURITY_PASS=karrow-test
+
+generate_security() {
+  local d="$SECURITY_DIR" kt="keytool"
+  [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/keytool" ]] && kt="$JAVA_HOME/bin/keytool"
+  rm -rf -- "$d"; mkdir -p "$d"
+  local p="$SECURITY_PASS" log="$d/keytool.log"
+  ca() { # $1 name: a self-signed CA in $1.p12, exported as $1.pem / $1.der
+    "$kt" -genkeypair -alias "$1" -dname "CN=karrow $1" -keyalg RSA -keysize 2048 -validity 30 \
+      -ext bc:c -keystore "$d/$1.p12" -storetype PKCS12 -storepass "$p" >>"$log" 2>&1
+    "$kt" -exportcert -rfc -alias "$1" -keystore "$d/$1.p12" -storepass "$p" -file "$d/$1.pem" >>"$log" 2>&1
+    "$kt" -exportcert -alias "$1" -keystore "$d/$1.p12" -storepass "$p" -file "$d/$1.der" >>"$log" 2>&1
+  }
+  leaf() { # $1 name: a key pair in $1.p12 with a certificate the test CA issued (SAN ip:127.0.0.1)
+    "$kt" -genkeypair -alias "$1" -dname "CN=karrow $1" -keyalg RSA -keysize 2048 -validity 30 \
+      -keystore "$d/$1.p12" -storetype PKCS12 -storepass "$p" >>"$log" 2>&1
+    "$kt" -certreq -alias "$1" -keystore "$d/$1.p12" -storepass "$p" -file "$d/$1.csr" >>"$log" 2>&1
+    "$kt" -gencert -alias ca -keystore "$d/ca.p12" -storepass "$p" -infile "$d/$1.csr" -rfc \
+      -ext SAN=ip:127.0.0.1 -validity 30 -outfile "$d/$1.pem" >>"$log" 2>&1
+    "$kt" -importcert -alias ca -file "$d/ca.pem" -keystore "$d/$1.p12" -storepass "$p" -noprompt >>"$log" 2>&1
+    "$kt" -importcert -alias "$1" -file "$d/$1.pem" -keystore "$d/$1.p12" -storepass "$p" -noprompt >>"$log" 2>&1
+    "$kt" -exportcert -alias "$1" -keystore "$d/$1.p12" -storepass "$p" -file "$d/$1.der" >>"$log" 2>&1
+  }
+  if ! { ca ca && ca other-ca && leaf broker && leaf client; }; then
+    cat "$log" >&2; die "generating the test certificates failed"
+  fi
+  "$kt" -importcert -alias ca -file "$d/ca.pem" -keystore "$d/truststore.p12" -storetype PKCS12 \
+    -storepass "$p" -noprompt >>"$log" 2>&1
+  "$kt" -importcert -alias ca -file "$d/ca.pem" -keystore "$d/truststore.jks" -storetype JKS \
+    -storepass "$p" -noprompt >>"$log" 2>&1
+  "$kt" -importcert -alias other-ca -file "$d/other-ca.pem" -keystore "$d/other-truststore.p12" \
+    -storetype PKCS12 -storepass "$p" -noprompt >>"$log" 2>&1
+  # The client's key as PKCS#8 DER, for the Rust tests (the Java side reads client.p12 itself).
+  command -v openssl >/dev/null || die "openssl not found (needed for the client key as DER)"
+  openssl pkcs12 -in "$d/client.p12" -passin "pass:$p" -nocerts -nodes 2>>"$log" \
+    | openssl pkcs8 -topk8 -nocrypt -outform DER -out "$d/client-key.der" 2>>"$log" \
+    || { cat "$log" >&2; die "exporting the client key failed"; }
+  cat > "$d/ports.env" <<EOF
+SSL_PORT=$((KAFKA_PORT + 2))
+SASL_SSL_PORT=$((KAFKA_PORT + 3))
+SASL_PLAINTEXT_PORT=$((KAFKA_PORT + 4))
+EOF
+}
+
+# server.properties lines of a secured broker.
+security_props() {
+  local d="$SECURITY_DIR" p="$SECURITY_PASS"
+  cat <<EOF
+ssl.keystore.location=$d/broker.p12
+ssl.keystore.type=PKCS12
+ssl.keystore.password=$p
+ssl.key.password=$p
+ssl.truststore.location=$d/truststore.p12
+ssl.truststore.type=PKCS12
+ssl.truststore.password=$p
+listener.name.ssl.ssl.client.auth=required
+sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512
+listener.name.sasl_ssl.sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512
+listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_plaintext.sasl.enabled.mechanisms=PLAIN
+listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret";
+EOF
 }
 
 # JVM flags shared by the broker and the tools. No hsperfdata files in /tmp.
@@ -181,17 +266,32 @@ cmd_start() {
   mkdir -p "$run/data" "$run/tmp"
 
   local props="$run/server.properties"
+  local listeners="PLAINTEXT://$KAFKA_HOST:$KAFKA_PORT,CONTROLLER://$KAFKA_HOST:$KAFKA_CONTROLLER_PORT"
+  local protocols="CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT"
+  local scram=()
+  if [[ "$KAFKA_SECURITY" == 1 ]]; then
+    local p
+    for p in $((KAFKA_PORT + 2)) $((KAFKA_PORT + 3)) $((KAFKA_PORT + 4)); do
+      port_open "$p" && { cleanup_instance; die "port $KAFKA_HOST:$p is already in use by another process"; }
+    done
+    generate_security
+    listeners+=",SSL://$KAFKA_HOST:$((KAFKA_PORT + 2)),SASL_SSL://$KAFKA_HOST:$((KAFKA_PORT + 3))"
+    listeners+=",SASL_PLAINTEXT://$KAFKA_HOST:$((KAFKA_PORT + 4))"
+    protocols+=",SSL:SSL,SASL_SSL:SASL_SSL,SASL_PLAINTEXT:SASL_PLAINTEXT"
+    scram=(--add-scram "SCRAM-SHA-256=[name=alice,password=alice-secret]"
+           --add-scram "SCRAM-SHA-512=[name=alice,password=alice-secret]")
+  fi
   # log.retention.ms=-1: tests write records with fixed timestamps (2023, e.g. 1700000000000), which
   # the default 7-day retention deletes whenever its 5-minute check happens to run mid-test.
   cat > "$props" <<EOF
 process.roles=broker,controller
 node.id=1
 controller.quorum.bootstrap.servers=$KAFKA_HOST:$KAFKA_CONTROLLER_PORT
-listeners=PLAINTEXT://$KAFKA_HOST:$KAFKA_PORT,CONTROLLER://$KAFKA_HOST:$KAFKA_CONTROLLER_PORT
-advertised.listeners=PLAINTEXT://$KAFKA_HOST:$KAFKA_PORT,CONTROLLER://$KAFKA_HOST:$KAFKA_CONTROLLER_PORT
+listeners=$listeners
+advertised.listeners=$listeners
 inter.broker.listener.name=PLAINTEXT
 controller.listener.names=CONTROLLER
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+listener.security.protocol.map=$protocols
 log.dirs=$run/data
 num.partitions=1
 auto.create.topics.enable=true
@@ -205,6 +305,7 @@ share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 log.retention.ms=-1
 EOF
+  if [[ "$KAFKA_SECURITY" == 1 ]]; then security_props >> "$props"; fi
   local extra
   for extra in $KAFKA_EXTRA_PROPS; do
     [[ "$extra" == *=* ]] || { cleanup_instance; die "KAFKA_EXTRA_PROPS entry '$extra' is not key=value"; }
@@ -225,7 +326,7 @@ EOF
   # Dynamic KRaft quorum (KIP-853): a single node formats itself as the only voter.
   if ! "$JAVA" "${jvm[@]}" -XX:TieredStopAtLevel=1 -Xmx256m -cp "$LIBS/*" \
       -Dlog4j2.configurationFile="$run/log4j2-format.properties" kafka.tools.StorageTool format --standalone \
-      -t "$(new_cluster_id)" -c "$props" "${features[@]}" >>"$LOG_FILE" 2>&1; then
+      -t "$(new_cluster_id)" -c "$props" "${features[@]}" "${scram[@]}" >>"$LOG_FILE" 2>&1; then
     cat "$LOG_FILE" >&2
     cleanup_instance
     die "formatting KRaft storage failed"
@@ -349,7 +450,7 @@ cmd_create_topic() {
 
 # ---------------------------------------------------------------- main
 
-usage() { sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 [[ $# -ge 1 ]] || usage
 cmd="$1"; shift

@@ -13,6 +13,7 @@ use karrow_kafka::{FetchError, FetchSession, Isolation, Record, TimestampType, T
 use serde::Deserialize;
 
 use crate::error::NativeError;
+use crate::kafka_security::SecurityConfig;
 use crate::session::{Session, SessionKind};
 
 /// Bytes of one record's metadata: slot i32, timestamp type i32, offset i64, timestamp
@@ -42,6 +43,9 @@ pub struct FetchConfig {
     pub max_bytes: i32,
     /// `max.partition.fetch.bytes`.
     pub partition_max_bytes: i32,
+    /// TLS and SASL (absent: plaintext).
+    #[serde(default)]
+    pub security: SecurityConfig,
 }
 
 /// A change of the assignment, sent by Java as a `control` request (JSON with an `"op"`).
@@ -126,7 +130,8 @@ impl NativeFetch {
             partition_max_bytes: config.partition_max_bytes,
         };
         Ok(NativeFetch {
-            session: FetchSession::new(&config.client_id, isolation, limits),
+            session: FetchSession::new(&config.client_id, isolation, limits)
+                .with_security(config.security.build()?),
             summary: [0; SUMMARY_LONGS],
             slots: Vec::new(),
             meta: Vec::new(),

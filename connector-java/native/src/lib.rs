@@ -19,6 +19,7 @@ pub mod fetch;
 pub mod handles;
 pub mod jni;
 pub mod json;
+pub mod kafka_security;
 pub mod operators;
 pub mod produce;
 pub mod protobuf;

@@ -21,6 +21,7 @@ use karrow_kafka::records::RecordRef;
 use serde::Deserialize;
 
 use crate::error::NativeError;
+use crate::kafka_security::SecurityConfig;
 use crate::session::{Session, SessionKind};
 
 /// Bytes of one record's metadata: partition i32 (-1: chosen here), topic index i32 (into
@@ -99,6 +100,9 @@ pub struct ProduceConfig {
     pub partitioner: PartitionerKind,
     /// The writer's subtask index (fixed partitioner).
     pub subtask: u32,
+    /// TLS and SASL (absent: plaintext).
+    #[serde(default)]
+    pub security: SecurityConfig,
 }
 
 /// A control request (JSON with an `"op"`).
@@ -201,6 +205,7 @@ impl NativeProducer {
                 client_id: c.client_id.clone(),
                 connect_timeout: ms(c.connect_timeout_ms),
                 request_timeout: ms(c.request_timeout_ms),
+                security: c.security.build()?,
                 ..ConnectionConfig::default()
             },
             acks: c.acks,

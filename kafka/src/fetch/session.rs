@@ -217,6 +217,7 @@ impl FetchSession {
                 request_timeout: REQUEST_TIMEOUT,
                 max_response_bytes: response_limit,
                 wakeup: Some(wakeup.clone()),
+                security: crate::security::Security::default(),
             },
             response_limit,
             assigned: Vec::new(),
@@ -225,6 +226,13 @@ impl FetchSession {
             used: 0,
             wakeup,
         }
+    }
+
+    /// This session with its connections secured as `security` says (TLS, SASL); set before
+    /// the first poll.
+    pub fn with_security(mut self, security: crate::security::Security) -> Self {
+        self.config.security = security;
+        self
     }
 
     /// The wake-up of this session: [`Wakeup::wake`] from any thread ends the poll that is

@@ -2,6 +2,7 @@
 
 use thiserror::Error;
 
+use crate::connection::ConnectionError;
 use crate::records::WriteError;
 
 /// A produce failure. Cloneable: the producer keeps its first failure and returns it from
@@ -28,6 +29,11 @@ pub enum ProduceError {
     /// No broker could be reached, or one answered outside the protocol.
     #[error("{0}")]
     Connection(String),
+    /// A connection failed its TLS handshake or SASL authentication (Kafka's
+    /// `SslAuthenticationException` / `SaslAuthenticationException`): not retried, as Kafka's
+    /// producer does not retry them.
+    #[error("{0}")]
+    Authentication(String),
     /// The transaction coordinator refused a request (InitProducerId with a transactional id,
     /// AddPartitionsToTxn, EndTxn, FindCoordinator) with an error that is not retried.
     #[error("{op} for transactional id {transactional_id} failed with Kafka error {code} ({name}){}", message.as_deref().map(|m| format!(": {m}")).unwrap_or_default())]
@@ -60,6 +66,17 @@ pub enum ProduceError {
 }
 
 impl ProduceError {
+    /// A failed connection: [`ProduceError::Authentication`] for a TLS or SASL failure,
+    /// [`ProduceError::Connection`] (retried) otherwise.
+    pub fn from_connection(e: &ConnectionError) -> ProduceError {
+        match e {
+            ConnectionError::Tls { .. } | ConnectionError::Authentication { .. } => {
+                ProduceError::Authentication(e.to_string())
+            }
+            other => ProduceError::Connection(other.to_string()),
+        }
+    }
+
     /// Kafka's error code behind this failure (-1 when there is none: a timeout, a connection,
     /// a bad setting).
     pub fn kafka_code(&self) -> i16 {

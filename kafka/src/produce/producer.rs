@@ -1670,7 +1670,12 @@ impl Producer {
                 Ok(c) => n.conn = Some(c),
                 Err(e) => {
                     self.metadata_stale = true;
-                    return Err(ProduceError::Connection(e.to_string()));
+                    // As Kafka's producer fails on an authentication exception: a retry
+                    // does not mend a wrong password or an untrusted certificate.
+                    return Err(match ProduceError::from_connection(&e) {
+                        error @ ProduceError::Authentication(_) => self.fail(error),
+                        error => error,
+                    });
                 }
             }
         }
@@ -1709,10 +1714,13 @@ impl Producer {
                 }
             }
             if self.control.is_none() {
-                return Err(ProduceError::Connection(last.map_or_else(
-                    || "no broker to connect to".to_string(),
-                    |e| e.to_string(),
-                )));
+                return Err(match last {
+                    None => ProduceError::Connection("no broker to connect to".to_string()),
+                    Some(e) => match ProduceError::from_connection(&e) {
+                        error @ ProduceError::Authentication(_) => self.fail(error),
+                        error => error,
+                    },
+                });
             }
         }
         self.control

@@ -410,7 +410,7 @@ impl Coordinator {
         if self.coordinator.is_none() {
             let address = self.find()?;
             let conn = Connection::open(&address, &self.connection)
-                .map_err(|e| ProduceError::Connection(e.to_string()))?;
+                .map_err(|e| ProduceError::from_connection(&e))?;
             self.coordinator = Some(conn);
         }
         self.coordinator
@@ -432,10 +432,10 @@ impl Coordinator {
                 }
             }
             if self.finder.is_none() {
-                return Err(ProduceError::Connection(last.map_or_else(
-                    || "no bootstrap server to connect to".to_string(),
-                    |e| e.to_string(),
-                )));
+                return Err(last.map_or_else(
+                    || ProduceError::Connection("no bootstrap server to connect to".to_string()),
+                    |e| ProduceError::from_connection(&e),
+                ));
             }
         }
         let Some(finder) = self.finder.as_mut() else {

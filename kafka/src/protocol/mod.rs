@@ -11,6 +11,7 @@ pub mod find_coordinator;
 pub mod init_producer_id;
 pub mod metadata;
 pub mod produce;
+pub mod sasl;
 pub mod txn_partitions;
 
 use crate::wire::{put_uvarint, Reader, Short};

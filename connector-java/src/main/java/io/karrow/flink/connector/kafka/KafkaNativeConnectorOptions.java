@@ -4,6 +4,10 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.table.api.ValidationException;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 
@@ -12,6 +16,8 @@ import java.util.Map;
  * unchanged).
  */
 public final class KafkaNativeConnectorOptions {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaNativeConnectorOptions.class);
 
     /** {@code scan.fetch-mode} value: fetch with Kafka's Java consumer (the default). */
     public static final String FETCH_MODE_KAFKA_CONSUMER = "kafka-consumer";
@@ -25,7 +31,8 @@ public final class KafkaNativeConnectorOptions {
             .defaultValue(FETCH_MODE_KAFKA_CONSUMER)
             .withDescription("How the kafka-native source fetches records: 'kafka-consumer' (Kafka's Java"
                     + " consumer, as the kafka connector) or 'native' (Kafka's Fetch protocol read natively,"
-                    + " no object per record; plaintext listeners only). Offsets,"
+                    + " no object per record; PLAINTEXT, SSL, SASL_PLAINTEXT and SASL_SSL with PLAIN or SCRAM;"
+                    + " other SASL mechanisms keep Kafka's consumer, with a log line). Offsets,"
                     + " metadata and commits always use the Java consumer.");
 
     /** {@code sink.produce-mode} value: write with Kafka's Java producer inside Flink's KafkaSink (the default). */
@@ -41,7 +48,7 @@ public final class KafkaNativeConnectorOptions {
             .withDescription("How the kafka-native sink writes records: 'kafka-producer' (Kafka's Java producer"
                     + " inside Flink's KafkaSink, fed one batch-encoded record at a time) or 'native' (record"
                     + " batches written natively from the encoded values, with Flink's delivery guarantees and"
-                    + " two-phase commit; plaintext listeners, one topic, the 'default', 'round-robin' or"
+                    + " two-phase commit; TLS and SASL PLAIN / SCRAM as for the native fetch, one topic, the 'default', 'round-robin' or"
                     + " 'fixed' partitioner, a value format that encodes natively). The state is the stock"
                     + " sink's either way, so savepoints move between the modes and the kafka connector.");
 
@@ -49,7 +56,8 @@ public final class KafkaNativeConnectorOptions {
 
     /**
      * Whether {@code options} (a table's) select the native producer; fails in Flink's style for an
-     * unknown mode, or for the native producer with a security protocol it cannot speak.
+     * unknown mode. A security setting the native client cannot speak ({@link NativeKafkaSecurity#unsupported})
+     * keeps Kafka's Java producer, with a log line saying why.
      */
     public static boolean nativeProduce(Map<String, String> options) {
         String mode = options.getOrDefault(SINK_PRODUCE_MODE.key(), SINK_PRODUCE_MODE.defaultValue())
@@ -59,12 +67,11 @@ public final class KafkaNativeConnectorOptions {
             case PRODUCE_MODE_KAFKA_PRODUCER:
                 return false;
             case PRODUCE_MODE_NATIVE:
-                String protocol = options.getOrDefault("properties.security.protocol", "PLAINTEXT").trim();
-                if (!protocol.equalsIgnoreCase("PLAINTEXT")) {
-                    throw new ValidationException("'" + SINK_PRODUCE_MODE.key() + "' = '" + PRODUCE_MODE_NATIVE
-                            + "' writes to plaintext listeners only (TLS and SASL come with the native client),"
-                            + " but 'properties.security.protocol' is '" + protocol + "'. Use '"
-                            + PRODUCE_MODE_KAFKA_PRODUCER + "'.");
+                String why = NativeKafkaSecurity.unsupported(clientProperties(options));
+                if (why != null) {
+                    LOG.warn("'{}' = '{}' writes with Kafka's Java producer instead: {}.", SINK_PRODUCE_MODE.key(),
+                            PRODUCE_MODE_NATIVE, why);
+                    return false;
                 }
                 return true;
             default:
@@ -76,7 +83,8 @@ public final class KafkaNativeConnectorOptions {
 
     /**
      * Whether {@code options} (a table's) select the native fetch; fails in Flink's style for an
-     * unknown mode, or for the native fetch with a security protocol it cannot speak.
+     * unknown mode. A security setting the native client cannot speak ({@link NativeKafkaSecurity#unsupported})
+     * keeps Kafka's Java consumer, with a log line saying why.
      */
     public static boolean nativeFetch(Map<String, String> options) {
         String mode = options.getOrDefault(SCAN_FETCH_MODE.key(), SCAN_FETCH_MODE.defaultValue())
@@ -86,11 +94,11 @@ public final class KafkaNativeConnectorOptions {
             case FETCH_MODE_KAFKA_CONSUMER:
                 return false;
             case FETCH_MODE_NATIVE:
-                String protocol = options.getOrDefault("properties.security.protocol", "PLAINTEXT").trim();
-                if (!protocol.equalsIgnoreCase("PLAINTEXT")) {
-                    throw new ValidationException("'" + SCAN_FETCH_MODE.key() + "' = '" + FETCH_MODE_NATIVE
-                            + "' reads plaintext listeners only, but 'properties.security.protocol' is '"
-                            + protocol + "'. Use '" + FETCH_MODE_KAFKA_CONSUMER + "'.");
+                String why = NativeKafkaSecurity.unsupported(clientProperties(options));
+                if (why != null) {
+                    LOG.warn("'{}' = '{}' reads with Kafka's Java consumer instead: {}.", SCAN_FETCH_MODE.key(),
+                            FETCH_MODE_NATIVE, why);
+                    return false;
                 }
                 return true;
             default:
@@ -98,5 +106,16 @@ public final class KafkaNativeConnectorOptions {
                         + options.get(SCAN_FETCH_MODE.key()) + "'. Supported values are ["
                         + FETCH_MODE_KAFKA_CONSUMER + ", " + FETCH_MODE_NATIVE + "].");
         }
+    }
+
+    /** The Kafka client properties of a table: its {@code properties.*} options without the prefix. */
+    static Map<String, String> clientProperties(Map<String, String> options) {
+        Map<String, String> out = new HashMap<>();
+        for (Map.Entry<String, String> e : options.entrySet()) {
+            if (e.getKey().startsWith("properties.")) {
+                out.put(e.getKey().substring("properties.".length()), e.getValue());
+            }
+        }
+        return out;
     }
 }

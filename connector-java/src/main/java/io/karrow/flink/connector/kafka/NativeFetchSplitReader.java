@@ -58,9 +58,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * polls. Records are handed on as {@link DecodedKafkaRecord}s, exactly as by {@link
  * KafkaNativeSplitReader}, so the stock reader and emitter keep offsets, timestamps and watermarks.
  *
- * <p>Compressed batches (every Kafka codec) are decompressed natively. TLS/SASL listeners are not
- * read natively (refused when the table is planned). A native fetch failure fails the fetch with a
- * message naming the option that switches back to Kafka's consumer.
+ * <p>Compressed batches (every Kafka codec) are decompressed natively. TLS and SASL PLAIN / SCRAM
+ * connect natively with the consumer's own settings ({@link NativeKafkaSecurity}); other mechanisms
+ * never get here (the table reads with Kafka's consumer, decided when it is planned). A native fetch
+ * failure fails the fetch with a message naming the option that switches back to Kafka's consumer.
  */
 final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
 
@@ -439,7 +440,8 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
                 + ",\"minBytes\":" + intProp(props, ConsumerConfig.FETCH_MIN_BYTES_CONFIG, 1)
                 + ",\"maxBytes\":" + intProp(props, ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 50 * 1024 * 1024)
                 + ",\"partitionMaxBytes\":"
-                + intProp(props, ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 1024 * 1024) + "}";
+                + intProp(props, ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 1024 * 1024)
+                + NativeKafkaSecurity.configJson(props) + "}";
     }
 
     private static int intProp(Properties props, String key, int fallback) {

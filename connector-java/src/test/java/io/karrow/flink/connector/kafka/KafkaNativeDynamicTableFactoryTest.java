@@ -115,17 +115,29 @@ class KafkaNativeDynamicTableFactoryTest {
     }
 
     @Test
-    void unknownFetchModesAndNativeFetchOverTlsOrSaslFailAtPlanning() {
+    void unknownFetchModesFailAndSecuritySettingsDecideTheFetchAtPlanning() {
         Map<String, String> options = options("kafka-native");
         options.put("scan.fetch-mode", "librdkafka");
         assertThatThrownBy(() -> source(options))
                 .hasStackTraceContaining("Invalid value for option 'scan.fetch-mode': 'librdkafka'")
                 .hasStackTraceContaining("[kafka-consumer, native]");
         options.put("scan.fetch-mode", "native");
-        options.put("properties.security.protocol", "SASL_SSL");
-        assertThatThrownBy(() -> source(options))
-                .hasStackTraceContaining("reads plaintext listeners only")
-                .hasStackTraceContaining("SASL_SSL");
+        for (String protocol : List.of("SSL", "SASL_PLAINTEXT", "SASL_SSL")) {
+            options.put("properties.security.protocol", protocol);
+            options.put("properties.sasl.mechanism", "SCRAM-SHA-512");
+            assertThat(((KafkaNativeDynamicSource) source(options)).isNativeFetch()).as(protocol).isTrue();
+            // GSSAPI (Kafka's default mechanism) and OAUTHBEARER keep Kafka's consumer.
+            options.put("properties.sasl.mechanism", "OAUTHBEARER");
+            assertThat(((KafkaNativeDynamicSource) source(options)).isNativeFetch())
+                    .as(protocol)
+                    .isEqualTo(protocol.equals("SSL"));
+            options.remove("properties.sasl.mechanism");
+            assertThat(((KafkaNativeDynamicSource) source(options)).isNativeFetch())
+                    .as(protocol)
+                    .isEqualTo(protocol.equals("SSL"));
+        }
+        options.put("properties.ssl.cipher.suites", "TLS_AES_128_GCM_SHA256");
+        assertThat(((KafkaNativeDynamicSource) source(options)).isNativeFetch()).isFalse();
         options.put("scan.fetch-mode", "kafka-consumer");
         assertThat(source(options)).isInstanceOf(KafkaNativeDynamicSource.class);
     }
@@ -177,7 +189,7 @@ class KafkaNativeDynamicTableFactoryTest {
     }
 
     @Test
-    void unknownProduceModesAndNativeProduceOverTlsOrSaslFailAtPlanning() {
+    void unknownProduceModesFailAndSecuritySettingsDecideTheProducerAtPlanning() {
         Map<String, String> options = sinkOptions("json-native");
         options.put("sink.produce-mode", "librdkafka");
         assertThatThrownBy(() -> sink(options))
@@ -186,10 +198,12 @@ class KafkaNativeDynamicTableFactoryTest {
         options.put("sink.produce-mode", "native");
         for (String protocol : List.of("SSL", "SASL_PLAINTEXT", "SASL_SSL")) {
             options.put("properties.security.protocol", protocol);
-            assertThatThrownBy(() -> sink(options))
-                    .hasStackTraceContaining("writes to plaintext listeners only")
-                    .hasStackTraceContaining(protocol)
-                    .hasStackTraceContaining("'kafka-producer'");
+            options.put("properties.sasl.mechanism", "PLAIN");
+            assertThat(((KafkaNativeDynamicSink) sink(options)).nativeProduce()).as(protocol).isTrue();
+            options.put("properties.sasl.mechanism", "GSSAPI");
+            assertThat(((KafkaNativeDynamicSink) sink(options)).nativeProduce())
+                    .as(protocol)
+                    .isEqualTo(protocol.equals("SSL"));
         }
         options.put("sink.produce-mode", "kafka-producer");
         assertThat(sink(options)).isInstanceOf(KafkaNativeDynamicSink.class);

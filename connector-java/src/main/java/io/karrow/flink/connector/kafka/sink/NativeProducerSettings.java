@@ -1,5 +1,6 @@
 package io.karrow.flink.connector.kafka.sink;
 
+import io.karrow.flink.connector.kafka.NativeKafkaSecurity;
 import io.karrow.flink.nativebridge.JsonText;
 
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -134,7 +135,8 @@ public final class NativeProducerSettings implements Serializable {
                 .append(",\"topics\":[");
         JsonText.appendString(out, topic);
         out.append("],\"partitioner\":\"").append(partitioner == Partitioner.FIXED ? "fixed" : "default")
-                .append("\",\"subtask\":").append(subtask).append('}');
+                .append("\",\"subtask\":").append(subtask)
+                .append(NativeKafkaSecurity.configJson(props)).append('}');
         return out.toString();
     }
 

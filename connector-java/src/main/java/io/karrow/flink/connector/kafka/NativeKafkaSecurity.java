@@ -1,0 +1,371 @@
+package io.karrow.flink.connector.kafka;
+
+import io.karrow.flink.nativebridge.JsonText;
+
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.config.SslConfigs;
+import org.apache.kafka.common.config.types.Password;
+import org.apache.kafka.common.security.JaasContext;
+import org.apache.kafka.common.security.ssl.DefaultSslEngineFactory;
+
+import javax.annotation.Nullable;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509TrustManager;
+import javax.security.auth.login.AppConfigurationEntry;
+
+import java.security.GeneralSecurityException;
+import java.security.Key;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * What the native Kafka client ({@code 'scan.fetch-mode' = 'native'}, {@code 'sink.produce-mode' =
+ * 'native'}) does about {@code security.protocol}: TLS ({@code SSL}, {@code SASL_SSL}) and SASL PLAIN
+ * and SCRAM-SHA-256/512 ({@code SASL_PLAINTEXT}, {@code SASL_SSL}) are spoken natively; anything else
+ * (GSSAPI, OAUTHBEARER, custom login or callback classes, custom SSL engines, cipher suite lists) keeps
+ * Kafka's Java client, decided when the table is planned ({@link #unsupported}).
+ *
+ * <p>The key and trust stores are read here with Kafka's own {@link DefaultSslEngineFactory} (so JKS,
+ * PKCS12 and PEM stores, inline PEM certificates and keys, and their passwords work exactly as for
+ * Kafka's Java client), and the credentials come from {@code sasl.jaas.config} through Kafka's {@link
+ * JaasContext}: native code receives DER certificates, a PKCS#8 key and a user name and password
+ * ({@link #configJson}), and reads no store format itself.
+ */
+public final class NativeKafkaSecurity {
+
+    private static final Set<String> MECHANISMS = Set.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
+    private static final Set<String> TLS_VERSIONS = Set.of("TLSv1.2", "TLSv1.3");
+    private static final String PLAIN_LOGIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule";
+    private static final String SCRAM_LOGIN_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule";
+
+    private NativeKafkaSecurity() {}
+
+    /**
+     * Why the native client cannot connect with the Kafka client properties {@code props} (a table's
+     * {@code properties.*} without the prefix), or null when it can. Reads no file.
+     */
+    @Nullable
+    public static String unsupported(Map<String, String> props) {
+        String protocol = protocol(props);
+        switch (protocol) {
+            case "PLAINTEXT":
+                return null;
+            case "SSL":
+            case "SASL_PLAINTEXT":
+            case "SASL_SSL":
+                break;
+            default:
+                return "'security.protocol' is '" + protocol + "'";
+        }
+        boolean tls = protocol.endsWith("SSL");
+        boolean sasl = protocol.startsWith("SASL_");
+        if (tls) {
+            for (String key : List.of(SslConfigs.SSL_ENGINE_FACTORY_CLASS_CONFIG, SslConfigs.SSL_PROVIDER_CONFIG,
+                    SslConfigs.SSL_CIPHER_SUITES_CONFIG, SslConfigs.SSL_SECURE_RANDOM_IMPLEMENTATION_CONFIG)) {
+                if (!blank(props.get(key))) {
+                    return "'" + key + "' is set (the native client uses rustls' own suites and engine)";
+                }
+            }
+            String kmf = props.get(SslConfigs.SSL_KEYMANAGER_ALGORITHM_CONFIG);
+            if (!blank(kmf) && !kmf.trim().equals(KeyManagerFactory.getDefaultAlgorithm())) {
+                return "'" + SslConfigs.SSL_KEYMANAGER_ALGORITHM_CONFIG + "' is '" + kmf + "'";
+            }
+            String tmf = props.get(SslConfigs.SSL_TRUSTMANAGER_ALGORITHM_CONFIG);
+            if (!blank(tmf) && !tmf.trim().equals(TrustManagerFactory.getDefaultAlgorithm())) {
+                return "'" + SslConfigs.SSL_TRUSTMANAGER_ALGORITHM_CONFIG + "' is '" + tmf + "'";
+            }
+            String endpoint = props.get(SslConfigs.SSL_ENDPOINT_IDENTIFICATION_ALGORITHM_CONFIG);
+            if (endpoint != null && !endpoint.trim().isEmpty() && !endpoint.trim().equalsIgnoreCase("https")) {
+                return "'" + SslConfigs.SSL_ENDPOINT_IDENTIFICATION_ALGORITHM_CONFIG + "' is '" + endpoint + "'";
+            }
+            if (tlsVersions(props.get(SslConfigs.SSL_ENABLED_PROTOCOLS_CONFIG)).isEmpty()) {
+                return "'" + SslConfigs.SSL_ENABLED_PROTOCOLS_CONFIG + "' names neither TLSv1.2 nor TLSv1.3";
+            }
+        }
+        if (sasl) {
+            String mechanism = props.getOrDefault(SaslConfigs.SASL_MECHANISM, SaslConfigs.DEFAULT_SASL_MECHANISM).trim();
+            if (!MECHANISMS.contains(mechanism)) {
+                return "'sasl.mechanism' is '" + mechanism + "' (natively: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)";
+            }
+            for (String key : List.of(SaslConfigs.SASL_CLIENT_CALLBACK_HANDLER_CLASS, SaslConfigs.SASL_LOGIN_CLASS,
+                    SaslConfigs.SASL_LOGIN_CALLBACK_HANDLER_CLASS)) {
+                if (!blank(props.get(key))) {
+                    return "'" + key + "' is set";
+                }
+            }
+            String jaas = props.get(SaslConfigs.SASL_JAAS_CONFIG);
+            if (!blank(jaas)) {
+                try {
+                    String why = loginModuleUnsupported(loginModule(jaasContext(props)), mechanism);
+                    if (why != null) {
+                        return why;
+                    }
+                } catch (RuntimeException e) {
+                    // Kafka's client fails on it the same way; not a reason to choose a client.
+                    return null;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The {@code "security"} member of the native fetch or produce configuration for the Kafka client
+     * properties {@code props} ({@code docs/jni-contract.md}, "Kafka security"), with a leading comma,
+     * or "" for {@code PLAINTEXT}. Reads the key and trust stores now (on the task manager, where
+     * Kafka's Java client would read them).
+     *
+     * @throws IllegalArgumentException when {@link #unsupported} names a reason, or a store or the
+     *     JAAS configuration cannot be read (with Kafka's message)
+     */
+    public static String configJson(Properties props) {
+        Map<String, String> strings = new HashMap<>();
+        for (String name : props.stringPropertyNames()) {
+            strings.put(name, props.getProperty(name));
+        }
+        String why = unsupported(strings);
+        if (why != null) {
+            throw new IllegalArgumentException("The native Kafka client cannot connect: " + why);
+        }
+        String protocol = protocol(strings);
+        if (protocol.equals("PLAINTEXT")) {
+            return "";
+        }
+        Map<String, Object> values = parsed(props);
+        StringBuilder out = new StringBuilder(",\"security\":{");
+        boolean first = true;
+        if (protocol.endsWith("SSL")) {
+            tlsJson(out, values, strings);
+            first = false;
+        }
+        if (protocol.startsWith("SASL_")) {
+            if (!first) {
+                out.append(',');
+            }
+            saslJson(out, values, strings);
+        }
+        return out.append('}').toString();
+    }
+
+    private static void tlsJson(StringBuilder out, Map<String, Object> values, Map<String, String> props) {
+        Map<String, Object> configs = new HashMap<>(values);
+        // A client engine: the broker-side setting only keeps Kafka from logging its absence.
+        configs.put("ssl.client.auth", "none");
+        DefaultSslEngineFactory factory = new DefaultSslEngineFactory();
+        try {
+            factory.configure(configs);
+            KeyStore truststore = factory.truststore();
+            KeyStore keystore = factory.keystore();
+            out.append("\"tls\":{\"trustedCertificates\":[");
+            appendCertificates(out, truststore == null ? defaultTrust() : trusted(truststore));
+            String endpoint = props.get(SslConfigs.SSL_ENDPOINT_IDENTIFICATION_ALGORITHM_CONFIG);
+            boolean verify = endpoint == null || endpoint.trim().equalsIgnoreCase("https");
+            out.append("],\"verifyHostname\":").append(verify);
+            if (keystore != null) {
+                appendClientKey(out, keystore, values);
+            }
+            out.append(",\"protocols\":[");
+            List<String> versions = tlsVersions(props.get(SslConfigs.SSL_ENABLED_PROTOCOLS_CONFIG));
+            for (int i = 0; i < versions.size(); i++) {
+                if (i > 0) {
+                    out.append(',');
+                }
+                JsonText.appendString(out, versions.get(i));
+            }
+            out.append("]}");
+        } catch (GeneralSecurityException e) {
+            throw new IllegalArgumentException("Could not read the SSL key or trust store: " + e.getMessage(), e);
+        } finally {
+            factory.close();
+        }
+    }
+
+    private static void appendClientKey(StringBuilder out, KeyStore keystore, Map<String, Object> values)
+            throws GeneralSecurityException {
+        List<char[]> passwords = new ArrayList<>();
+        for (String key : List.of(SslConfigs.SSL_KEY_PASSWORD_CONFIG, SslConfigs.SSL_KEYSTORE_PASSWORD_CONFIG)) {
+            Object password = values.get(key);
+            if (password instanceof Password) {
+                passwords.add(((Password) password).value().toCharArray());
+            }
+        }
+        passwords.add(new char[0]);
+        for (String alias : Collections.list(keystore.aliases())) {
+            if (!keystore.isKeyEntry(alias)) {
+                continue;
+            }
+            Key key = null;
+            GeneralSecurityException last = null;
+            for (char[] password : passwords) {
+                try {
+                    key = keystore.getKey(alias, password);
+                    if (key != null) {
+                        break;
+                    }
+                } catch (GeneralSecurityException e) {
+                    last = e;
+                }
+            }
+            if (!(key instanceof PrivateKey)) {
+                throw last != null ? last
+                        : new GeneralSecurityException("the key store entry '" + alias + "' holds no private key");
+            }
+            Certificate[] chain = keystore.getCertificateChain(alias);
+            if (chain == null || chain.length == 0 || key.getEncoded() == null) {
+                throw new GeneralSecurityException("the key store entry '" + alias + "' has no certificate chain");
+            }
+            out.append(",\"clientCertificateChain\":[");
+            appendCertificates(out, List.of(chain));
+            out.append("],\"clientKey\":");
+            JsonText.appendString(out, Base64.getEncoder().encodeToString(key.getEncoded()));
+            // Kafka's key manager picks the first entry matching the broker's request; stores with
+            // one key (the usual case) are read alike.
+            return;
+        }
+    }
+
+    private static void saslJson(StringBuilder out, Map<String, Object> values, Map<String, String> props) {
+        String mechanism = props.getOrDefault(SaslConfigs.SASL_MECHANISM, SaslConfigs.DEFAULT_SASL_MECHANISM).trim();
+        AppConfigurationEntry entry = loginModule(JaasContext.loadClientContext(values));
+        String why = loginModuleUnsupported(entry, mechanism);
+        if (why != null) {
+            throw new IllegalArgumentException("The native Kafka client cannot connect: " + why);
+        }
+        Object username = entry.getOptions().get("username");
+        Object password = entry.getOptions().get("password");
+        if (!(username instanceof String) || !(password instanceof String)) {
+            throw new IllegalArgumentException("The JAAS configuration of " + entry.getLoginModuleName()
+                    + " needs the options username and password");
+        }
+        out.append("\"sasl\":{\"mechanism\":");
+        JsonText.appendString(out, mechanism);
+        out.append(",\"username\":");
+        JsonText.appendString(out, (String) username);
+        out.append(",\"password\":");
+        JsonText.appendString(out, (String) password);
+        out.append('}');
+    }
+
+    @Nullable
+    private static String loginModuleUnsupported(AppConfigurationEntry entry, String mechanism) {
+        String module = entry.getLoginModuleName();
+        String expected = mechanism.equals("PLAIN") ? PLAIN_LOGIN_MODULE : SCRAM_LOGIN_MODULE;
+        if (!module.equals(expected)) {
+            return "the JAAS login module is " + module + " (natively: " + expected + " for " + mechanism + ")";
+        }
+        if ("true".equalsIgnoreCase(String.valueOf(entry.getOptions().get("tokenauth")))) {
+            return "the SCRAM login uses a delegation token (tokenauth=true)";
+        }
+        return null;
+    }
+
+    private static AppConfigurationEntry loginModule(JaasContext context) {
+        List<AppConfigurationEntry> entries = context.configurationEntries();
+        if (entries.isEmpty()) {
+            throw new IllegalArgumentException("The JAAS configuration names no login module");
+        }
+        return entries.get(0);
+    }
+
+    private static JaasContext jaasContext(Map<String, String> props) {
+        Properties p = new Properties();
+        p.putAll(props);
+        return JaasContext.loadClientContext(parsed(p));
+    }
+
+    /** The client security settings as Kafka's own ConfigDef parses them (types, defaults). */
+    private static Map<String, Object> parsed(Properties props) {
+        ConfigDef def = new ConfigDef()
+                .define(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, ConfigDef.Type.STRING,
+                        CommonClientConfigs.DEFAULT_SECURITY_PROTOCOL, ConfigDef.Importance.MEDIUM, "")
+                .withClientSslSupport()
+                .withClientSaslSupport();
+        Properties known = new Properties();
+        for (String name : props.stringPropertyNames()) {
+            if (def.names().contains(name)) {
+                known.put(name, props.getProperty(name));
+            }
+        }
+        return def.parse(known);
+    }
+
+    private static List<Certificate> trusted(KeyStore store) throws GeneralSecurityException {
+        Set<Certificate> out = new LinkedHashSet<>();
+        for (String alias : Collections.list(store.aliases())) {
+            if (store.isCertificateEntry(alias)) {
+                out.add(store.getCertificate(alias));
+            } else {
+                Certificate[] chain = store.getCertificateChain(alias);
+                if (chain != null) {
+                    Collections.addAll(out, chain);
+                }
+            }
+        }
+        if (out.isEmpty()) {
+            throw new GeneralSecurityException("the SSL truststore holds no certificate");
+        }
+        return new ArrayList<>(out);
+    }
+
+    /** The JVM's default trust (what Kafka's client trusts without a truststore). */
+    private static List<Certificate> defaultTrust() throws GeneralSecurityException {
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init((KeyStore) null);
+        List<Certificate> out = new ArrayList<>();
+        for (TrustManager tm : tmf.getTrustManagers()) {
+            if (tm instanceof X509TrustManager) {
+                for (X509Certificate c : ((X509TrustManager) tm).getAcceptedIssuers()) {
+                    out.add(c);
+                }
+            }
+        }
+        return out;
+    }
+
+    private static void appendCertificates(StringBuilder out, List<Certificate> certificates)
+            throws GeneralSecurityException {
+        for (int i = 0; i < certificates.size(); i++) {
+            if (i > 0) {
+                out.append(',');
+            }
+            JsonText.appendString(out, Base64.getEncoder().encodeToString(certificates.get(i).getEncoded()));
+        }
+    }
+
+    private static List<String> tlsVersions(@Nullable String enabled) {
+        String list = blank(enabled) ? SslConfigs.DEFAULT_SSL_ENABLED_PROTOCOLS : enabled;
+        List<String> out = new ArrayList<>();
+        for (String p : list.split(",")) {
+            if (TLS_VERSIONS.contains(p.trim())) {
+                out.add(p.trim());
+            }
+        }
+        return out;
+    }
+
+    private static String protocol(Map<String, String> props) {
+        return props.getOrDefault(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "PLAINTEXT")
+                .trim()
+                .toUpperCase(Locale.ROOT);
+    }
+
+    private static boolean blank(@Nullable String s) {
+        return s == null || s.trim().isEmpty();
+    }
+}

@@ -1,0 +1,79 @@
+package io.karrow.flink.connector.kafka;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** What {@link NativeKafkaSecurity} lets the native client speak, and the configuration it passes. */
+class NativeKafkaSecurityTest {
+
+    private static final String PLAIN_JAAS =
+            "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"alice\" password=\"s3cr\\\"t\";";
+    private static final String SCRAM_JAAS =
+            "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"bob\" password=\"pw\";";
+
+    @Test
+    void whatTheNativeClientSpeaksAndWhyNot() {
+        Map<String, String> props = new HashMap<>();
+        assertThat(NativeKafkaSecurity.unsupported(props)).isNull();
+        props.put("security.protocol", "sasl_ssl");
+        assertThat(NativeKafkaSecurity.unsupported(props)).contains("'sasl.mechanism' is 'GSSAPI'");
+        props.put("sasl.mechanism", "SCRAM-SHA-256");
+        props.put("sasl.jaas.config", SCRAM_JAAS);
+        assertThat(NativeKafkaSecurity.unsupported(props)).isNull();
+        props.put("sasl.mechanism", "PLAIN");
+        assertThat(NativeKafkaSecurity.unsupported(props)).contains("PlainLoginModule");
+        props.put("sasl.mechanism", "SCRAM-SHA-512");
+        props.put("sasl.jaas.config", SCRAM_JAAS.replace(";", " tokenauth=\"true\";"));
+        assertThat(NativeKafkaSecurity.unsupported(props)).contains("delegation token");
+        props.put("sasl.jaas.config", SCRAM_JAAS);
+        props.put("sasl.login.callback.handler.class", "com.example.Handler");
+        assertThat(NativeKafkaSecurity.unsupported(props)).contains("sasl.login.callback.handler.class");
+        props.remove("sasl.login.callback.handler.class");
+        props.put("ssl.endpoint.identification.algorithm", "");
+        assertThat(NativeKafkaSecurity.unsupported(props)).isNull();
+        props.put("ssl.enabled.protocols", "TLSv1.1");
+        assertThat(NativeKafkaSecurity.unsupported(props)).contains("TLSv1.2");
+        props.put("ssl.enabled.protocols", "TLSv1.3");
+        props.put("ssl.engine.factory.class", "com.example.Engine");
+        assertThat(NativeKafkaSecurity.unsupported(props)).contains("ssl.engine.factory.class");
+        props.remove("ssl.engine.factory.class");
+        props.put("security.protocol", "SASL_PLAINTEXT");
+        props.put("ssl.engine.factory.class", "com.example.Engine");
+        assertThat(NativeKafkaSecurity.unsupported(props)).as("SSL settings of a plaintext protocol").isNull();
+    }
+
+    @Test
+    void saslCredentialsComeFromTheJaasConfigurationAsKafkaParsesIt() {
+        Properties props = new Properties();
+        assertThat(NativeKafkaSecurity.configJson(props)).isEmpty();
+        props.setProperty("security.protocol", "SASL_PLAINTEXT");
+        props.setProperty("sasl.mechanism", "PLAIN");
+        props.setProperty("sasl.jaas.config", PLAIN_JAAS);
+        assertThat(NativeKafkaSecurity.configJson(props)).isEqualTo(
+                ",\"security\":{\"sasl\":{\"mechanism\":\"PLAIN\",\"username\":\"alice\",\"password\":\"s3cr\\\"t\"}}");
+        props.setProperty("sasl.mechanism", "OAUTHBEARER");
+        assertThatThrownBy(() -> NativeKafkaSecurity.configJson(props)).hasMessageContaining("OAUTHBEARER");
+        props.setProperty("sasl.mechanism", "PLAIN");
+        props.setProperty("sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required;");
+        assertThatThrownBy(() -> NativeKafkaSecurity.configJson(props)).hasMessageContaining("username and password");
+    }
+
+    @Test
+    void withoutATruststoreTheJvmsDefaultTrustIsPassed() {
+        Properties props = new Properties();
+        props.setProperty("security.protocol", "SSL");
+        String json = NativeKafkaSecurity.configJson(props);
+        assertThat(json).startsWith(",\"security\":{\"tls\":{\"trustedCertificates\":[\"")
+                .contains("\"verifyHostname\":true")
+                .contains("\"protocols\":[\"TLSv1.2\",\"TLSv1.3\"]")
+                .doesNotContain("clientKey");
+        props.setProperty("ssl.endpoint.identification.algorithm", "");
+        assertThat(NativeKafkaSecurity.configJson(props)).contains("\"verifyHostname\":false");
+    }
+}
