@@ -10,6 +10,7 @@ import static io.karrow.flink.connector.kafka.SinkParity.assertSameRecordByRecor
 import static io.karrow.flink.connector.kafka.SinkParity.digest;
 import static io.karrow.flink.connector.kafka.SinkParity.exactlyOnce;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.karrow.flink.connector.kafka.SinkParity.FailOnce;
 import io.karrow.flink.connector.kafka.SinkParity.Job;
@@ -17,7 +18,10 @@ import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.FinalizedVersionRange;
@@ -29,6 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -184,6 +189,84 @@ class KafkaNativeSinkITCase {
     @Test
     void exactlyOnceSurvivesAFailureAndRestart() throws Exception {
         exactlyOnceFailover(BOOTSTRAP, 1, 1);
+    }
+
+    /**
+     * Exactly-once with a failure between pre-commit and commit: the committer of the stock sink and
+     * that of native produce each fail once before their first commit ({@link FailingCommitTableFactory}),
+     * after the checkpoint whose transactions they were to commit completed. The job fails over and
+     * restores that checkpoint, and the restored committer commits those transactions (each
+     * transactional id of the failed call is later committed). A {@code read_committed} consumer
+     * then sees every selected input exactly once: the stock sink's output has the input's count and
+     * digest, and native produce's equals it record by record.
+     */
+    @Test
+    void exactlyOnceCommitsWhatAFailureBetweenPreCommitAndCommitLeft() throws Exception {
+        // Never fails; slows the rows so that checkpoints complete while the job runs.
+        FailOnce.reset(Integer.MAX_VALUE);
+        Job job = new Job(BOOTSTRAP, registry, 1, 1);
+        String query = SinkParity.QUERY + " AND fail_once(auction)";
+        String label = "failing-commit-" + UUID.randomUUID();
+        String oracle = job.sinkFailingBeforeCommit("kafka", ORACLE, exactlyOnce(), query, label + "-stock");
+        String nativeProduce = job.sinkFailingBeforeCommit(
+                "kafka-native", NATIVE, NATIVE_PRODUCE + exactlyOnce(), query, label + "-native");
+        job.run(200);
+        for (String sink : List.of("stock", "native")) {
+            FailingCommitSink.Injection injection = FailingCommitSink.Injection.of(label + "-" + sink);
+            assertThat(injection.armed.get()).as("%s: the injected failure happened", sink).isFalse();
+            assertThat(injection.failed).as("%s: transactions the failed commit left", sink).isNotEmpty();
+            for (String id : injection.failed) {
+                // Committed by the committer of a later attempt: the restored one.
+                assertThat(injection.commits)
+                        .as("%s: %s committed after the restore", sink, id)
+                        .anyMatch(c -> c.transactionalId().equals(id)
+                                && c.outcome() == FailingCommitSink.Outcome.COMMITTED
+                                && c.attempt() > injection.failedAttempt);
+            }
+            System.out.printf("KafkaNativeSinkITCase: failing commit (%s): attempt %d failed to commit %s; %d commits"
+                            + " after it, the first %s%n",
+                    sink, injection.failedAttempt, injection.failed, injection.commits.size(),
+                    injection.commits.isEmpty() ? "none" : injection.commits.get(0));
+        }
+        List<ConsumerRecord<byte[], byte[]>> reference = job.read(oracle, true);
+        assertThat(reference).hasSize(job.expected);
+        assertThat(digest(reference)).isEqualTo(job.expectedDigest);
+        assertSameRecordByRecord(job.expected, reference, job.read(nativeProduce, true), false, false);
+    }
+
+    /**
+     * A transaction open longer than {@code transaction.timeout.ms}: the broker aborts it (and bumps the
+     * producer's epoch), the native producer's next batch is refused as fenced, and the job fails with
+     * an error that names {@code transaction.timeout.ms} and its value as the likely cause. No
+     * checkpoint completes before that, so nothing is committed.
+     */
+    @Test
+    void aTransactionOpenPastItsTimeoutFailsTheJobNamingTheTimeout() throws Exception {
+        Job job = new Job(BOOTSTRAP, registry, 1, 1);
+        job.tEnv.createTemporarySystemFunction("slow_rows", SlowRows.class);
+        // Rows keep coming for at least 40 s; the broker aborts a timed-out transaction within
+        // transaction.abort.timed.out.transaction.cleanup.interval.ms (10 s) of its timeout.
+        String options = "'sink.delivery-guarantee' = 'exactly-once',"
+                + "'sink.transactional-id-prefix' = 'karrow-it-timeout-" + UUID.randomUUID().toString().substring(0, 8)
+                + "',"
+                + "'properties.transaction.timeout.ms' = '3000',";
+        String topic = job.sink("kafka-native", NATIVE, NATIVE_PRODUCE + options, false, "",
+                SinkParity.QUERY + " AND slow_rows(auction)");
+        job.env.configure(new Configuration().set(RestartStrategyOptions.RESTART_STRATEGY, "none"));
+        // No checkpoint before the timeout: the first transaction stays open.
+        job.env.enableCheckpointing(600_000);
+        assertThatThrownBy(() -> job.statements.execute().await(5, TimeUnit.MINUTES))
+                .hasStackTraceContaining("transaction.timeout.ms (3000 ms)")
+                .hasStackTraceContaining("the broker has ended this transaction");
+        assertThat(job.read(topic, true)).as("committed records").isEmpty();
+    }
+
+    /** Sleeps 4 ms per row (keeps a job running past a short transaction timeout). */
+    public static class SlowRows extends ScalarFunction {
+        public boolean eval(Long auction) throws InterruptedException {
+            Thread.sleep(4);
+            return true;
+        }
     }
 
     /** The old transaction protocol ({@code transaction.version=1}): the same guarantees. */
