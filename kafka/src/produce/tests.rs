@@ -820,3 +820,35 @@ fn a_record_too_large_on_append_makes_the_transaction_abortable() {
         }
     }
 }
+
+/// The producer's side of a broker killed mid produce (`kafka/tests/broker_restart.rs`): the broker
+/// reads batch 1 (appending it, as far as the producer can know) and the connection dies before it
+/// answers. The batch is sent again on a new connection with the very same producer id, epoch and
+/// sequence, and the batch behind it keeps its own: what lets a broker that kept this producer's
+/// state answer the copy as a duplicate. No epoch bump, no new sequence (either would make a
+/// restarted broker append the batch twice). A restarted broker that no longer knows the producer
+/// (its records older than `producer.id.expiration.ms`) appends the copy anyway, for Kafka's Java
+/// producer too: see `docs/architecture.md`, "Idempotence across broker restarts".
+#[test]
+fn a_batch_whose_answer_died_with_the_connection_is_sent_again_with_the_same_stamp() {
+    let (broker, seen) = test_broker::start(Script {
+        close_at_produce: Some(1),
+        ..Script::default()
+    });
+    let mut p = Producer::open(ProducerConfig {
+        batch_size: 1,
+        ..config(&broker)
+    })
+    .unwrap();
+    send(&mut p, 3);
+    p.flush().unwrap();
+    assert_eq!(p.acknowledged(), 3);
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.init_with, vec![(None, -1, -1)], "no epoch bump");
+    assert_eq!(
+        stamps(&seen.batches),
+        vec![(7, 0, 0, 1), (7, 0, 1, 1), (7, 0, 1, 1), (7, 0, 2, 1)],
+        "batch 1 again with its own stamp, then batch 2"
+    );
+    assert_eq!(p.producer_id_and_epoch(), (7, 0));
+}
