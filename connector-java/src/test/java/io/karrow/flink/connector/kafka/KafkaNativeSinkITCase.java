@@ -202,9 +202,13 @@ class KafkaNativeSinkITCase {
      */
     @Test
     void exactlyOnceCommitsWhatAFailureBetweenPreCommitAndCommitLeft() throws Exception {
+        failureBetweenPreCommitAndCommit(BOOTSTRAP);
+    }
+
+    private static void failureBetweenPreCommitAndCommit(String bootstrap) throws Exception {
         // Never fails; slows the rows so that checkpoints complete while the job runs.
         FailOnce.reset(Integer.MAX_VALUE);
-        Job job = new Job(BOOTSTRAP, registry, 1, 1);
+        Job job = new Job(bootstrap, registry, 1, 1);
         String query = SinkParity.QUERY + " AND fail_once(auction)";
         String label = "failing-commit-" + UUID.randomUUID();
         String oracle = job.sinkFailingBeforeCommit("kafka", ORACLE, exactlyOnce(), query, label + "-stock");
@@ -269,7 +273,10 @@ class KafkaNativeSinkITCase {
         }
     }
 
-    /** The old transaction protocol ({@code transaction.version=1}): the same guarantees. */
+    /**
+     * The old transaction protocol ({@code transaction.version=1}): the same guarantees, a failure
+     * between pre-commit and commit included.
+     */
     @Test
     void exactlyOnceOnTheOldTransactionProtocol() throws Exception {
         String tv1 = KafkaTestSupport.bootstrapTv1();
@@ -287,6 +294,7 @@ class KafkaNativeSinkITCase {
         assertMultiset(job, keyed, true, true, true);
         assertMultiset(job, keyless, true, false, false);
         exactlyOnceFailover(tv1, 3, 2);
+        failureBetweenPreCommitAndCommit(tv1);
     }
 
     private static void exactlyOnceFailover(String bootstrap, int partitions, int parallelism) throws Exception {
