@@ -25,12 +25,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A two-phase committing sink (Flink's {@code KafkaSink} or karrow's {@code NativeKafkaSink}) whose
- * committer fails once, before it commits anything: the first commit call with committables throws
- * instead of handing them to the sink's committer. The checkpoint those committables belong to has
- * completed (the committer commits only then), so its transactions are pre-committed and not
- * committed: the failure between pre-commit and commit. Flink fails the task over, restores that
- * checkpoint, and the restored committer must commit them. Writer, state, serializers and topology
- * are the wrapped sink's.
+ * committer fails once, at the first commit call with committables. The checkpoint those
+ * committables belong to has completed (the committer commits only then). By default the call
+ * throws instead of handing them to the sink's committer: the transactions are pre-committed and
+ * not committed, the failure between pre-commit and commit; Flink fails the task over, restores
+ * that checkpoint, and the restored committer must commit them. With {@link Injection#afterCommit}
+ * the call throws after the sink's committer committed them, before Flink learns it (a failure
+ * during commit): the restored committer is handed transactions that are already committed.
+ * Writer, state, serializers and topology are the wrapped sink's.
  *
  * <p>What happened is kept per label in {@link Injection} (the MiniCluster runs in the test's JVM):
  * the transactional ids of the failed call, and the outcome of every commit request handed on.
@@ -136,6 +138,8 @@ final class FailingCommitSink<IN, S>
         final List<String> failed = new CopyOnWriteArrayList<>();
         /** The attempt of the task whose committer failed (-1: none yet). */
         volatile int failedAttempt = -1;
+        /** Fail after the sink's committer committed (set before the job runs); else before. */
+        volatile boolean afterCommit;
         /** Every commit request handed to the sink's committer, in order. */
         final List<Commit> commits = new CopyOnWriteArrayList<>();
 
@@ -167,8 +171,18 @@ final class FailingCommitSink<IN, S>
             if (!ids.isEmpty() && injection.armed.compareAndSet(true, false)) {
                 injection.failed.addAll(ids);
                 injection.failedAttempt = attempt;
-                throw new IOException("injected failure between pre-commit and commit of " + ids);
+                if (!injection.afterCommit) {
+                    throw new IOException("injected failure between pre-commit and commit of " + ids);
+                }
+                handOn(requests);
+                throw new IOException("injected failure after the commit of " + ids);
             }
+            handOn(requests);
+        }
+
+        /** Hands {@code requests} to the sink's committer, recording how each ended. */
+        private void handOn(Collection<CommitRequest<KafkaCommittable>> requests)
+                throws IOException, InterruptedException {
             List<Observed> observed = new ArrayList<>();
             for (CommitRequest<KafkaCommittable> r : requests) {
                 observed.add(new Observed(r));

@@ -138,10 +138,11 @@ final class SinkParity {
 
         /**
          * As {@link #sink}, with the sink of {@code connector} behind {@link FailingCommitTableFactory}:
-         * its committer fails once, before its first commit, and the job fails over; {@code label}
-         * names the {@link FailingCommitSink.Injection} that records it.
+         * its committer fails once, at its first commit (before it, or after it with {@link
+         * FailingCommitSink.Injection#afterCommit}), and the job fails over; {@code label} names the
+         * {@link FailingCommitSink.Injection} that records it.
          */
-        String sinkFailingBeforeCommit(String connector, String format, String options, String query, String label)
+        String sinkWithFailingCommitter(String connector, String format, String options, String query, String label)
                 throws Exception {
             failureInjected = true;
             String wrapper = "'connector' = '" + FailingCommitTableFactory.IDENTIFIER + "',"
