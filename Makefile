@@ -52,10 +52,17 @@ test-fuzz-replay:
 
 # Fault injection (#20, kafka/tests/broker_restart.rs): the broker killed and restarted under
 # the native fetch, the idempotent producer and a native transaction, on a broker of its own
-# (RESTART_KAFKA_PORT and the next port for its controller), stopped afterwards. About two
-# minutes; not part of `make test`.
+# (RESTART_KAFKA_PORT and the next port for its controller), stopped afterwards. Two to three
+# minutes; not part of `make test`. The port must lie outside the local ephemeral port range
+# (/proc/sys/net/ipv4/ip_local_port_range): while the broker is down, any outgoing connection on
+# the machine may be given that port, and the restarted broker then cannot bind it.
 RESTART_KAFKA_PORT ?= 19192
 test-broker-restart:
+	@set -- $$(cat /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null); \
+	  if [ -n "$${2:-}" ] && [ $(RESTART_KAFKA_PORT) -ge $$1 ] && [ $(RESTART_KAFKA_PORT) -le $$2 ]; then \
+	    echo "warning: RESTART_KAFKA_PORT=$(RESTART_KAFKA_PORT) is inside the ephemeral port range $$1-$$2:" \
+	      "a restart can fail with 'Address already in use'" >&2; \
+	  fi
 	KAFKA_PORT=$(RESTART_KAFKA_PORT) KAFKA_CONTROLLER_PORT=$$(($(RESTART_KAFKA_PORT) + 1)) bash tests/services/kafka.sh start
 	KARROW_TEST_KAFKA_BOOTSTRAP=127.0.0.1:$(RESTART_KAFKA_PORT) KARROW_TEST_KAFKA_RESTARTABLE=1 \
 	  $(CARGO) test --release -p karrow-kafka --test broker_restart -- --test-threads=1; rc=$$?; \

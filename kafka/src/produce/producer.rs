@@ -690,16 +690,18 @@ impl Producer {
                 )));
             }
         }
-        let index = self.state_index(topic, partition)?;
+        let index = self
+            .state_index(topic, partition)
+            .map_err(|e| self.refused_append(e))?;
         let size = self.states[index].open.record_size(record)?;
         if size + crate::records::write::BATCH_HEADER_BYTES > self.config.max_request_size {
-            return Err(ProduceError::RecordTooLarge {
+            return Err(self.refused_append(ProduceError::RecordTooLarge {
                 size,
                 limit: self.config.max_request_size,
-            });
+            }));
         }
         if self.buffered + size > self.config.buffer_memory {
-            self.make_room(size)?;
+            self.make_room(size).map_err(|e| self.refused_append(e))?;
         }
         if let Some(txn) = &mut self.txn {
             txn.has_records = true;
@@ -796,6 +798,27 @@ impl Producer {
             self.pump(true)?;
         }
         Ok(())
+    }
+
+    /// An append refused with what Kafka's producer raises as an `ApiException` (a record larger
+    /// than `max.request.size` or `buffer.memory`, no metadata or no memory within
+    /// `max.block.ms`): inside a transaction the record is missing from it, so the transaction
+    /// becomes abortable, as `KafkaProducer.doSend` makes it (`maybeTransitionToErrorState`):
+    /// every later call returns the error until [`Self::abort_transaction`], and under protocol 1
+    /// the abort bumps the epoch. Outside a transaction the error is only returned (Kafka's
+    /// idempotent producer keeps no state for it either).
+    fn refused_append(&mut self, e: ProduceError) -> ProduceError {
+        let abortable = matches!(
+            e,
+            ProduceError::RecordTooLarge { .. }
+                | ProduceError::Timeout(_)
+                | ProduceError::Connection(_)
+        );
+        if abortable && self.in_transaction() {
+            self.fail(e)
+        } else {
+            e
+        }
     }
 
     fn check_failed(&self) -> Result<(), ProduceError> {

@@ -68,6 +68,10 @@ pub(crate) struct Script {
     pub(crate) first_produce_delay: std::time::Duration,
     /// The epoch a transactional id's first InitProducerId answers.
     pub(crate) first_epoch: i16,
+    /// The Produce request with this index (from 0, counted over every connection) is read and
+    /// recorded, then its connection is closed without an answer: a broker killed after
+    /// appending the batch, its acknowledgement lost with the connection.
+    pub(crate) close_at_produce: Option<usize>,
 }
 
 impl Default for Script {
@@ -83,6 +87,7 @@ impl Default for Script {
             held_produces: 0..0,
             first_produce_delay: std::time::Duration::ZERO,
             first_epoch: 0,
+            close_at_produce: None,
         }
     }
 }
@@ -96,6 +101,8 @@ struct State {
     epochs: Vec<(String, i64, i16)>,
     /// Producer ids handed out after 7.
     more_ids: i64,
+    /// Produce requests read so far, over every connection.
+    produce_requests: usize,
 }
 
 /// Kafka's coordinator: an epoch of `Short.MAX_VALUE - 1` or more cannot be bumped again, the
@@ -141,9 +148,14 @@ pub(crate) fn start(script: Script) -> (String, Arc<Mutex<Seen>>) {
                 if stream.read_exact(&mut req).is_err() {
                     return;
                 }
-                let reply = {
+                let (reply, close) = {
                     let mut st = state.lock().expect("lock");
                     let reply = answer(&req, &script, port, &mut st);
+                    let mut close = false;
+                    if i16::from_be_bytes([req[0], req[1]]) == 0 {
+                        close = script.close_at_produce == Some(st.produce_requests);
+                        st.produce_requests += 1;
+                    }
                     // Publish a copy for the test to read.
                     let mut v = view.lock().expect("lock");
                     v.keys.clone_from(&st.seen.keys);
@@ -151,8 +163,12 @@ pub(crate) fn start(script: Script) -> (String, Arc<Mutex<Seen>>) {
                     v.init_with.clone_from(&st.seen.init_with);
                     v.added.clone_from(&st.seen.added);
                     v.ended.clone_from(&st.seen.ended);
-                    reply
+                    (reply, close)
                 };
+                if close {
+                    // Dropping the stream closes the connection, answers held for it included.
+                    return;
+                }
                 let Some(reply) = reply else { continue };
                 let mut out = (reply.0.len() as i32).to_be_bytes().to_vec();
                 out.extend_from_slice(&reply.0);

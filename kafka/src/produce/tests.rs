@@ -746,3 +746,109 @@ fn a_fenced_transaction_names_the_transaction_timeout() {
         "{e}"
     );
 }
+
+/// A record larger than `max.request.size`, refused on append inside a transaction, leaves the
+/// transaction abortable, as Kafka's producer does (`KafkaProducer.doSend` hands the
+/// `RecordTooLargeException` to `maybeTransitionToErrorState`): the record is not in the
+/// transaction, so the next append, a flush, the pre-commit and the commit all fail with that
+/// error until the transaction is aborted. The abort bumps the epoch (protocol 1: InitProducerId
+/// with the current id and epoch, Kafka's `clientSideEpochBumpRequired`; protocol 2: its EndTxn);
+/// none of the refused transaction's records is ever sent, and the next transaction commits.
+#[test]
+fn a_record_too_large_on_append_makes_the_transaction_abortable() {
+    for tv in [1, 2] {
+        let (broker, seen) = test_broker::start(Script {
+            tv,
+            ..Script::default()
+        });
+        let mut p = Producer::open(ProducerConfig {
+            transactional_id: Some(format!("tx-too-large-{tv}")),
+            max_request_size: 1024,
+            ..config(&broker)
+        })
+        .unwrap();
+        p.init_transactions().unwrap();
+        p.begin_transaction().unwrap();
+        send(&mut p, 2);
+        let append = |p: &mut Producer, value: &[u8]| {
+            p.append(
+                "t",
+                0,
+                &RecordRef {
+                    key: None,
+                    value: Some(value),
+                    timestamp: 1,
+                    header_count: 0,
+                    headers: &[],
+                },
+            )
+        };
+        let e = append(&mut p, &[b'x'; 2048]).unwrap_err();
+        assert!(
+            matches!(e, ProduceError::RecordTooLarge { limit: 1024, .. }),
+            "tv{tv}: {e}"
+        );
+        assert_eq!(append(&mut p, b"small").unwrap_err(), e, "tv{tv}: append");
+        assert_eq!(p.flush().unwrap_err(), e, "tv{tv}: flush");
+        assert_eq!(p.commit_transaction().unwrap_err(), e, "tv{tv}: commit");
+        assert_eq!(
+            p.precommit_transaction().unwrap_err(),
+            e,
+            "tv{tv}: pre-commit"
+        );
+        assert!(p.in_transaction(), "tv{tv}: still to be aborted");
+        p.abort_transaction().unwrap();
+        p.begin_transaction().unwrap();
+        send(&mut p, 1);
+        p.commit_transaction().unwrap();
+        let seen = seen.lock().unwrap();
+        let id = Some(format!("tx-too-large-{tv}"));
+        if tv == 1 {
+            assert_eq!(
+                seen.init_with,
+                vec![(id.clone(), -1, -1), (id, 7, 0)],
+                "protocol 1: the abort bumps the epoch"
+            );
+            assert_eq!(stamps(&seen.batches), vec![(7, 1, 0, 1)]);
+            assert_eq!(seen.ended, vec![(4, 7, 1, true)]);
+        } else {
+            // Protocol 2: the partition joined with the first append; the abort's EndTxn bumps
+            // the epoch.
+            assert_eq!(seen.init_with, vec![(id, -1, -1)]);
+            assert_eq!(stamps(&seen.batches), vec![(7, 1, 0, 1)]);
+            assert_eq!(seen.ended, vec![(5, 7, 0, false), (5, 7, 1, true)]);
+        }
+    }
+}
+
+/// The producer's side of a broker killed mid produce (`kafka/tests/broker_restart.rs`): the broker
+/// reads batch 1 (appending it, as far as the producer can know) and the connection dies before it
+/// answers. The batch is sent again on a new connection with the very same producer id, epoch and
+/// sequence, and the batch behind it keeps its own: what lets a broker that kept this producer's
+/// state answer the copy as a duplicate. No epoch bump, no new sequence (either would make a
+/// restarted broker append the batch twice). A restarted broker that no longer knows the producer
+/// (its records older than `producer.id.expiration.ms`) appends the copy anyway, for Kafka's Java
+/// producer too: see `docs/architecture.md`, "Idempotence across broker restarts".
+#[test]
+fn a_batch_whose_answer_died_with_the_connection_is_sent_again_with_the_same_stamp() {
+    let (broker, seen) = test_broker::start(Script {
+        close_at_produce: Some(1),
+        ..Script::default()
+    });
+    let mut p = Producer::open(ProducerConfig {
+        batch_size: 1,
+        ..config(&broker)
+    })
+    .unwrap();
+    send(&mut p, 3);
+    p.flush().unwrap();
+    assert_eq!(p.acknowledged(), 3);
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.init_with, vec![(None, -1, -1)], "no epoch bump");
+    assert_eq!(
+        stamps(&seen.batches),
+        vec![(7, 0, 0, 1), (7, 0, 1, 1), (7, 0, 1, 1), (7, 0, 2, 1)],
+        "batch 1 again with its own stamp, then batch 2"
+    );
+    assert_eq!(p.producer_id_and_epoch(), (7, 0));
+}

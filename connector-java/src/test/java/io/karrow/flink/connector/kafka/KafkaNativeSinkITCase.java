@@ -10,6 +10,7 @@ import static io.karrow.flink.connector.kafka.SinkParity.assertSameRecordByRecor
 import static io.karrow.flink.connector.kafka.SinkParity.digest;
 import static io.karrow.flink.connector.kafka.SinkParity.exactlyOnce;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.karrow.flink.connector.kafka.SinkParity.FailOnce;
 import io.karrow.flink.connector.kafka.SinkParity.Job;
@@ -17,7 +18,10 @@ import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.FinalizedVersionRange;
@@ -29,7 +33,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * The {@code kafka-native} sink end to end against a real broker and the dev registry, in both
@@ -186,7 +192,115 @@ class KafkaNativeSinkITCase {
         exactlyOnceFailover(BOOTSTRAP, 1, 1);
     }
 
-    /** The old transaction protocol ({@code transaction.version=1}): the same guarantees. */
+    /**
+     * Exactly-once with a failure between pre-commit and commit: the committer of the stock sink and
+     * that of native produce each fail once before their first commit ({@link FailingCommitTableFactory}),
+     * after the checkpoint whose transactions they were to commit completed. The job fails over and
+     * restores that checkpoint, and the restored committer commits those transactions (each
+     * transactional id of the failed call is later committed). A {@code read_committed} consumer
+     * then sees every selected input exactly once: the stock sink's output has the input's count and
+     * digest, and native produce's equals it record by record.
+     */
+    @Test
+    void exactlyOnceCommitsWhatAFailureBetweenPreCommitAndCommitLeft() throws Exception {
+        failingCommitter(BOOTSTRAP, false);
+    }
+
+    /**
+     * Exactly-once with a failure during commit: each committer commits its first transactions, then
+     * fails before Flink learns it. The restored committer is handed those committed transactions
+     * again and must neither lose nor fail over on them; the output is as above.
+     */
+    @Test
+    void exactlyOnceSurvivesAFailureDuringCommit() throws Exception {
+        failingCommitter(BOOTSTRAP, true);
+    }
+
+    private static void failingCommitter(String bootstrap, boolean afterCommit) throws Exception {
+        // Never fails; slows the rows so that checkpoints complete while the job runs.
+        FailOnce.reset(Integer.MAX_VALUE);
+        Job job = new Job(bootstrap, registry, 1, 1);
+        String query = SinkParity.QUERY + " AND fail_once(auction)";
+        String label = "failing-commit-" + UUID.randomUUID();
+        List<String> sinks = List.of("stock", "native");
+        for (String sink : sinks) {
+            FailingCommitSink.Injection.of(label + "-" + sink).afterCommit = afterCommit;
+        }
+        String oracle = job.sinkWithFailingCommitter("kafka", ORACLE, exactlyOnce(), query, label + "-stock");
+        String nativeProduce = job.sinkWithFailingCommitter(
+                "kafka-native", NATIVE, NATIVE_PRODUCE + exactlyOnce(), query, label + "-native");
+        job.run(200);
+        for (String sink : sinks) {
+            FailingCommitSink.Injection injection = FailingCommitSink.Injection.of(label + "-" + sink);
+            assertThat(injection.armed.get()).as("%s: the injected failure happened", sink).isFalse();
+            assertThat(injection.failed).as("%s: transactions of the failed commit call", sink).isNotEmpty();
+            for (String id : injection.failed) {
+                List<FailingCommitSink.Commit> later = injection.commits.stream()
+                        .filter(c -> c.transactionalId().equals(id) && c.attempt() > injection.failedAttempt)
+                        .collect(Collectors.toList());
+                if (afterCommit) {
+                    assertThat(injection.commits).as("%s: %s committed before the failure", sink, id)
+                            .contains(new FailingCommitSink.Commit(
+                                    id, FailingCommitSink.Outcome.COMMITTED, injection.failedAttempt));
+                    // Handed again to the restored committer, which neither threw nor failed over.
+                    assertThat(later).as("%s: %s after the restore", sink, id).isNotEmpty()
+                            .allMatch(c -> c.outcome() != FailingCommitSink.Outcome.THREW
+                                    && c.outcome() != FailingCommitSink.Outcome.FAILED_UNKNOWN_REASON);
+                } else {
+                    // Committed by the committer of a later attempt: the restored one.
+                    assertThat(later).as("%s: %s committed after the restore", sink, id)
+                            .anyMatch(c -> c.outcome() == FailingCommitSink.Outcome.COMMITTED);
+                }
+                System.out.printf("KafkaNativeSinkITCase: failing committer (%s, %s): attempt %d failed at %s;"
+                                + " after the restore: %s%n",
+                        sink, afterCommit ? "after commit" : "before commit", injection.failedAttempt, id, later);
+            }
+        }
+        List<ConsumerRecord<byte[], byte[]>> reference = job.read(oracle, true);
+        assertThat(reference).hasSize(job.expected);
+        assertThat(digest(reference)).isEqualTo(job.expectedDigest);
+        assertSameRecordByRecord(job.expected, reference, job.read(nativeProduce, true), false, false);
+    }
+
+    /**
+     * A transaction open longer than {@code transaction.timeout.ms}: the broker aborts it (and bumps the
+     * producer's epoch), the native producer's next batch is refused as fenced, and the job fails with
+     * an error that names {@code transaction.timeout.ms} and its value as the likely cause. No
+     * checkpoint completes before that, so nothing is committed.
+     */
+    @Test
+    void aTransactionOpenPastItsTimeoutFailsTheJobNamingTheTimeout() throws Exception {
+        Job job = new Job(BOOTSTRAP, registry, 1, 1);
+        job.tEnv.createTemporarySystemFunction("slow_rows", SlowRows.class);
+        // Rows keep coming for at least 40 s; the broker aborts a timed-out transaction within
+        // transaction.abort.timed.out.transaction.cleanup.interval.ms (10 s) of its timeout.
+        String options = "'sink.delivery-guarantee' = 'exactly-once',"
+                + "'sink.transactional-id-prefix' = 'karrow-it-timeout-" + UUID.randomUUID().toString().substring(0, 8)
+                + "',"
+                + "'properties.transaction.timeout.ms' = '3000',";
+        String topic = job.sink("kafka-native", NATIVE, NATIVE_PRODUCE + options, false, "",
+                SinkParity.QUERY + " AND slow_rows(auction)");
+        job.env.configure(new Configuration().set(RestartStrategyOptions.RESTART_STRATEGY, "none"));
+        // No checkpoint before the timeout: the first transaction stays open.
+        job.env.enableCheckpointing(600_000);
+        assertThatThrownBy(() -> job.statements.execute().await(5, TimeUnit.MINUTES))
+                .hasStackTraceContaining("transaction.timeout.ms (3000 ms)")
+                .hasStackTraceContaining("the broker has ended this transaction");
+        assertThat(job.read(topic, true)).as("committed records").isEmpty();
+    }
+
+    /** Sleeps 4 ms per row (keeps a job running past a short transaction timeout). */
+    public static class SlowRows extends ScalarFunction {
+        public boolean eval(Long auction) throws InterruptedException {
+            Thread.sleep(4);
+            return true;
+        }
+    }
+
+    /**
+     * The old transaction protocol ({@code transaction.version=1}): the same guarantees, failures
+     * before and during commit included.
+     */
     @Test
     void exactlyOnceOnTheOldTransactionProtocol() throws Exception {
         String tv1 = KafkaTestSupport.bootstrapTv1();
@@ -204,6 +318,8 @@ class KafkaNativeSinkITCase {
         assertMultiset(job, keyed, true, true, true);
         assertMultiset(job, keyless, true, false, false);
         exactlyOnceFailover(tv1, 3, 2);
+        failingCommitter(tv1, false);
+        failingCommitter(tv1, true);
     }
 
     private static void exactlyOnceFailover(String bootstrap, int partitions, int parallelism) throws Exception {

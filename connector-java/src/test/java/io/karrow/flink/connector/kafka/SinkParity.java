@@ -133,6 +133,33 @@ final class SinkParity {
         /** Declares a sink table on a new topic, adds the INSERT, returns the topic. */
         String sink(String connector, String format, String options, boolean keyed, String metadataColumns, String query)
                 throws Exception {
+            return declare("'connector' = '" + connector + "',", connector, format, options, keyed, metadataColumns, query);
+        }
+
+        /**
+         * As {@link #sink}, with the sink of {@code connector} behind {@link FailingCommitTableFactory}:
+         * its committer fails once, at its first commit (before it, or after it with {@link
+         * FailingCommitSink.Injection#afterCommit}), and the job fails over; {@code label} names the
+         * {@link FailingCommitSink.Injection} that records it.
+         */
+        String sinkWithFailingCommitter(String connector, String format, String options, String query, String label)
+                throws Exception {
+            failureInjected = true;
+            String wrapper = "'connector' = '" + FailingCommitTableFactory.IDENTIFIER + "',"
+                    + "'" + FailingCommitTableFactory.DELEGATE.key() + "' = '" + connector + "',"
+                    + "'" + FailingCommitTableFactory.LABEL.key() + "' = '" + label + "',";
+            return declare(wrapper, connector, format, options, false, "", query);
+        }
+
+        private String declare(
+                String connectorOptions,
+                String connector,
+                String format,
+                String options,
+                boolean keyed,
+                String metadataColumns,
+                String query)
+                throws Exception {
             String table = "out_" + (sinks++);
             String topic = KafkaTestSupport.createTopic(bootstrap, "bids-out-" + connector + "-" + table, partitions);
             String key = keyed
@@ -141,7 +168,7 @@ final class SinkParity {
                     : "";
             tEnv.executeSql("CREATE TABLE " + table + " (auction BIGINT, bidder BIGINT, price_cents BIGINT,"
                     + " date_time TIMESTAMP(3)" + metadataColumns + ") WITH ("
-                    + "'connector' = '" + connector + "', 'topic' = '" + topic + "',"
+                    + connectorOptions + "'topic' = '" + topic + "',"
                     + "'properties.bootstrap.servers' = '" + bootstrap + "',"
                     + options.replace("%s", table) + key
                     + "'value.format' = '" + format + "',"
