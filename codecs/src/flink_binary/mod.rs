@@ -18,9 +18,14 @@
 //!
 //! Every image is position-independent (offsets are relative to its own start), so a
 //! nested image can be copied as bytes.
+//!
+//! karrow extends the format in one place: an image the Java side marks as keeping what a
+//! Java row holds beyond Flink's layout (sub-millisecond nanos of compact timestamps, lone
+//! surrogates), described in `java_detail.rs`.
 
 pub(crate) mod elements;
 mod from_arrow;
+pub(crate) mod java_detail;
 pub(crate) mod layout;
 #[cfg(test)]
 pub(crate) mod render;

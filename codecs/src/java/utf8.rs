@@ -124,6 +124,43 @@ fn decode_with_replacement(bytes: &[u8]) -> String {
     text
 }
 
+/// A piece of a string stored as Java text in a Java-detail image
+/// (`crate::flink_binary::java_detail`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JavaTextPiece<'a> {
+    /// Bytes without an encoded surrogate (valid UTF-8 when the Java side wrote them).
+    Text(&'a [u8]),
+    /// A UTF-16 surrogate that is not half of a pair (`0xD800..=0xDFFF`).
+    LoneSurrogate(u16),
+}
+
+/// Splits the bytes of a string of a Java-detail image into text and lone surrogates:
+/// a 3-byte sequence `ED A0..BF 80..BF` (the UTF-8 form of a surrogate code unit, which
+/// valid UTF-8 never holds) is one lone surrogate; everything between is text.
+pub(crate) fn java_text_pieces(bytes: &[u8]) -> impl Iterator<Item = JavaTextPiece<'_>> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let rest = bytes.get(at..).filter(|r| !r.is_empty())?;
+        let surrogate = |i: usize| {
+            rest.get(i..i + 3).and_then(|s| match *s {
+                [0xED, b2 @ 0xA0..=0xBF, b3 @ 0x80..=0xBF] => {
+                    Some(0xD000 | (u16::from(b2 & 0x3F) << 6) | u16::from(b3 & 0x3F))
+                }
+                _ => None,
+            })
+        };
+        if let Some(unit) = surrogate(0) {
+            at += 3;
+            return Some(JavaTextPiece::LoneSurrogate(unit));
+        }
+        let end = (1..rest.len())
+            .find(|&i| rest[i] == 0xED && surrogate(i).is_some())
+            .unwrap_or(rest.len());
+        at += end;
+        Some(JavaTextPiece::Text(&rest[..end]))
+    })
+}
+
 /// Whether `b2` cannot be the second byte of a 4-byte sequence led by `b1`.
 fn bad_second_of_four(b1: u8, b2: u8) -> bool {
     (b1 == 0xF0 && !(0x90..=0xBF).contains(&b2))
@@ -158,6 +195,32 @@ mod tests {
             .map(|u| format!("{u:04x}"))
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    #[test]
+    fn java_text_splits_at_encoded_lone_surrogates() {
+        use JavaTextPiece::{LoneSurrogate, Text};
+        fn pieces(b: &[u8]) -> Vec<JavaTextPiece<'_>> {
+            java_text_pieces(b).collect()
+        }
+        assert_eq!(pieces(b""), vec![]);
+        assert_eq!(pieces("a😀é".as_bytes()), vec![Text("a😀é".as_bytes())]);
+        // U+D83D, U+DFFF, U+D800 as their 3-byte sequences.
+        assert_eq!(
+            pieces(&[b'a', 0xED, 0xA0, 0xBD, 0xED, 0xBF, 0xBF, b'b', 0xED, 0xA0, 0x80]),
+            vec![
+                Text(b"a"),
+                LoneSurrogate(0xD83D),
+                LoneSurrogate(0xDFFF),
+                Text(b"b"),
+                LoneSurrogate(0xD800)
+            ]
+        );
+        // U+D7FF (ED 9F BF) is an ordinary character; a cut sequence is text.
+        assert_eq!(
+            pieces(&[0xED, 0x9F, 0xBF, 0xED, 0xA0]),
+            vec![Text(&[0xED, 0x9F, 0xBF, 0xED, 0xA0])]
+        );
     }
 
     #[test]

@@ -11,12 +11,17 @@
 //! - a supplementary character (outside the BMP) is written as its two UTF-16 surrogates,
 //!   each escaped with upper-case hex: U+1F600 becomes `\uD83D\uDE00`, never 4-byte UTF-8.
 //!
+//! A lone surrogate (`"\uD83D"` read by Jackson) is escaped the same way, but a binary row
+//! stores it as `?`; only an image marked as keeping Java text (`write_image_string`) still
+//! holds it.
+//!
 //! Invalid UTF-8 in a binary row: `BinaryStringData.toString` decodes valid UTF-8 with a
 //! strict decoder and falls back to `new String(bytes, UTF_8)` for anything malformed, so
 //! malformed bytes become U+FFFD with the JDK's own rules for how many bytes one U+FFFD
 //! replaces ([`java_utf8_lossy`], in `crate::java::utf8`).
 
-use crate::java::utf8::java_utf8_lossy;
+use crate::flink_binary::java_detail::ImageForm;
+use crate::java::utf8::{java_text_pieces, java_utf8_lossy, JavaTextPiece};
 
 /// Upper-case hex digits, as Jackson writes them.
 const HEX: &[u8; 16] = b"0123456789ABCDEF";
@@ -47,9 +52,15 @@ static CLASS: [u8; 256] = {
 
 /// Appends `text` as a quoted JSON string literal with Jackson's escaping.
 pub(crate) fn write_json_str(text: &str, out: &mut Vec<u8>) {
-    let bytes = text.as_bytes();
-    out.reserve(bytes.len() + 2);
+    out.reserve(text.len() + 2);
     out.push(b'"');
+    write_json_body(text, out);
+    out.push(b'"');
+}
+
+/// Appends `text` with Jackson's escaping, without the quotes.
+fn write_json_body(text: &str, out: &mut Vec<u8>) {
+    let bytes = text.as_bytes();
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {
@@ -80,7 +91,6 @@ pub(crate) fn write_json_str(text: &str, out: &mut Vec<u8>) {
         start = i;
     }
     out.extend_from_slice(&bytes[start..]);
-    out.push(b'"');
 }
 
 /// Appends the UTF-8 bytes of a Flink `StringData` as a quoted JSON string literal, as
@@ -88,6 +98,25 @@ pub(crate) fn write_json_str(text: &str, out: &mut Vec<u8>) {
 /// ([`java_utf8_lossy`]).
 pub(crate) fn write_flink_string(bytes: &[u8], out: &mut Vec<u8>) {
     write_json_str(&java_utf8_lossy(bytes), out);
+}
+
+/// Appends a string of an image in `form` as a quoted JSON string literal: a Flink string
+/// as [`write_flink_string`] does; the Java text of a Java-detail image
+/// (`crate::flink_binary::java_detail`) with each lone surrogate escaped as Jackson's
+/// `UTF8JsonGenerator` escapes every surrogate (`\uD83D`, upper-case hex).
+pub(crate) fn write_image_string(bytes: &[u8], form: ImageForm, out: &mut Vec<u8>) {
+    if form == ImageForm::Flink {
+        return write_flink_string(bytes, out);
+    }
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    for piece in java_text_pieces(bytes) {
+        match piece {
+            JavaTextPiece::Text(text) => write_json_body(&java_utf8_lossy(text), out),
+            JavaTextPiece::LoneSurrogate(unit) => write_u_escape(u32::from(unit), out),
+        }
+    }
+    out.push(b'"');
 }
 
 fn write_escape(b: u8, out: &mut Vec<u8>) {
@@ -180,6 +209,20 @@ mod tests {
             })
             .collect();
         assert_eq!(json(&text), format!("\"{expected}\""));
+    }
+
+    #[test]
+    fn java_text_escapes_lone_surrogates_as_jackson_does() {
+        let mut out = Vec::new();
+        let text = [
+            b'a', 0xED, 0xA0, 0xBD, b'"', 0xF0, 0x9F, 0x98, 0x80, 0xED, 0xB8, 0x80,
+        ];
+        write_image_string(&text, ImageForm::JavaDetail, &mut out);
+        assert_eq!(out, br#""a\uD83D\"\uD83D\uDE00\uDE00""#);
+        // The same bytes in Flink's form are invalid UTF-8, decoded as Java decodes them.
+        out.clear();
+        write_image_string(&text, ImageForm::Flink, &mut out);
+        assert_eq!(out, "\"a\u{fffd}\\\"\\uD83D\\uDE00\u{fffd}\"".as_bytes());
     }
 
     #[test]

@@ -26,9 +26,10 @@ mod values;
 use std::collections::HashMap;
 use std::ops::Range;
 
-use self::escape::{write_flink_string, write_json_str};
+use self::escape::{write_image_string, write_json_str};
 use self::values::{write_scalar, Scalar};
 use crate::error::CodecError;
+use crate::flink_binary::java_detail::ImageForm;
 use crate::flink_binary::layout::{element_size, is_fixed_length};
 use crate::flink_binary::slots::{bad, read_i32, Slots};
 use crate::json::options::{JsonEncodeOptions, MapNullKeyMode};
@@ -98,11 +99,12 @@ impl JsonRowEncoder {
     }
 
     /// Appends the JSON text of the row whose binary image is `image` (one contiguous
-    /// BinaryRowData image of the row type; the RowKind byte is ignored) to `out`. On error
+    /// BinaryRowData image of the row type; the RowKind in the header byte is ignored, its
+    /// Java-detail mark is read: `crate::flink_binary::java_detail`) to `out`. On error
     /// `out` is left as it was.
     pub fn encode_row(&self, image: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError> {
         let start = out.len();
-        let result = self.write_row(image, 0, &self.row, out);
+        let result = self.write_row(image, 0, &self.row, ImageForm::of(image), out);
         if result.is_err() {
             out.truncate(start);
         }
@@ -114,6 +116,7 @@ impl JsonRowEncoder {
         buf: &[u8],
         base: usize,
         row: &RowPlan,
+        form: ImageForm,
         out: &mut Vec<u8>,
     ) -> Result<(), CodecError> {
         let slots = row_slots(buf, base, row.fields.len())?;
@@ -132,7 +135,7 @@ impl JsonRowEncoder {
             if null {
                 out.extend_from_slice(b"null");
             } else {
-                self.write_value(&slots, i, 8, &field.plan, out)
+                self.write_value(&slots, i, 8, &field.plan, form, out)
                     .map_err(|e| at_field(&field.name, e))?;
             }
         }
@@ -147,10 +150,13 @@ impl JsonRowEncoder {
         i: usize,
         size: usize,
         plan: &Plan,
+        form: ImageForm,
         out: &mut Vec<u8>,
     ) -> Result<(), CodecError> {
         match plan {
-            Plan::Scalar(scalar) => write_scalar(slots, i, size, *scalar, &self.options, out)?,
+            Plan::Scalar(scalar) => {
+                write_scalar(slots, i, size, *scalar, &self.options, form, out)?
+            }
             Plan::Array(element) => {
                 let (at, _) = slots.reference(i, size);
                 let items = array_slots(slots.buf, at, element.size)?;
@@ -159,17 +165,17 @@ impl JsonRowEncoder {
                     if j > 0 {
                         out.push(b',');
                     }
-                    self.write_element(&items, j, element, out)?;
+                    self.write_element(&items, j, element, form, out)?;
                 }
                 out.push(b']');
             }
             Plan::Map(value) => {
                 let (at, _) = slots.reference(i, size);
-                self.write_map(slots.buf, at, value, out)?;
+                self.write_map(slots.buf, at, value, form, out)?;
             }
             Plan::Row(row) => {
                 let (at, _) = slots.reference(i, size);
-                self.write_row(slots.buf, at, row, out)?;
+                self.write_row(slots.buf, at, row, form, out)?;
             }
         }
         Ok(())
@@ -181,13 +187,14 @@ impl JsonRowEncoder {
         items: &Slots<'_>,
         j: usize,
         element: &Element,
+        form: ImageForm,
         out: &mut Vec<u8>,
     ) -> Result<(), CodecError> {
         if items.is_null(j) {
             out.extend_from_slice(b"null");
             Ok(())
         } else {
-            self.write_value(items, j, element.size, &element.plan, out)
+            self.write_value(items, j, element.size, &element.plan, form, out)
         }
     }
 
@@ -198,6 +205,7 @@ impl JsonRowEncoder {
         buf: &[u8],
         at: usize,
         value: &Element,
+        form: ImageForm,
         out: &mut Vec<u8>,
     ) -> Result<(), CodecError> {
         let key_bytes = read_i32(buf, at)?;
@@ -228,7 +236,7 @@ impl JsonRowEncoder {
                     MapNullKeyMode::Literal(literal) => write_json_str(literal, &mut names),
                 }
             } else {
-                write_flink_string(keys.var(k, 8)?, &mut names);
+                write_image_string(keys.var(k, 8)?, form, &mut names);
             }
             names.push(b':');
             spans.push(Some(start..names.len()));
@@ -248,7 +256,7 @@ impl JsonRowEncoder {
                     if let Some(span) = span {
                         separate(out);
                         out.extend_from_slice(&names[span.clone()]);
-                        self.write_element(&values, k, value, out)?;
+                        self.write_element(&values, k, value, form, out)?;
                     }
                 }
             }
@@ -256,7 +264,7 @@ impl JsonRowEncoder {
                 for (span, members) in groups {
                     separate(out);
                     out.extend_from_slice(&names[span]);
-                    self.write_repeated(&values, &members, value, out)?;
+                    self.write_repeated(&values, &members, value, form, out)?;
                 }
             }
         }
@@ -270,16 +278,17 @@ impl JsonRowEncoder {
         values: &Slots<'_>,
         members: &[usize],
         value: &Element,
+        form: ImageForm,
         out: &mut Vec<u8>,
     ) -> Result<(), CodecError> {
         let last = members.last().copied().unwrap_or_default();
         let Plan::Row(row) = &value.plan else {
             // Every other converter replaces the node's content: the last value wins.
-            return self.write_element(values, last, value, out);
+            return self.write_element(values, last, value, form, out);
         };
         if !self.options.ignore_null_fields {
             // Every field is set again, in place: the same as the last row.
-            return self.write_element(values, last, value, out);
+            return self.write_element(values, last, value, form, out);
         }
         let mut node: Option<Node> = None;
         for &k in members {
@@ -292,7 +301,7 @@ impl JsonRowEncoder {
                 _ => Vec::new(),
             };
             let (at, _) = values.reference(k, value.size);
-            self.merge_row(&mut fields, values.buf, at, row)?;
+            self.merge_row(&mut fields, values.buf, at, row, form)?;
             node = Some(Node::Object(fields));
         }
         match node {
@@ -311,6 +320,7 @@ impl JsonRowEncoder {
         buf: &[u8],
         base: usize,
         row: &RowPlan,
+        form: ImageForm,
     ) -> Result<(), CodecError> {
         let slots = row_slots(buf, base, row.fields.len())?;
         for (i, field) in row.fields.iter().enumerate() {
@@ -327,12 +337,12 @@ impl JsonRowEncoder {
                     _ => Vec::new(),
                 };
                 let (at, _) = slots.reference(i, 8);
-                self.merge_row(&mut fields, buf, at, inner)
+                self.merge_row(&mut fields, buf, at, inner, form)
                     .map_err(|e| at_field(&field.name, e))?;
                 Node::Object(fields)
             } else {
                 let mut text = Vec::new();
-                self.write_value(&slots, i, 8, &field.plan, &mut text)
+                self.write_value(&slots, i, 8, &field.plan, form, &mut text)
                     .map_err(|e| at_field(&field.name, e))?;
                 Node::Raw(text)
             };

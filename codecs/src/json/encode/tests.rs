@@ -600,6 +600,54 @@ fn row_kind_byte_is_ignored() {
     assert_eq!(out, br#"{"a":5}"#);
 }
 
+#[test]
+fn java_detail_images_keep_sub_millisecond_nanos_and_lone_surrogates() {
+    use crate::flink_binary::java_detail::JAVA_DETAIL_MARK;
+    let declared = |p: u8| {
+        row(&[
+            ("t", t(FlinkKind::Timestamp(p))),
+            ("l", t(FlinkKind::TimestampLtz(p))),
+            ("a", arr(t(FlinkKind::Timestamp(p)))),
+            (
+                "m",
+                map(string(), row(&[("n", t(FlinkKind::Timestamp(p)))])),
+            ),
+            ("s", string()),
+        ])
+    };
+    // U+D83D and U+DE00 alone, as the Java side writes lone surrogates.
+    let lone_high = [b'k', 0xED, 0xA0, 0xBD];
+    let lone_low = [0xED, 0xB8, 0x80, b'!'];
+    let values = [
+        V::Ts(1_000, 1),
+        V::Ts(-1, 999_999),
+        V::Arr(vec![V::Ts(1_500, 250_000), V::Null]),
+        V::Map(vec![
+            (V::Bytes(lone_high.to_vec()), V::Row(vec![V::Ts(0, 7)])),
+            (V::Bytes(lone_low.to_vec()), V::Row(vec![V::Ts(0, 0)])),
+        ]),
+        V::Bytes([&b"x"[..], &lone_high, "😀".as_bytes(), &lone_low].concat()),
+    ];
+    // A marked image lays compact timestamps out as TIMESTAMP(9) does.
+    let mut marked = image(&declared(9), &values);
+    marked[0] |= JAVA_DETAIL_MARK;
+    let encoder = JsonRowEncoder::new(&declared(3), options()).unwrap();
+    let mut out = Vec::new();
+    encoder.encode_row(&marked, &mut out).unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        r#"{"t":"1970-01-01 00:00:01.000000001","l":"1969-12-31 23:59:59.999999999Z","a":["1970-01-01 00:00:01.50025",null],"m":{"k\uD83D":{"n":"1970-01-01 00:00:00.000000007"},"\uDE00!":{"n":"1970-01-01 00:00:00"}},"s":"xk\uD83D\uD83D\uDE00\uDE00!"}"#
+    );
+    // The same image unmarked is a TIMESTAMP(9) row read as TIMESTAMP(9).
+    marked[0] &= !JAVA_DETAIL_MARK;
+    let mut out = Vec::new();
+    JsonRowEncoder::new(&declared(9), options())
+        .unwrap()
+        .encode_row(&marked, &mut out)
+        .unwrap();
+    assert!(String::from_utf8(out).unwrap().contains("\u{fffd}"));
+}
+
 // ---- arrays ------------------------------------------------------------------------
 
 #[test]

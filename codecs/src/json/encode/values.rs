@@ -3,8 +3,9 @@
 //! for the type (`IntNode`, `ShortNode`, `LongNode`, `FloatNode`, `DoubleNode`,
 //! `DecimalNode`, `TextNode`, `BinaryNode`).
 
-use super::escape::write_flink_string;
+use super::escape::write_image_string;
 use crate::error::CodecError;
+use crate::flink_binary::java_detail::ImageForm;
 use crate::flink_binary::slots::{bad, Slots};
 use crate::java::numbers::JavaFloatText;
 use crate::java::{base64, numbers, temporal};
@@ -44,23 +45,25 @@ pub(crate) enum Scalar {
     Time,
     /// TIMESTAMP (string in the configured standard).
     Timestamp {
-        /// Precision <= 3: the epoch millis sit in the slot.
+        /// Precision <= 3: the epoch millis sit in the slot (not in a Java-detail image).
         compact: bool,
     },
     /// TIMESTAMP_LTZ (UTC string in the configured standard, with `Z`).
     TimestampLtz {
-        /// Precision <= 3: the epoch millis sit in the slot.
+        /// Precision <= 3: the epoch millis sit in the slot (not in a Java-detail image).
         compact: bool,
     },
 }
 
-/// Writes element `i` (slots of `size` bytes) of `slots`, known not to be NULL.
+/// Writes element `i` (slots of `size` bytes) of `slots`, known not to be NULL, of an
+/// image in `form`.
 pub(crate) fn write_scalar(
     slots: &Slots<'_>,
     i: usize,
     size: usize,
     scalar: Scalar,
     options: &JsonEncodeOptions,
+    form: ImageForm,
     out: &mut Vec<u8>,
 ) -> Result<(), CodecError> {
     match scalar {
@@ -82,7 +85,7 @@ pub(crate) fn write_scalar(
             f64::from_le_bytes(slots.fixed(i, size)),
             out,
         ),
-        Scalar::Text => write_flink_string(slots.var(i, size)?, out),
+        Scalar::Text => write_image_string(slots.var(i, size)?, form, out),
         Scalar::Binary => {
             out.push(b'"');
             base64::encode_base64(slots.var(i, size)?, out);
@@ -103,13 +106,13 @@ pub(crate) fn write_scalar(
             out.push(b'"');
         }
         Scalar::Timestamp { compact } => {
-            let (millis, nanos) = read_timestamp(slots, i, size, compact)?;
+            let (millis, nanos) = read_timestamp(slots, i, size, form.compact_timestamp(compact))?;
             out.push(b'"');
             temporal::write_timestamp(out, millis, nanos, options.timestamp_standard);
             out.push(b'"');
         }
         Scalar::TimestampLtz { compact } => {
-            let (millis, nanos) = read_timestamp(slots, i, size, compact)?;
+            let (millis, nanos) = read_timestamp(slots, i, size, form.compact_timestamp(compact))?;
             out.push(b'"');
             temporal::write_timestamp_ltz(out, millis, nanos, options.timestamp_standard);
             out.push(b'"');

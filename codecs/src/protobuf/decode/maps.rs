@@ -1,7 +1,18 @@
 //! Map fields (MAP columns): entries read from the wire, deduplicated as Java keys, written
-//! as key and value arrays.
+//! as key and value arrays in the order of the map flink-protobuf builds.
+//!
+//! flink-protobuf's generated decoder copies the message's map (protobuf-java's
+//! `LinkedHashMap`: wire order, a repeated key in its first place with its last value) into
+//! a `new HashMap()` keyed by Flink's internal keys (`BinaryStringData`, `Integer`, `Long`,
+//! `Boolean`) and wraps it in a `GenericMapData`; every operator and encoder downstream
+//! iterates that `HashMap`. The entries are written in its iteration order
+//! ([`MapOrder`], a replay of the JDK's `HashMap` in `crate::java::hash_map`). As for
+//! flink-json's maps, two string keys with equal hash codes in one tree bin (9 or more keys
+//! in one bucket of a table of 64 or more) are ordered by `System.identityHashCode` in the
+//! JDK, which nothing can reproduce; they take the left branch here.
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use super::super::checks::Checks;
@@ -15,7 +26,10 @@ use super::values::{
 };
 use super::{point_at, DecodeFail, DecodeResult, Scratch, NONE};
 use crate::flink_binary::layout::{element_size, put};
-use crate::types::FlinkType;
+use crate::java::hash_map::{
+    binary_string_hash, bool_hash, int_hash, long_hash, JavaHashMap, JavaKeys,
+};
+use crate::types::{FlinkKind, FlinkType};
 
 /// A map key or scalar value, located in the map field's buffer (so that entries can be
 /// kept in the decoder's scratch space across messages).
@@ -132,6 +146,7 @@ pub(super) fn write_map(
         if count == 0 {
             return Ok(false);
         }
+        flink_map_order(scratch, entry_base, key, key_ty, buf, field.utf8_checked)?;
         let start = out.len();
         out.resize(start + 4, 0);
         let (array, first) = begin_array(out, key_ty, count)?;
@@ -287,6 +302,10 @@ fn write_small_map(
     if count == 0 {
         scratch.entries.truncate(entry_base);
         return Ok(false);
+    }
+    if let Err(e) = flink_map_order(scratch, entry_base, key, key_ty, buf, field.utf8_checked) {
+        scratch.entries.truncate(entry_base);
+        return Err(e);
     }
     let result = write_small_entries(
         field,
@@ -554,6 +573,102 @@ fn locate<'a>(
             _ => return Err(DecodeFail::new("unexpected value in a map entry")),
         },
     })
+}
+
+/// Reused buffers of [`flink_map_order`].
+#[derive(Debug, Default)]
+pub(super) struct MapOrder {
+    map: JavaHashMap,
+    hash_codes: Vec<i32>,
+    /// The key of each entry as a number (`Integer`, `Long`, `Boolean` as 0/1), for
+    /// `compareTo` inside tree bins; unused for strings.
+    numbers: Vec<i64>,
+    strings: bool,
+    order: Vec<u32>,
+    permuted: Vec<MapEntry>,
+}
+
+impl JavaKeys for MapOrder {
+    fn same(&self, a: u32, b: u32) -> bool {
+        // Only the deduplicated entries are put: no two keys are equal.
+        a == b
+    }
+
+    fn compare(&self, a: u32, b: u32) -> Ordering {
+        if self.strings {
+            // `BinaryStringData` is not `Comparable` to itself: the JDK breaks the tie by
+            // identity hash (see the module documentation).
+            return Ordering::Less;
+        }
+        self.numbers[a as usize].cmp(&self.numbers[b as usize])
+    }
+}
+
+/// Puts the deduplicated entries `scratch.entries[entry_base..]` in the order the
+/// `HashMap` flink-protobuf fills with them iterates (see the module documentation).
+fn flink_map_order(
+    scratch: &mut Scratch,
+    entry_base: usize,
+    key: &ValuePlan,
+    key_ty: &FlinkType,
+    buf: &[u8],
+    utf8_checked: bool,
+) -> DecodeResult<()> {
+    let entries = &mut scratch.entries[entry_base..];
+    if entries.len() < 2 {
+        return Ok(());
+    }
+    let o = &mut scratch.map_order;
+    o.hash_codes.clear();
+    o.numbers.clear();
+    o.strings = matches!(key_ty.kind, FlinkKind::Char(_) | FlinkKind::VarChar(_));
+    for entry in entries.iter() {
+        let raw = entry.key.map(|l| l.raw(buf));
+        let (hash, number) = match (&key_ty.kind, raw) {
+            (FlinkKind::Char(_) | FlinkKind::VarChar(_), None) => (binary_string_hash(b""), 0),
+            (FlinkKind::Char(_) | FlinkKind::VarChar(_), Some(Raw::Bytes(b))) => {
+                (binary_string_hash(&text(b, utf8_checked)?), 0)
+            }
+            (kind, raw) => {
+                let value = match (key, raw) {
+                    (_, None) => 0,
+                    (ValuePlan::Scalar(scalar), Some(raw)) => {
+                        integer(*scalar, raw).ok_or_else(|| {
+                            DecodeFail::new(format!("unexpected {raw:?} for a map key"))
+                        })?
+                    }
+                    _ => return Err(DecodeFail::new("a map key must be a scalar")),
+                };
+                let hash = match kind {
+                    FlinkKind::Int => int_hash(value as i32),
+                    FlinkKind::BigInt => long_hash(value),
+                    FlinkKind::Boolean => bool_hash(value != 0),
+                    _ => {
+                        return Err(DecodeFail::new(format!(
+                            "no Java key class for a map key of {}",
+                            crate::types::summary_string(key_ty)
+                        )))
+                    }
+                };
+                (hash, value)
+            }
+        };
+        o.hash_codes.push(hash);
+        o.numbers.push(number);
+    }
+    let mut map = std::mem::take(&mut o.map);
+    map.clear();
+    for (i, &hash) in o.hash_codes.iter().enumerate() {
+        map.put(hash, i as u32, i as u32, &*o);
+    }
+    o.order.clear();
+    map.for_each(|k, _| o.order.push(k));
+    o.map = map;
+    o.permuted.clear();
+    o.permuted
+        .extend(o.order.iter().map(|&k| entries[k as usize]));
+    entries.copy_from_slice(&o.permuted);
+    Ok(())
 }
 
 /// A key's identity as Java compares it (strings after their UTF-8 conversion).
@@ -932,11 +1047,12 @@ message M {
             let general = decode_maps(&t, &map_field(*number, entries, true)).unwrap();
             assert_eq!(fast, general, "field {number}, {entries:02x?}");
         }
-        // Dedupe really happened: int32 key 2^32+5 is key 5, and bool 2 is true.
+        // Dedupe really happened: int32 key 2^32+5 is key 5, and bool 2 is true; the
+        // entries come in `HashMap<Integer, _>` order (the wire has 5, 9, 0).
         let render = |image: &[u8]| crate::protobuf::test_support::render(image, &t);
         let image = decode_maps(&t, &map_field(2, &int_cases[0].1, false)).unwrap();
         assert!(
-            render(&image).contains("{5=300, 9=-1, 0=1}"),
+            render(&image).contains("{0=1, 5=300, 9=-1}"),
             "{}",
             render(&image)
         );

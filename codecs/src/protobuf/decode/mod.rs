@@ -85,6 +85,8 @@ pub(super) struct Scratch {
     entries: Vec<maps::MapEntry>,
     /// Buffer spans of map entries' message values (see [`maps::MapEntry`]).
     parts: Vec<(u32, u32)>,
+    /// The replay of the `HashMap` that orders a map's entries.
+    map_order: maps::MapOrder,
 }
 
 impl Scratch {

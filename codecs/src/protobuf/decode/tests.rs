@@ -30,6 +30,8 @@ message M {
   optional group Grp = 15 { optional int32 g = 16; }
   oneof choice { int32 one_i = 20; Inner one_m = 21; }
   optional uint32 u32 = 22;
+  map<int64, string> lm = 23;
+  map<bool, int32> bm = 24;
 }
 "#;
 
@@ -146,7 +148,49 @@ fn maps_keep_the_first_position_and_the_last_value() {
         0x32, 0x05, 0x0a, 0x01, b'a', 0x10, 0x01, 0x32, 0x05, 0x0a, 0x01, b'b', 0x10, 0x02, 0x32,
         0x05, 0x0a, 0x01, b'a', 0x10, 0x03, 0x32, 0x02, 0x10, 0x09,
     ];
-    assert_eq!(m2(&t, &bytes).unwrap(), r#"({"a"=3, "b"=2, ""=9})"#);
+    // In the order of flink-protobuf's `HashMap<BinaryStringData, _>` (printed by JDK 17).
+    assert_eq!(m2(&t, &bytes).unwrap(), r#"({""=9, "a"=3, "b"=2})"#);
+}
+
+#[test]
+fn maps_come_in_the_order_of_flink_protobufs_hash_map() {
+    // Wire order 40, 3, -1, 17, 2^32, 0; a JDK 17 `HashMap<Long, _>` filled in that order
+    // iterates -1, 0, 17, 4294967296, 3, 40.
+    let t = row(&[("lm", map(ty("BIGINT"), ty("STRING")))]);
+    let mut bytes = Vec::new();
+    for (key, value) in [
+        (&[0x28][..], b'p'),
+        (&[0x03], b'q'),
+        (
+            &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01],
+            b'r',
+        ),
+        (&[0x11], b's'),
+        (&[0x80, 0x80, 0x80, 0x80, 0x10], b't'),
+        (&[0x00], b'u'),
+    ] {
+        bytes.extend([0xba, 0x01, key.len() as u8 + 4, 0x08]);
+        bytes.extend(key);
+        bytes.extend([0x12, 0x01, value]);
+    }
+    assert_eq!(
+        m2(&t, &bytes).unwrap(),
+        r#"({-1="r", 0="u", 17="s", 4294967296="t", 3="q", 40="p"})"#
+    );
+    // `HashMap<BinaryStringData, _>`: wire z, a, m, b iterates m, z, a, b
+    // (docs/parity/protobuf.md, run with flink-protobuf 2.2.0).
+    let t = row(&[("m", map(ty("STRING"), ty("INT")))]);
+    let mut bytes = Vec::new();
+    for (i, key) in [b'z', b'a', b'm', b'b'].into_iter().enumerate() {
+        bytes.extend([0x32, 0x05, 0x0a, 0x01, key, 0x10, i as u8]);
+    }
+    assert_eq!(m2(&t, &bytes).unwrap(), r#"({"m"=2, "z"=0, "a"=1, "b"=3})"#);
+    // `HashMap<Boolean, _>`: false (1237) before true (1231), whatever the wire order.
+    let t = row(&[("bm", map(ty("BOOLEAN"), ty("INT")))]);
+    let bytes = [
+        0xc2, 0x01, 0x04, 0x08, 0x01, 0x10, 0x05, 0xc2, 0x01, 0x04, 0x08, 0x00, 0x10, 0x06,
+    ];
+    assert_eq!(m2(&t, &bytes).unwrap(), "({false=6, true=5})");
 }
 
 #[test]

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
@@ -64,5 +66,52 @@ class BinaryRowImagesTest {
         BinaryRowData direct = new BinaryRowData(2);
         direct.pointTo(offHeap, 0, bytes.length);
         assertThat(images.image(direct)).isEqualTo(bytes);
+    }
+
+    @Test
+    void onlyRowsCarryingAJavaDetailGetAMarkedImage() {
+        RowType type = (RowType) DataTypes.ROW(DataTypes.FIELD("t", DataTypes.TIMESTAMP(3)),
+                DataTypes.FIELD("s", DataTypes.STRING()),
+                DataTypes.FIELD("a", DataTypes.ARRAY(DataTypes.TIMESTAMP_LTZ(3)))).notNull().getLogicalType();
+        BinaryRowImages images = new BinaryRowImages(type, false, true);
+        BinaryRowImages flinkOnly = new BinaryRowImages(type, false, false);
+        RowDataSerializer binary = new RowDataSerializer(type);
+        TimestampData millis = TimestampData.fromEpochMillis(1_500);
+        TimestampData nanos = TimestampData.fromEpochMillis(1_500, 1);
+        GenericRowData plain = GenericRowData.of(millis, StringData.fromString("a\uD83D\uDE00"),
+                new GenericArrayData(new Object[] {millis, null}));
+        for (GenericRowData row : new GenericRowData[] {plain,
+                GenericRowData.of(nanos, plain.getString(1), plain.getArray(2)),
+                GenericRowData.of(millis, StringData.fromString("a\uD83D"), plain.getArray(2)),
+                GenericRowData.of(millis, plain.getString(1), new GenericArrayData(new Object[] {null, nanos}))}) {
+            byte[] image = images.image(row).clone();
+            boolean detail = row != plain;
+            assertThat(image[0] & 0xFF).as("%s", row).isEqualTo(detail ? (JavaDetailImages.MARK & 0xFF) : 0);
+            byte[] flink = flinkOnly.image(row).clone();
+            assertThat(flink[0] & 0xFF).isZero();
+            if (!detail) {
+                assertThat(image).isEqualTo(flink);
+            } else {
+                // The marked layout is that of precision 9, and the lone surrogate is ED A0 BD.
+                RowType marked = (RowType) JavaDetailImages.markedLayout(type);
+                assertThat(marked.getTypeAt(0)).isEqualTo(DataTypes.TIMESTAMP(9).getLogicalType());
+                BinaryRowData read = new BinaryRowData(3);
+                read.pointTo(MemorySegmentFactory.wrap(image), 0, image.length);
+                assertThat(read.getTimestamp(0, 9)).isEqualTo(row.getTimestamp(0, 3));
+                for (int i = 0; i < 2; i++) {
+                    assertThat(read.getArray(2).isNullAt(i)).isEqualTo(row.getArray(2).isNullAt(i));
+                    if (!row.getArray(2).isNullAt(i)) {
+                        assertThat(read.getArray(2).getTimestamp(i, 9)).isEqualTo(row.getArray(2).getTimestamp(i, 3));
+                    }
+                }
+                assertThat(read.getString(1).toBytes()).isEqualTo(JavaDetailImages.javaTextBytes(row.getString(1).toString()));
+            }
+            // A binary row is used as it is: it cannot carry a detail.
+            BinaryRowData stored = binary.toBinaryRow(row).copy();
+            assertThat(images.image(stored)[0] & 0xFF).isZero();
+        }
+        assertThat(JavaDetailImages.javaTextBytes("\uD83Dé\uD83D\uDE00\uDE00"))
+                .isEqualTo(new byte[] {(byte) 0xED, (byte) 0xA0, (byte) 0xBD, (byte) 0xC3, (byte) 0xA9, (byte) 0xF0,
+                    (byte) 0x9F, (byte) 0x98, (byte) 0x80, (byte) 0xED, (byte) 0xB8, (byte) 0x80});
     }
 }

@@ -18,6 +18,7 @@ public final class NativeBatchEncoder implements ValueBatchEncoder {
     private final NativeEncoderHandle encoder;
     private final RowType rowType;
     private final boolean acceptsNullMapKeys;
+    private final boolean keepsJavaDetail;
 
     /**
      * Creates a batch encoder that takes ownership of {@code encoder}.
@@ -28,9 +29,21 @@ public final class NativeBatchEncoder implements ValueBatchEncoder {
      *     {@code map-null-key.mode}); see {@link ValueBatchEncoder#acceptsNullMapKeys()}
      */
     public NativeBatchEncoder(NativeEncoderHandle encoder, RowType rowType, boolean acceptsNullMapKeys) {
+        this(encoder, rowType, acceptsNullMapKeys, false);
+    }
+
+    /**
+     * Creates a batch encoder that takes ownership of {@code encoder}.
+     *
+     * @param keepsJavaDetail whether the native encoder reads marked images; see {@link
+     *     ValueBatchEncoder#keepsJavaDetail()}
+     */
+    public NativeBatchEncoder(
+            NativeEncoderHandle encoder, RowType rowType, boolean acceptsNullMapKeys, boolean keepsJavaDetail) {
         this.encoder = Objects.requireNonNull(encoder, "encoder");
         this.rowType = Objects.requireNonNull(rowType, "rowType");
         this.acceptsNullMapKeys = acceptsNullMapKeys;
+        this.keepsJavaDetail = keepsJavaDetail;
     }
 
     @Override
@@ -41,6 +54,11 @@ public final class NativeBatchEncoder implements ValueBatchEncoder {
     @Override
     public boolean acceptsNullMapKeys() {
         return acceptsNullMapKeys;
+    }
+
+    @Override
+    public boolean keepsJavaDetail() {
+        return keepsJavaDetail;
     }
 
     @Override

@@ -65,6 +65,16 @@ public abstract class NativeSerializationSchema<C extends Serializable>
      */
     protected abstract boolean handlesNullMapKeys();
 
+    /**
+     * Whether the stock format writes what a Java row holds beyond its binary image (sub-millisecond
+     * nanos of a compact timestamp, a lone surrogate in a string), so such rows must reach native code
+     * as marked images that keep it ({@link BinaryRowImages#BinaryRowImages(RowType, boolean,
+     * boolean)}). {@code false} unless a format says otherwise.
+     */
+    protected boolean keepsJavaDetail() {
+        return false;
+    }
+
     /** The exception {@link #serialize} throws when a row cannot be encoded, worded as the stock format. */
     protected abstract RuntimeException serializeFailure(RowData row, Exception cause);
 
@@ -85,7 +95,7 @@ public abstract class NativeSerializationSchema<C extends Serializable>
     private void openEncoder() throws IOException {
         close();
         encoder = openNativeEncoder();
-        images = new BinaryRowImages(rowType, !handlesNullMapKeys());
+        images = new BinaryRowImages(rowType, !handlesNullMapKeys(), keepsJavaDetail());
         recordBuffers = new DirectRecordBuffers();
     }
 
@@ -120,7 +130,7 @@ public abstract class NativeSerializationSchema<C extends Serializable>
      */
     @Override
     public ValueBatchEncoder createBatchEncoder() throws IOException {
-        return new NativeBatchEncoder(openNativeEncoder(), rowType, handlesNullMapKeys());
+        return new NativeBatchEncoder(openNativeEncoder(), rowType, handlesNullMapKeys(), keepsJavaDetail());
     }
 
     /** The writer schema id registered at {@link #open}; {@code -1} before it or for formats without one. */

@@ -24,6 +24,15 @@ public interface ValueBatchEncoder extends AutoCloseable {
     }
 
     /**
+     * Whether the images of rows that carry what a binary image loses (sub-millisecond nanos of a
+     * compact timestamp, a lone surrogate in a string) must be marked images that keep it, because
+     * the stock format writes it (JSON); see {@code io.karrow.flink.rows.BinaryRowImages}.
+     */
+    default boolean keepsJavaDetail() {
+        return false;
+    }
+
+    /**
      * Encodes the first {@code count} row images of {@code rowImages}.
      *
      * @param offsets receives, at {@code [0, count]}, where message {@code i} starts in the returned

@@ -16,12 +16,17 @@ import org.apache.flink.table.types.logical.RowType;
  * while images keep the same size). Every other row class is written by a reused {@link
  * RowDataSerializer}, which converts nested generic values to their binary forms. Not thread-safe;
  * the returned array is valid until the next call.
+ *
+ * <p>For a format whose stock writer reads what a Java row holds beyond the binary layout (JSON:
+ * sub-millisecond nanos of compact timestamps, lone surrogates in strings), a row that is not binary
+ * and carries such a detail is written as a marked image instead ({@link JavaDetailImages}).
  */
 public final class BinaryRowImages {
 
     private final int arity;
     private final RowDataSerializer serializer;
     private final NullMapKeyCheck nullMapKeys;
+    private final JavaDetailImages javaDetail;
     private byte[] scratch = new byte[0];
 
     /** Creates a converter for rows of {@code rowType} that rejects NULL map keys (Avro cannot hold them). */
@@ -37,9 +42,22 @@ public final class BinaryRowImages {
      *     (JSON's {@code map-null-key.mode})
      */
     public BinaryRowImages(RowType rowType, boolean rejectNullMapKeys) {
+        this(rowType, rejectNullMapKeys, false);
+    }
+
+    /**
+     * Creates a converter for rows of {@code rowType}.
+     *
+     * @param rejectNullMapKeys see {@link #BinaryRowImages(RowType, boolean)}
+     * @param keepJavaDetail whether a row that is not binary and carries sub-millisecond nanos in a
+     *     compact timestamp or a lone surrogate in a string gets a marked image that keeps them (for
+     *     the JSON encoders, which read the mark; see {@link JavaDetailImages})
+     */
+    public BinaryRowImages(RowType rowType, boolean rejectNullMapKeys, boolean keepJavaDetail) {
         this.arity = rowType.getFieldCount();
         this.serializer = new RowDataSerializer(rowType);
         this.nullMapKeys = rejectNullMapKeys ? new NullMapKeyCheck(rowType) : null;
+        this.javaDetail = keepJavaDetail ? new JavaDetailImages(rowType) : null;
     }
 
     /**
@@ -54,6 +72,9 @@ public final class BinaryRowImages {
         }
         if (nullMapKeys != null) {
             nullMapKeys.check(row);
+        }
+        if (javaDetail != null && javaDetail.carriesDetail(row)) {
+            return bytesOf(javaDetail.marked(row));
         }
         return bytesOf(serializer.toBinaryRow(row));
     }

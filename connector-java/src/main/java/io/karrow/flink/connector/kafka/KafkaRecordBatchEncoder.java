@@ -82,10 +82,12 @@ final class KafkaRecordBatchEncoder implements AutoCloseable {
         this.valueEncoder = valueEncoder;
         this.keyEncoder = keyEncoder;
         this.perRecordKeySerialization = perRecordKeySerialization;
-        this.valueImages = new BinaryRowImages(valueEncoder.rowType(), !valueEncoder.acceptsNullMapKeys());
+        this.valueImages = new BinaryRowImages(
+                valueEncoder.rowType(), !valueEncoder.acceptsNullMapKeys(), valueEncoder.keepsJavaDetail());
         this.keyImages = keyEncoder == null
                 ? null
-                : new BinaryRowImages(keyEncoder.rowType(), !keyEncoder.acceptsNullMapKeys());
+                : new BinaryRowImages(
+                        keyEncoder.rowType(), !keyEncoder.acceptsNullMapKeys(), keyEncoder.keepsJavaDetail());
         this.consumedImages = spec.keepRowImage ? new BinaryRowImages(spec.consumedRowType) : null;
         this.keyGetters = getters(spec, spec.keyProjection);
         this.valueGetters = getters(spec, spec.valueProjection);

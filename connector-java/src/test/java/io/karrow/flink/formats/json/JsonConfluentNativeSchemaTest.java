@@ -18,7 +18,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.GenericMapData;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.util.Collector;
@@ -276,6 +280,52 @@ class JsonConfluentNativeSchemaTest {
                 assertSameRows(List.of(row), rows(decoder, confluent.serialize(row)));
             }
             ((AutoCloseable) decoder).close();
+        }
+    }
+
+    /**
+     * A {@code GenericRowData} with sub-millisecond nanos in a TIMESTAMP(3) / TIMESTAMP_LTZ(3) and lone
+     * surrogates in strings (as flink-json's decoder hands them on) is framed around exactly what
+     * flink-json writes for it, per record and batched (see {@code JsonJavaDetailParityTest}).
+     */
+    @Test
+    void javaDetailsOfGenericRowsAreWrittenAsFlinkJsonWritesThem() throws Exception {
+        DataType physical = DataTypes.ROW(DataTypes.FIELD("t", DataTypes.TIMESTAMP(3)),
+                DataTypes.FIELD("l", DataTypes.TIMESTAMP_LTZ(3)),
+                DataTypes.FIELD("m", DataTypes.MAP(DataTypes.STRING(), DataTypes.STRING()))).notNull();
+        RowType rowType = (RowType) physical.getLogicalType();
+        Map<StringData, StringData> map = new HashMap<>();
+        map.put(StringData.fromString("k\uD83D"),
+                StringData.fromString("\uDE00v\uD83D\uDE00"));
+        List<RowData> rows = List.of(
+                GenericRowData.of(TimestampData.fromEpochMillis(1_500, 1),
+                        TimestampData.fromEpochMillis(-1, 999_999),
+                        new GenericMapData(map)),
+                GenericRowData.of(TimestampData.fromEpochMillis(1_500), null, null));
+        String subject = "details-" + System.nanoTime() + "-value";
+        SerializationSchema<RowData> flink = JsonParityHarness.encoder(JsonParityHarness.ORACLE, rowType, Map.of());
+        try (JsonNativeSerializationSchema confluent = (JsonNativeSerializationSchema)
+                        JsonNativeTestSupport.encoder(ID, physical, options("subject", subject));
+             ValueBatchEncoder batch = confluent.createBatchEncoder();
+             DirectValueBuffer images = new DirectValueBuffer()) {
+            BinaryRowImages imager = new BinaryRowImages(rowType, !batch.acceptsNullMapKeys(), batch.keepsJavaDetail());
+            List<byte[]> expected = new ArrayList<>();
+            for (RowData row : rows) {
+                byte[] json = flink.serialize(row);
+                byte[] framed = ByteBuffer.allocate(5 + json.length).put((byte) 0).putInt(confluent.schemaId())
+                        .put(json).array();
+                expected.add(framed);
+                assertThat(confluent.serialize(row)).as(new String(json, StandardCharsets.UTF_8)).isEqualTo(framed);
+                images.add(imager.image(row).clone());
+            }
+            assertThat(new String(expected.get(0), 5, expected.get(0).length - 5, StandardCharsets.UTF_8))
+                    .isEqualTo("{\"t\":\"1970-01-01 00:00:01.500000001\",\"l\":\"1969-12-31 23:59:59.999999999Z\","
+                            + "\"m\":{\"k\\uD83D\":\"\\uDE00v\\uD83D\\uDE00\"}}");
+            int[] offsets = new int[rows.size() + 1];
+            byte[] all = batch.encode(images, rows.size(), offsets);
+            for (int i = 0; i < rows.size(); i++) {
+                assertThat(Arrays.copyOfRange(all, offsets[i], offsets[i + 1])).isEqualTo(expected.get(i));
+            }
         }
     }
 

@@ -406,8 +406,12 @@ final class ProtobufParityHarness {
         }
     }
 
-    /** A map: entries keyed by canonical key; {@code entries} counts duplicates too. */
-    record CMap(Map<Object, Object> map, int entries) {
+    /**
+     * A map: entries keyed by canonical key; {@code entries} counts duplicates too; {@code order} is
+     * the keys in the map's own order (the order every encoder downstream writes), so maps compare in
+     * order: flink-protobuf builds a {@code HashMap}, whose order native decoders reproduce.
+     */
+    record CMap(Map<Object, Object> map, int entries, List<Object> order) {
         @Override
         public String toString() {
             Map<String, Object> sorted = new TreeMap<>();
@@ -606,12 +610,15 @@ final class ProtobufParityHarness {
                     ArrayData keys = m.keyArray();
                     ArrayData values = m.valueArray();
                     Map<Object, Object> out = new HashMap<>();
+                    List<Object> order = new ArrayList<>();
                     for (int i = 0; i < m.size(); i++) {
                         Object k = elementOf(keys, i, kg);
                         Object x = elementOf(values, i, vg);
-                        out.put(k == null ? null : key.apply(k), x == null ? null : value.apply(x));
+                        Object ck = k == null ? null : key.apply(k);
+                        out.put(ck, x == null ? null : value.apply(x));
+                        order.add(ck);
                     }
-                    return new CMap(out, m.size());
+                    return new CMap(out, m.size(), order);
                 };
             }
             case BOOLEAN:
@@ -691,6 +698,9 @@ final class ProtobufParityHarness {
             CMap am = (CMap) a;
             if (em.entries != am.entries || !em.map.keySet().equals(am.map.keySet())) {
                 return path + ": " + e + " vs " + a;
+            }
+            if (!em.order.equals(am.order)) {
+                return path + ": entry order " + em.order + " vs " + am.order;
             }
             for (Map.Entry<Object, Object> entry : em.map.entrySet()) {
                 if (!java.util.Objects.equals(entry.getValue(), am.map.get(entry.getKey()))) {

@@ -67,6 +67,15 @@ public class JsonNativeSerializationSchema extends NativeSerializationSchema<Jso
         return true;
     }
 
+    /**
+     * flink-json writes a {@code TimestampData} with every nanosecond it holds and a string as its Java
+     * text (a lone surrogate as its escape), where a binary image keeps milliseconds and {@code '?'}.
+     */
+    @Override
+    protected boolean keepsJavaDetail() {
+        return true;
+    }
+
     /** "Could not serialize row '&lt;row&gt;'.", as Flink's {@code json} format says it. */
     @Override
     protected RuntimeException serializeFailure(RowData row, Exception cause) {
