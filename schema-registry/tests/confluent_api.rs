@@ -269,3 +269,103 @@ fn protobuf_descriptor_form_and_format_serialized() {
     let default = c.request("GET", "/schemas/ids/1", "");
     assert!(default.body.contains("message M"), "{}", default.body);
 }
+
+/// Data contracts (`metadata`, `ruleSet`): kept with the schema, part of its identity,
+/// carried over to a version registered without them, found by `GET /subjects/{s}/metadata`
+/// with Confluent's codes, and journaled.
+#[test]
+fn metadata_is_kept_inherited_found_and_persisted() {
+    let path = common::temp_path("contracts").with_extension("journal");
+    let with = |schema: &str, version: &str| {
+        serde_json::json!({
+            "schema": schema,
+            "metadata": {"properties": {"owner": "ada", "app.version": version}},
+            "ruleSet": {"domainRules": [{"name": "r", "kind": "CONDITION", "mode": "WRITE"}]},
+        })
+        .to_string()
+    };
+    let id = |answer: common::http::Answer| -> i64 {
+        let json: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
+        json["id"].as_i64().unwrap()
+    };
+    let (id1, id2) = {
+        let reg = start(Some(path.clone()));
+        let mut c = Conn::open(reg.addr());
+        let id1 = id(c.request("POST", "/subjects/s/versions", &with(V1, "1")));
+        // Same schema, other metadata: another schema.
+        let id2 = id(c.request("POST", "/subjects/s/versions", &with(V1, "2")));
+        assert_ne!(id1, id2);
+        // Without a contract: the latest's is carried over; again, the same version.
+        let id3 = id(c.request("POST", "/subjects/s/versions", &body(V2)));
+        assert_eq!(
+            id(c.request("POST", "/subjects/s/versions", &body(V2))),
+            id3
+        );
+        let third: serde_json::Value =
+            serde_json::from_str(&c.request("GET", "/subjects/s/versions/3", "").body).unwrap();
+        assert_eq!(third["metadata"]["properties"]["app.version"], "2");
+        assert_eq!(third["ruleSet"]["domainRules"][0]["name"], "r");
+        // Look-up without a contract finds the latest version of that schema.
+        let found: serde_json::Value =
+            serde_json::from_str(&c.request("POST", "/subjects/s", &body(V1)).body).unwrap();
+        assert_eq!(found["version"], 2);
+        reg.stop();
+        (id1, id2)
+    };
+    let reg = start(Some(path));
+    let mut c = Conn::open(reg.addr());
+    let latest = |c: &mut Conn, query: &str| -> serde_json::Value {
+        serde_json::from_str(
+            &c.request("GET", &format!("/subjects/s/metadata?{query}"), "")
+                .body,
+        )
+        .unwrap()
+    };
+    let one = latest(&mut c, "key=app.version&value=1");
+    assert_eq!(
+        (one["version"].as_i64(), one["id"].as_i64()),
+        (Some(1), Some(id1))
+    );
+    assert_eq!(one["metadata"]["properties"]["owner"], "ada");
+    assert_eq!(latest(&mut c, "key=owner&value=ada")["version"], 3);
+    assert_eq!(latest(&mut c, "")["version"], 3);
+    let schema: serde_json::Value =
+        serde_json::from_str(&c.request("GET", &format!("/schemas/ids/{id2}"), "").body).unwrap();
+    assert_eq!(schema["metadata"]["properties"]["app.version"], "2");
+    assert_eq!(
+        code(
+            &mut c,
+            "GET",
+            "/subjects/s/metadata?key=owner&value=bob",
+            ""
+        ),
+        (404, 40403)
+    );
+    assert_eq!(
+        code(
+            &mut c,
+            "GET",
+            "/subjects/none/metadata?key=owner&value=ada",
+            ""
+        ),
+        (404, 40401)
+    );
+    assert_eq!(code(&mut c, "POST", "/subjects/s/metadata", ""), (405, 405));
+    assert_eq!(
+        c.request("DELETE", "/subjects/s/versions/1", "").status,
+        200
+    );
+    assert_eq!(
+        code(
+            &mut c,
+            "GET",
+            "/subjects/s/metadata?key=app.version&value=1",
+            ""
+        ),
+        (404, 40403)
+    );
+    assert_eq!(
+        latest(&mut c, "key=app.version&value=1&deleted=true")["version"],
+        1
+    );
+}

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::http::{Handler, Request, Response};
 use super::schema::protobuf;
-use super::store::{Deleted, Mode, Store, StoredSchema, VersionView};
+use super::store::{Contract, Deleted, Mode, Store, StoredSchema, VersionView};
 use crate::error::RegistryError;
 use crate::model::{CompatibilityLevel, SchemaDefinition, SchemaReference, SchemaType};
 use crate::pct::decode_segment;
@@ -36,7 +36,7 @@ impl std::fmt::Debug for Registry {
 type Answer = Result<Response, ApiError>;
 
 /// A register or look-up body. Confluent's data-contract fields (`metadata`, `ruleSet`) are
-/// accepted and ignored.
+/// stored with the schema and served back; no rule is run.
 #[derive(Debug, Deserialize)]
 struct SchemaBody {
     schema: String,
@@ -44,6 +44,10 @@ struct SchemaBody {
     schema_type: Option<String>,
     #[serde(default)]
     references: Option<Vec<SchemaReference>>,
+    #[serde(default)]
+    metadata: Option<serde_json::Value>,
+    #[serde(rename = "ruleSet", default)]
+    rule_set: Option<serde_json::Value>,
     /// IMPORT mode: the id to register under.
     #[serde(default)]
     id: Option<i32>,
@@ -60,6 +64,10 @@ struct SchemaAnswer<'a> {
     schema_type: Option<&'static str>,
     #[serde(skip_serializing_if = "<[SchemaReference]>::is_empty")]
     references: &'a [SchemaReference],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a serde_json::Value>,
+    #[serde(rename = "ruleSet", skip_serializing_if = "Option::is_none")]
+    rule_set: Option<&'a serde_json::Value>,
     #[serde(rename = "maxId", skip_serializing_if = "Option::is_none")]
     max_id: Option<i32>,
 }
@@ -75,6 +83,10 @@ struct VersionAnswer<'a> {
     schema: &'a str,
     #[serde(skip_serializing_if = "<[SchemaReference]>::is_empty")]
     references: &'a [SchemaReference],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a serde_json::Value>,
+    #[serde(rename = "ruleSet", skip_serializing_if = "Option::is_none")]
+    rule_set: Option<&'a serde_json::Value>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     deleted: bool,
 }
@@ -217,8 +229,10 @@ impl Registry {
                 json(&q.page(subjects))
             }
             ("POST", ["subjects", subject]) => {
-                let def = definition(body)?.0;
-                let found = self.store.lookup(subject, &def, q.flag("deleted"))?;
+                let (def, contract, _) = definition(body)?;
+                let found = self
+                    .store
+                    .lookup(subject, &def, &contract, q.flag("deleted"))?;
                 self.version_answer(&found, &q)
             }
             ("DELETE", ["subjects", subject]) => {
@@ -228,8 +242,8 @@ impl Registry {
                 json(&q.page(self.store.versions(subject, q.deleted())?))
             }
             ("POST", ["subjects", subject, "versions"]) => {
-                let (def, import) = definition(body)?;
-                let (id, _) = self.store.register(subject, &def, import)?;
+                let (def, contract, import) = definition(body)?;
+                let (id, _) = self.store.register(subject, &def, &contract, import)?;
                 json(&serde_json::json!({ "id": id }))
             }
             ("GET", ["subjects", subject, "versions", version]) => {
@@ -247,6 +261,19 @@ impl Registry {
             }
             ("GET", ["subjects", subject, "versions", version, "referencedby"]) => {
                 json(&q.page(self.store.referenced_by(subject, version)?))
+            }
+            ("GET", ["subjects", subject, "metadata"]) => {
+                // Pairs by position, as Confluent pairs `key` and `value` (extra ones unpaired).
+                let pairs: Vec<(String, String)> = q
+                    .all("key")
+                    .into_iter()
+                    .zip(q.all("value"))
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
+                let found = self
+                    .store
+                    .latest_with_metadata(subject, &pairs, q.flag("deleted"))?;
+                self.version_answer(&found, &q)
             }
             (_, ["subjects", _, ..]) | (_, ["subjects"]) => {
                 not_allowed_or_missing(m, &request.method, path, &seg)
@@ -276,6 +303,8 @@ impl Registry {
             schema: &text,
             schema_type: wire_type(stored.def.schema_type),
             references: &stored.def.references,
+            metadata: stored.contract.metadata.as_ref(),
+            rule_set: stored.contract.rule_set.as_ref(),
             max_id,
         })
     }
@@ -314,6 +343,8 @@ impl Registry {
             schema_type: wire_type(v.schema.def.schema_type),
             schema: &text,
             references: &v.schema.def.references,
+            metadata: v.schema.contract.metadata.as_ref(),
+            rule_set: v.schema.contract.rule_set.as_ref(),
             deleted: v.deleted,
         })
         .map_err(ApiError::store)
@@ -464,7 +495,7 @@ fn not_allowed_or_missing(method: &str, shown: &str, path: &str, seg: &[&str]) -
             | ["schemas", "ids", _, "schema" | "versions" | "subjects"]
             | ["subjects"]
             | ["subjects", _]
-            | ["subjects", _, "versions"]
+            | ["subjects", _, "versions" | "metadata"]
             | ["subjects", _, "versions", _]
             | ["subjects", _, "versions", _, "schema" | "referencedby"]
     );
@@ -490,8 +521,9 @@ fn parse_id(id: &str) -> Result<i32, ApiError> {
 /// The id (and version) an IMPORT-mode registration asks for.
 type Import = (i32, Option<i32>);
 
-/// A register / look-up body as a definition, plus the id and version an IMPORT gives.
-fn definition(body: &[u8]) -> Result<(SchemaDefinition, Option<Import>), ApiError> {
+/// A register / look-up body as a definition, its data contract, and the id and version an
+/// IMPORT gives.
+fn definition(body: &[u8]) -> Result<(SchemaDefinition, Contract, Option<Import>), ApiError> {
     let payload: SchemaBody = parse_body(body)?;
     let schema_type =
         SchemaType::from_wire(payload.schema_type.as_deref()).map_err(ApiError::invalid_schema)?;
@@ -500,7 +532,8 @@ fn definition(body: &[u8]) -> Result<(SchemaDefinition, Option<Import>), ApiErro
         schema: payload.schema,
         references: payload.references.unwrap_or_default(),
     };
-    Ok((def, payload.id.map(|id| (id, payload.version))))
+    let contract = Contract::given(payload.metadata, payload.rule_set);
+    Ok((def, contract, payload.id.map(|id| (id, payload.version))))
 }
 
 impl Query {

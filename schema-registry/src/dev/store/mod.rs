@@ -7,6 +7,7 @@
 //! schema and runs the compatibility check with no lock at all, against a snapshot of the
 //! subject, and commits only if the subject still looks the same (else it starts over).
 
+pub(crate) mod contract;
 pub(crate) mod journal;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -20,6 +21,7 @@ use super::compat;
 use super::schema::{self, Parsed, Referenced};
 use crate::error::RegistryError;
 use crate::model::{CompatibilityLevel, SchemaDefinition, SchemaReference, SchemaType};
+pub(crate) use contract::Contract;
 use journal::{Event, Journal};
 
 /// How deep references may chain.
@@ -73,8 +75,12 @@ pub(crate) struct StoredSchema {
     pub def: SchemaDefinition,
     /// The parsed form (`None` for a stored schema that no longer parses).
     pub parsed: Option<Parsed>,
-    /// The identity key (equal keys are the same schema).
+    /// The identity key (equal keys are the same schema): the schema's own plus its contract.
     pub identity: String,
+    /// The identity of the schema alone (text, type, references), without its contract.
+    pub schema_identity: String,
+    /// Its `metadata` and `ruleSet`.
+    pub contract: Contract,
 }
 
 /// One version of a subject.
@@ -351,11 +357,13 @@ impl Store {
         Ok(read(&self.state).referenced(references)?.0)
     }
 
-    /// Finds `def` among the versions of `subject`.
+    /// Finds `def` among the versions of `subject`: with its `contract` when one is given, else
+    /// the latest version holding the same schema whatever its contract.
     pub(crate) fn lookup(
         &self,
         subject: &str,
         def: &SchemaDefinition,
+        contract: &Contract,
         include_deleted: bool,
     ) -> Result<VersionView, ApiError> {
         let referenced = {
@@ -375,12 +383,51 @@ impl Store {
             .subjects
             .get(subject)
             .ok_or_else(|| ApiError::subject_not_found(subject))?;
-        let found = st.versions.iter().find(|(_, e)| {
+        let identity = contract.identity(&checked.identity);
+        let found = st.versions.iter().rev().find(|(_, e)| {
             (include_deleted || !e.deleted)
-                && state
-                    .schemas
-                    .get(&e.id)
-                    .is_some_and(|s| s.identity == checked.identity)
+                && state.schemas.get(&e.id).is_some_and(|s| {
+                    if contract.is_empty() {
+                        s.schema_identity == checked.identity
+                    } else {
+                        s.identity == identity
+                    }
+                })
+        });
+        match found {
+            Some((version, entry)) => state.view(subject, *version, entry),
+            None => Err(ApiError::schema_not_found()),
+        }
+    }
+
+    /// The latest version of `subject` whose `metadata.properties` hold every pair
+    /// (`GET /subjects/{s}/metadata`): 40401 when the subject has no versions (live, or any
+    /// with `include_deleted`), 40403 when none matches, as Confluent answers.
+    pub(crate) fn latest_with_metadata(
+        &self,
+        subject: &str,
+        pairs: &[(String, String)],
+        include_deleted: bool,
+    ) -> Result<VersionView, ApiError> {
+        let state = read(&self.state);
+        let versions: Vec<(&i32, &VersionEntry)> = state
+            .subjects
+            .get(subject)
+            .map(|st| {
+                st.versions
+                    .iter()
+                    .filter(|(_, e)| include_deleted || !e.deleted)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if versions.is_empty() {
+            return Err(ApiError::subject_not_found(subject));
+        }
+        let found = versions.into_iter().rev().find(|(_, e)| {
+            state
+                .schemas
+                .get(&e.id)
+                .is_some_and(|s| s.contract.has_properties(pairs))
         });
         match found {
             Some((version, entry)) => state.view(subject, *version, entry),
@@ -456,10 +503,12 @@ impl Store {
     /// Registers `def` under `subject` and returns its global id: the existing id when the
     /// subject already holds the same schema, the id of the same schema under another subject,
     /// or a new one. `import` is the id (and version) an IMPORT-mode registration asks for.
+    /// `contract` is the request's; a part it lacks is taken from the subject's latest version.
     pub(crate) fn register(
         &self,
         subject: &str,
         def: &SchemaDefinition,
+        contract: &Contract,
         import: Option<(i32, Option<i32>)>,
     ) -> Result<(i32, i32), ApiError> {
         check_subject(subject)?;
@@ -488,7 +537,9 @@ impl Store {
             }
             // Parse and check with no lock held.
             let checked = schema::check(def, &referenced).map_err(ApiError::invalid_schema)?;
-            if let Some((version, s)) = live.iter().find(|(_, s)| s.identity == checked.identity) {
+            let contract = contract.or_inherited(live.last().map(|(_, s)| &s.contract));
+            let identity = contract.identity(&checked.identity);
+            if let Some((version, s)) = live.iter().find(|(_, s)| s.identity == identity) {
                 if import.is_none_or(|(id, _)| id == s.id) {
                     return Ok((s.id, *version));
                 }
@@ -504,7 +555,7 @@ impl Store {
                     return Err(ApiError::incompatible(subject, &problems));
                 }
             }
-            let identity = checked.identity.clone();
+            let schema_identity = checked.identity.clone();
             let mut parsed = Some(checked.parsed);
             let stored_def = SchemaDefinition {
                 schema_type: def.schema_type,
@@ -542,12 +593,16 @@ impl Store {
                         schema_type: stored_def.schema_type,
                         schema: stored_def.schema.clone(),
                         references: stored_def.references.clone(),
+                        metadata: contract.metadata.clone(),
+                        rule_set: contract.rule_set.clone(),
                     });
                     schemas.push(Arc::new(StoredSchema {
                         id,
                         def: stored_def.clone(),
                         parsed: parsed.take(),
                         identity: identity.clone(),
+                        schema_identity: schema_identity.clone(),
+                        contract: contract.clone(),
                     }));
                 }
                 let next = state
@@ -755,10 +810,20 @@ impl State {
                 schema_type,
                 schema,
                 references,
+                metadata,
+                rule_set,
             } => {
                 let stored = match fresh.and_then(|f| f.iter().find(|s| s.id == id)) {
                     Some(s) => Arc::clone(s),
-                    None => Arc::new(self.parse_stored(id, schema_type, schema, references)),
+                    None => Arc::new(self.parse_stored(
+                        id,
+                        SchemaDefinition {
+                            schema_type,
+                            schema,
+                            references,
+                        },
+                        Contract::given(metadata, rule_set),
+                    )),
                 };
                 self.by_identity
                     .entry(stored.identity.clone())
@@ -822,18 +887,7 @@ impl State {
 
     /// A stored schema parsed again (on load); one that no longer parses keeps its exact
     /// text as identity.
-    fn parse_stored(
-        &self,
-        id: i32,
-        schema_type: SchemaType,
-        schema: String,
-        references: Vec<SchemaReference>,
-    ) -> StoredSchema {
-        let def = SchemaDefinition {
-            schema_type,
-            schema,
-            references,
-        };
+    fn parse_stored(&self, id: i32, def: SchemaDefinition, contract: Contract) -> StoredSchema {
         let checked = self
             .referenced(&def.references)
             .ok()
@@ -841,20 +895,25 @@ impl State {
         match checked {
             Some(checked) => StoredSchema {
                 id,
-                identity: checked.identity,
+                identity: contract.identity(&checked.identity),
+                schema_identity: checked.identity,
                 parsed: Some(checked.parsed),
                 def,
+                contract,
             },
             None => {
                 let refs = serde_json::to_string(&def.references).unwrap_or_default();
+                let schema_identity = format!(
+                    "{}\u{0}{}\u{0}{refs}\u{0}unparsed",
+                    def.schema_type, def.schema
+                );
                 StoredSchema {
                     id,
-                    identity: format!(
-                        "{}\u{0}{}\u{0}{refs}\u{0}unparsed",
-                        def.schema_type, def.schema
-                    ),
+                    identity: contract.identity(&schema_identity),
+                    schema_identity,
                     parsed: None,
                     def,
+                    contract,
                 }
             }
         }
@@ -897,6 +956,8 @@ impl State {
                 schema_type: s.def.schema_type,
                 schema: s.def.schema.clone(),
                 references: s.def.references.clone(),
+                metadata: s.contract.metadata.clone(),
+                rule_set: s.contract.rule_set.clone(),
             });
         }
         for (subject, st) in &self.subjects {
