@@ -305,22 +305,44 @@ def karrow_protobuf_row(m):
     ]
 
 
-def consume_protobuf(client, values, topic):
-    # The class a user would generate from the registered schema (its descriptor form).
-    registered = client.get_latest_version(topic + "-value", fmt="serialized").schema
-    assert not registered.references, registered.references
-    file = descriptor_pb2.FileDescriptorProto.FromString(base64.standard_b64decode(registered.schema_str))
-    file.name = "karrow_row.proto"
+# Written by karrow with the `schema` option importing shop/common.proto (`schema.references`):
+# id BIGINT NOT NULL, who ROW<text STRING>, note STRING
+def karrow_protobuf_signed_row(m):
+    return [m.id, present(m, "who", [m.who.text]), present(m, "note", m.note)]
+
+
+def registered_class(client, subject, message):
+    """The class a user would generate from the registered schema and the files its
+    references name (their descriptor forms, format=serialized)."""
+    def file_of(schema_str):
+        return descriptor_pb2.FileDescriptorProto.FromString(base64.standard_b64decode(schema_str))
+
+    registered = client.get_latest_version(subject, fmt="serialized").schema
     pool = descriptor_pool.DescriptorPool()
+    pool.AddSerializedFile(timestamp_pb2.DESCRIPTOR.serialized_pb)
+    for ref in registered.references:
+        imported = file_of(client.get_version(ref.subject, ref.version, fmt="serialized").schema.schema_str)
+        imported.name = ref.name
+        pool.Add(imported)
+    file = file_of(registered.schema_str)
+    file.name = "karrow_" + subject + ".proto"
     pool.Add(file)
-    cls = GetMessageClass(pool.FindMessageTypeByName("Row"))
+    return GetMessageClass(pool.FindMessageTypeByName(message))
+
+
+def consume_protobuf(client, values, topic, message="Row", render=karrow_protobuf_row):
+    cls = registered_class(client, topic + "-value", message)
     ctx = value_context(topic)
     with_registry = ProtobufDeserializer(cls, {"use.deprecated.format": False}, client)
     without = ProtobufDeserializer(cls, {"use.deprecated.format": False})
     return {
-        "with-registry": [karrow_protobuf_row(with_registry(v, ctx)) for v in values],
-        "without-registry": [karrow_protobuf_row(without(v, ctx)) for v in values],
+        "with-registry": [render(with_registry(v, ctx)) for v in values],
+        "without-registry": [render(without(v, ctx)) for v in values],
     }
+
+
+def consume_protobuf_signed(client, values, topic):
+    return consume_protobuf(client, values, topic, "karrow.Signed", karrow_protobuf_signed_row)
 
 
 # ---------------------------------------------------------------- JSON Schema: evolution
@@ -464,7 +486,8 @@ def main(argv):
             print(json.dumps(row, ensure_ascii=False))
     elif command == "consume":
         values = consume(bootstrap, topic, int(rest[0]))
-        read = {"avro": consume_avro, "protobuf": consume_protobuf, "json": consume_json}[case]
+        read = {"avro": consume_avro, "protobuf": consume_protobuf,
+                "protobuf-refs": consume_protobuf_signed, "json": consume_json}[case]
         for variant, rows in read(client, values, topic).items():
             for row in rows:
                 print(variant, json.dumps(row, ensure_ascii=False))

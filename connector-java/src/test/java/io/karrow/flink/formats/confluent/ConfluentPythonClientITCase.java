@@ -40,9 +40,10 @@ import java.util.stream.Stream;
  *       versions), karrow reads through {@code kafka}, {@code kafka-native} and {@code kafka-native}
  *       with the native fetch: the rows Confluent's side says it wrote (for Avro also Flink's
  *       {@code avro-confluent} through the oracle format).</li>
- *   <li>karrow writes through {@code kafka} and {@code kafka-native} with the schema it derives,
- *       Confluent's deserializers read (with a fresh registry client, and for Protobuf and JSON
- *       also without one): the rows the query wrote.</li>
+ *   <li>karrow writes through {@code kafka} and {@code kafka-native} with the schema it derives
+ *       (and, for Protobuf, with a {@code schema} that imports a registered subject through {@code
+ *       schema.references}), Confluent's deserializers read (with a fresh registry client, and for
+ *       Protobuf and JSON also without one): the rows the query wrote.</li>
  * </ul>
  */
 class ConfluentPythonClientITCase {
@@ -185,10 +186,38 @@ class ConfluentPythonClientITCase {
                 + "(3, CAST(NULL AS STRING), NON_FINITE('Infinity'), CAST(NULL AS FLOAT), CAST(NULL AS BOOLEAN),"
                 + " CAST(NULL AS ARRAY<STRING>), CAST(NULL AS MAP<STRING, BIGINT>), CAST(NULL AS ROW<a INT, b STRING>),"
                 + " CAST(NULL AS DATE), CAST(NULL AS TIMESTAMP(3)), CAST(NULL AS DECIMAL(9, 2)))";
+        // The `schema` option importing a file registered under its own subject (schema.references).
+        String signed = "id BIGINT NOT NULL, who ROW<text STRING>, note STRING";
+        String signedRows = "(5, ROW('ada'), 'n'), (-1, CAST(NULL AS ROW<text STRING>), ''),"
+                + " (0, ROW(''), CAST(NULL AS STRING))";
         return Stream.of(
                 Arguments.of("avro", "avro-confluent-native", avro, avroRows),
                 Arguments.of("protobuf", PROTOBUF, protobuf, protobufRows),
+                Arguments.of("protobuf-refs", PROTOBUF, signed, signedRows),
                 Arguments.of("json", "json-confluent-native", json, jsonRows));
+    }
+
+    /** {@code shop/common.proto}, registered once under {@link #COMMON_SUBJECT} for the references case. */
+    private static final String COMMON = "syntax = \"proto3\";\npackage shop.common;\n"
+            + "message Name { string text = 1; }\n";
+
+    private static final String COMMON_SUBJECT = "shop/common.proto";
+
+    /** The writer schema of the references case: it imports {@link #COMMON}. */
+    private static final String SIGNED = "syntax = \"proto3\";\npackage karrow;\nimport \"shop/common.proto\";\n"
+            + "message Signed { int64 id = 1; shop.common.Name who = 2; optional string note = 3; }\n";
+
+    /** The sink options of a case beyond url: the references case's schema and references. */
+    private static String sinkOptions(String kase) throws Exception {
+        if (!kase.equals("protobuf-refs")) {
+            return "";
+        }
+        registry.register(COMMON_SUBJECT, "PROTOBUF", COMMON);
+        int version = registry.latestVersion(COMMON_SUBJECT).get("version").asInt();
+        String references = "[{\"name\":\"shop/common.proto\",\"subject\":\"" + COMMON_SUBJECT
+                + "\",\"version\":" + version + "}]";
+        return ",'value." + PROTOBUF + ".schema' = '" + SIGNED.replace("'", "''") + "',"
+                + "'value." + PROTOBUF + ".schema.references' = '" + references + "'";
     }
 
     /**
@@ -236,7 +265,7 @@ class ConfluentPythonClientITCase {
             throws Exception {
         StreamTableEnvironment tEnv = tableEnv();
         tEnv.createTemporarySystemFunction("NON_FINITE", NonFinite.class);
-        String view = "src_" + kase;
+        String view = "src_" + kase.replace('-', '_');
         tEnv.executeSql(typedView(view, columns, rows));
         List<JsonNode> source = rendered(tEnv, "SELECT * FROM " + view);
         assertThat(source).hasSize(3);
@@ -250,7 +279,7 @@ class ConfluentPythonClientITCase {
                     + "'connector' = '" + connector + "', 'topic' = '" + topic + "',"
                     + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "',"
                     + "'value.format' = '" + format + "',"
-                    + "'value." + format + ".url' = '" + registry.url() + "')");
+                    + "'value." + format + ".url' = '" + registry.url() + "'" + sinkOptions(kase) + ")");
             inserts.addInsertSql("INSERT INTO " + sink + " SELECT * FROM " + view);
         }
         inserts.execute().await();
