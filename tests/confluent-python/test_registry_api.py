@@ -239,3 +239,32 @@ def test_metadata_and_rules_are_kept_inherited_and_found_by_latest_with_metadata
     framed = serializer({"a": 5, "b": "x"}, ctx)
     assert int.from_bytes(framed[1:5], "big") == id3
     assert AvroDeserializer(SchemaRegistryClient({"url": registry_url}))(framed, ctx) == {"a": 5, "b": "x"}
+
+
+def test_guids_are_answered_resolvable_and_carry_header_mode_schema_ids(client, registry_url):
+    from confluent_kafka.schema_registry import header_schema_id_serializer
+    from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
+    from confluent_kafka.serialization import MessageField, SerializationContext
+
+    registered = client.register_schema_full_response("g-value", Schema(AVRO_V1, "AVRO"))
+    assert registered.guid is not None
+    # The same schema under another subject has the same id and GUID.
+    other = client.register_schema_full_response("g2-value", Schema(AVRO_V1, "AVRO"))
+    assert (other.schema_id, other.guid) == (registered.schema_id, registered.guid)
+    client.clear_caches()
+    assert client.get_schema_by_guid(registered.guid).schema_str == client.get_schema(registered.schema_id).schema_str
+    assert client.get_version("g-value", 1).guid == registered.guid
+    assert error_of(lambda: client.get_schema_by_guid("00000000-0000-8000-8000-000000000000")) == (404, 40403)
+
+    # Confluent 8's header mode: the GUID travels in the __value_schema_id header, the value
+    # has no prefix; the default (dual) deserializer resolves it by GUID.
+    serializer = AvroSerializer(client, AVRO_V2, conf={"schema.id.serializer": header_schema_id_serializer})
+    headers = []
+    ctx = SerializationContext("g", MessageField.VALUE, headers)
+    value = serializer({"a": 1, "b": "long enough"}, ctx)  # the deserializer wants 6+ bytes
+    assert value[0] != 0 and [k for k, _ in headers] == ["__value_schema_id"]
+    guid = client.get_latest_version("g-value").guid
+    assert headers[0][1] == b"\x01" + __import__("uuid").UUID(guid).bytes
+    fresh = SchemaRegistryClient({"url": registry_url})
+    assert AvroDeserializer(fresh)(value, SerializationContext("g", MessageField.VALUE, headers)) == {
+        "a": 1, "b": "long enough"}

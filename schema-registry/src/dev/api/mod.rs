@@ -56,10 +56,11 @@ struct SchemaBody {
     version: Option<i32>,
 }
 
-/// `{"schema", "schemaType"?, "references"?}` as answered for a schema id.
+/// `{"schema", "schemaType"?, "references"?, ...}` as answered for a schema id or GUID.
 #[derive(Debug, Serialize)]
 struct SchemaAnswer<'a> {
     schema: &'a str,
+    guid: &'a str,
     #[serde(rename = "schemaType", skip_serializing_if = "Option::is_none")]
     schema_type: Option<&'static str>,
     #[serde(skip_serializing_if = "<[SchemaReference]>::is_empty")]
@@ -78,6 +79,7 @@ struct VersionAnswer<'a> {
     subject: &'a str,
     version: i32,
     id: i32,
+    guid: &'a str,
     #[serde(rename = "schemaType", skip_serializing_if = "Option::is_none")]
     schema_type: Option<&'static str>,
     schema: &'a str,
@@ -89,6 +91,14 @@ struct VersionAnswer<'a> {
     rule_set: Option<&'a serde_json::Value>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     deleted: bool,
+}
+
+/// The answer to a registration: the id (first, as older registries answer only it) and the
+/// GUID Confluent 8's clients put in record headers.
+#[derive(Debug, Serialize)]
+struct Registered<'a> {
+    id: i32,
+    guid: &'a str,
 }
 
 #[derive(Debug, Serialize)]
@@ -191,7 +201,14 @@ impl Registry {
             (_, []) => not_allowed(),
             ("GET", ["schemas", "types"]) => json(&["AVRO", "JSON", "PROTOBUF"]),
             ("GET", ["schemas"]) => self.list_schemas(&q),
-            ("GET", ["schemas", "ids", id]) => self.schema_by_id(parse_id(id)?, &q),
+            ("GET", ["schemas", "ids", id]) => {
+                let stored = self.store.schema_by_id(parse_id(id)?)?;
+                self.schema_answer(&stored, &q)
+            }
+            ("GET", ["schemas", "guids", guid]) => {
+                let stored = self.store.schema_by_guid(guid)?;
+                self.schema_answer(&stored, &q)
+            }
             ("GET", ["schemas", "ids", id, "schema"]) => {
                 let stored = self.store.schema_by_id(parse_id(id)?)?;
                 Ok(Response::json(200, self.formatted(&stored, &q)?))
@@ -244,7 +261,11 @@ impl Registry {
             ("POST", ["subjects", subject, "versions"]) => {
                 let (def, contract, import) = definition(body)?;
                 let (id, _) = self.store.register(subject, &def, &contract, import)?;
-                json(&serde_json::json!({ "id": id }))
+                let stored = self.store.schema_by_id(id)?;
+                json(&Registered {
+                    id,
+                    guid: &stored.guid,
+                })
             }
             ("GET", ["subjects", subject, "versions", version]) => {
                 let found = self.store.version(subject, version, q.flag("deleted"))?;
@@ -295,12 +316,12 @@ impl Registry {
         }
     }
 
-    fn schema_by_id(&self, id: i32, q: &Query) -> Answer {
-        let stored = self.store.schema_by_id(id)?;
-        let text = self.formatted_text(&stored, q)?;
+    fn schema_answer(&self, stored: &StoredSchema, q: &Query) -> Answer {
+        let text = self.formatted_text(stored, q)?;
         let max_id = q.flag("fetchMaxId").then(|| self.store.max_id());
         json(&SchemaAnswer {
             schema: &text,
+            guid: &stored.guid,
             schema_type: wire_type(stored.def.schema_type),
             references: &stored.def.references,
             metadata: stored.contract.metadata.as_ref(),
@@ -340,6 +361,7 @@ impl Registry {
             subject: &v.subject,
             version: v.version,
             id: v.schema.id,
+            guid: &v.schema.guid,
             schema_type: wire_type(v.schema.def.schema_type),
             schema: &text,
             references: &v.schema.def.references,
@@ -491,7 +513,7 @@ fn not_allowed_or_missing(method: &str, shown: &str, path: &str, seg: &[&str]) -
         seg,
         ["schemas"]
             | ["schemas", "types"]
-            | ["schemas", "ids", _]
+            | ["schemas", "ids" | "guids", _]
             | ["schemas", "ids", _, "schema" | "versions" | "subjects"]
             | ["subjects"]
             | ["subjects", _]

@@ -8,6 +8,7 @@
 //! subject, and commits only if the subject still looks the same (else it starts over).
 
 pub(crate) mod contract;
+pub(crate) mod guid;
 pub(crate) mod journal;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -81,6 +82,8 @@ pub(crate) struct StoredSchema {
     pub schema_identity: String,
     /// Its `metadata` and `ruleSet`.
     pub contract: Contract,
+    /// Its GUID ([`guid::guid_of`] of `identity`).
+    pub guid: String,
 }
 
 /// One version of a subject.
@@ -120,6 +123,8 @@ struct State {
     schemas: BTreeMap<i32, Arc<StoredSchema>>,
     subjects: BTreeMap<String, SubjectState>,
     by_identity: HashMap<String, i32>,
+    /// GUID -> schema id.
+    by_guid: HashMap<String, i32>,
     max_id: i32,
 }
 
@@ -239,6 +244,15 @@ impl Store {
             .schemas
             .get(&id)
             .cloned()
+            .ok_or_else(ApiError::schema_not_found)
+    }
+
+    /// The schema whose GUID is `guid` (any case, hyphens optional): 40403 when none is.
+    pub(crate) fn schema_by_guid(&self, guid: &str) -> Result<Arc<StoredSchema>, ApiError> {
+        let state = read(&self.state);
+        guid::normalize(guid)
+            .and_then(|g| state.by_guid.get(&g).copied())
+            .and_then(|id| state.schemas.get(&id).cloned())
             .ok_or_else(ApiError::schema_not_found)
     }
 
@@ -600,6 +614,7 @@ impl Store {
                         id,
                         def: stored_def.clone(),
                         parsed: parsed.take(),
+                        guid: guid::guid_of(&identity),
                         identity: identity.clone(),
                         schema_identity: schema_identity.clone(),
                         contract: contract.clone(),
@@ -828,6 +843,7 @@ impl State {
                 self.by_identity
                     .entry(stored.identity.clone())
                     .or_insert(id);
+                self.by_guid.entry(stored.guid.clone()).or_insert(id);
                 self.max_id = self.max_id.max(id);
                 self.schemas.insert(id, stored);
             }
@@ -895,6 +911,7 @@ impl State {
         match checked {
             Some(checked) => StoredSchema {
                 id,
+                guid: guid::guid_of(&contract.identity(&checked.identity)),
                 identity: contract.identity(&checked.identity),
                 schema_identity: checked.identity,
                 parsed: Some(checked.parsed),
@@ -909,6 +926,7 @@ impl State {
                 );
                 StoredSchema {
                     id,
+                    guid: guid::guid_of(&contract.identity(&schema_identity)),
                     identity: contract.identity(&schema_identity),
                     schema_identity,
                     parsed: None,
@@ -929,6 +947,9 @@ impl State {
             if let Some(stored) = self.schemas.remove(&id) {
                 if self.by_identity.get(&stored.identity) == Some(&id) {
                     self.by_identity.remove(&stored.identity);
+                }
+                if self.by_guid.get(&stored.guid) == Some(&id) {
+                    self.by_guid.remove(&stored.guid);
                 }
             }
         }
