@@ -362,7 +362,11 @@ JSON_PROPERTIES = {
 }
 JSON_V1 = {"$schema": "http://json-schema.org/draft-07/schema#", "title": "Reading", "type": "object",
            "properties": JSON_PROPERTIES, "required": ["id"]}
-JSON_V2 = {**JSON_V1, "properties": {**JSON_PROPERTIES, "note": {"type": ["string", "null"]}}}
+# Version 2 adds a field and takes `inner` from another subject (a schema reference).
+JSON_INNER = {"$schema": "http://json-schema.org/draft-07/schema#", "$id": "inner.json",
+              **JSON_PROPERTIES["inner"]}
+JSON_V2 = {**JSON_V1, "properties": {**JSON_PROPERTIES, "inner": {"$ref": "inner.json"},
+                                     "note": {"type": ["string", "null"]}}}
 
 
 def json_record(i):
@@ -391,13 +395,17 @@ def json_record(i):
 
 
 def produce_json(client, topic):
-    writers = [JSONSerializer(json.dumps(JSON_V1), client), JSONSerializer(json.dumps(JSON_V2), client)]
+    client.register_schema(topic + "-inner", Schema(json.dumps(JSON_INNER), "JSON"))
+    references = [SchemaReference("inner.json", topic + "-inner", 1)]
+    writers = [JSONSerializer(json.dumps(JSON_V1), client),
+               JSONSerializer(Schema(json.dumps(JSON_V2), "JSON", references), client)]
     values, rows = [], []
     for i in range(COUNT):
         record, row = json_record(i)
         values.append(writers[i % 2](record, value_context(topic)))
         rows.append(row)
     assert client.get_versions(topic + "-value") == [1, 2]
+    assert [r.subject for r in client.get_version(topic + "-value", 2).schema.references] == [topic + "-inner"]
     return values, rows
 
 
