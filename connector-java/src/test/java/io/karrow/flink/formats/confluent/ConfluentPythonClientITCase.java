@@ -4,6 +4,7 @@ import static io.karrow.flink.testutils.KafkaTestSupport.createTopic;
 import static io.karrow.flink.testutils.SqlTestSupport.tableEnv;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
@@ -11,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.functions.ScalarFunction;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
@@ -37,9 +39,10 @@ import java.util.stream.Stream;
  *   <li>Confluent's serializers write (Avro with a reference to another subject and two schema
  *       versions; Protobuf registered as descriptors with an imported subject, at the message-index
  *       paths [0], [1] (two versions), [1, 0] and [2], every scalar type; JSON Schema in two
- *       versions), karrow reads through {@code kafka}, {@code kafka-native} and {@code kafka-native}
- *       with the native fetch: the rows Confluent's side says it wrote (for Avro also Flink's
- *       {@code avro-confluent} through the oracle format).</li>
+ *       versions, the second with a reference), karrow reads through {@code kafka}, {@code
+ *       kafka-native} and {@code kafka-native} with the native fetch: the rows Confluent's side
+ *       says it wrote (for Avro also Flink's {@code avro-confluent} through the oracle
+ *       format).</li>
  *   <li>karrow writes through {@code kafka} and {@code kafka-native} with the schema it derives
  *       (and, for Protobuf, with a {@code schema} that imports a registered subject through {@code
  *       schema.references}), Confluent's deserializers read (with a fresh registry client, and for
@@ -50,8 +53,14 @@ class ConfluentPythonClientITCase {
 
     private static final String BOOTSTRAP = KafkaTestSupport.bootstrap();
 
+    /** Reports to {@link CollectedMetrics}, so the native fetch is seen to engage. */
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniCluster(2);
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .setConfiguration(CollectedMetrics.configuration())
+                    .build());
 
     private static DevRegistry registry;
 
@@ -138,6 +147,8 @@ class ConfluentPythonClientITCase {
             tEnv.executeSql(source(t[0], t[1], t[2], topic, t[3], columns));
             selects.add("SELECT CAST('" + t[0] + "' AS STRING) AS via, * FROM " + t[0]);
         }
+        String job = "confluent-py-read-" + kase + "-" + UUID.randomUUID();
+        tEnv.getConfig().set("pipeline.name", job);
         Map<String, List<JsonNode>> byTable = new HashMap<>();
         try (CloseableIterator<Row> it = tEnv.executeSql(String.join(" UNION ALL ", selects)).collect()) {
             it.forEachRemaining(r -> {
@@ -154,6 +165,9 @@ class ConfluentPythonClientITCase {
                     .as("%s read by %s through %s %s", kase, t[3], t[1], t[2])
                     .isEqualTo(expected);
         }
+        // The kafka-native tables decoded natively, one of them fetching natively too.
+        assertThat(CollectedMetrics.sum(job, "karrow", "numRecordsDecoded")).isEqualTo(2L * written.size());
+        assertThat(CollectedMetrics.sum(job, "karrow", "numRecordsFetchedNatively")).isEqualTo(written.size());
     }
 
     /** karrow's sink columns per format, and the rows written (with NULLs, an empty string, non-ASCII). */
