@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the connector's Java tests: unit and parity tests (Surefire), then the
 # integration tests (Failsafe) against a real Kafka broker started here and stopped on
-# exit; the same Maven run builds the JVM benchmarks (benches/jvm: the stock Flink harness
-# and TopicDump of `karrow bench`). Then, in the same broker window, the CLI's topic-input
+# exit (ConfluentPythonClientITCase also needs Confluent's Python client, installed here);
+# the same Maven run builds the JVM benchmarks (benches/jvm: the stock Flink harness and
+# TopicDump of `karrow bench`). Then, in the same broker window, the CLI's topic-input
 # test (cli/tests/bench_topic.rs) and the native producer's (kafka/tests/producer_broker.rs)
 # with KARROW_TEST_KAFKA_BOOTSTRAP set, the TLS/SASL tests (kafka/tests/security_broker.rs) on
 # the broker's secured listeners, and the Nexmark suite's short variant
@@ -14,6 +15,9 @@ cd "$repo"
 
 lib="$repo/target/release/libkarrow_native.so"
 [ -f "$lib" ] || { echo "missing $lib: run 'make native' first" >&2; exit 1; }
+
+# ConfluentPythonClientITCase runs Confluent's own Python client (pinned) as its peer.
+python3 -m pip install -q --disable-pip-version-check -r tests/confluent-python/requirements.txt
 
 export KAFKA_PORT="${KAFKA_PORT:-9092}"
 # Issue #21: the broker also has SSL, SASL_SSL and SASL_PLAINTEXT listeners (KAFKA_PORT+2..+4)

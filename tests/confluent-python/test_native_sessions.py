@@ -4,6 +4,7 @@ the dev registry in between: Avro schema references, Protobuf schemas Confluent 
 descriptors, and the JSON Schema karrow derives for non-finite doubles. Rows cross as
 flink-json renders them; every field is compared."""
 
+import base64
 import json
 
 import pytest
@@ -12,6 +13,8 @@ from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerialize
 from confluent_kafka.schema_registry.json_schema import JSONDeserializer
 from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
+from google.protobuf import descriptor_pb2, descriptor_pool
+from google.protobuf.message_factory import GetMessageClass
 
 from test_serializers import shop_classes
 
@@ -170,3 +173,53 @@ def test_derived_json_schema_admits_the_non_finite_doubles_json_writes(client, r
     other = b"\x00" + bytes.fromhex(encoder.encode({"d": 1, "f": 1, "dec": 1}).hex())[1:5] + b'{"d":"nan","f":1,"dec":1}'
     with pytest.raises(Exception, match="nan"):
         deserializer(other, ctx)
+
+
+SIGNED = ('syntax = "proto3";\n\npackage karrow;\n\nimport "shop/common.proto";\n\n'
+          'message Signed {\n  int64 id = 1;\n  shop.common.Name who = 2;\n}\n')
+
+
+def test_protobuf_schema_importing_a_registered_subject_written_by_karrow_read_by_confluent(
+        client, registry_url, bridge):
+    common, _, _, _ = shop_classes()
+    # The shared file, registered as Confluent's serializer registers an import: a descriptor
+    # under a subject named after the file.
+    client.register_schema("shop/common.proto", Schema(
+        base64.standard_b64encode(common.SerializeToString()).decode(), "PROTOBUF"))
+    references = json.dumps([{"name": "shop/common.proto", "subject": "shop/common.proto", "version": 1}])
+    config = protobuf_config(registry_url, subject="signed-value", schema=SIGNED, schema_references=references)
+    config["row_type"] = row(("id", ty("BIGINT")), ("who", row(("text", string()), nullable=True)))
+    encoder = bridge("encode", PROTOBUF_ENCODER, config)
+    values = [encoder.encode({"id": 5, "who": {"text": "ada"}}), encoder.encode({"id": -1, "who": None})]
+    latest = client.get_latest_version("signed-value")
+    assert latest.schema.schema_str == SIGNED
+    assert [(r.name, r.subject, r.version) for r in latest.schema.references] == [
+        ("shop/common.proto", "shop/common.proto", 1)]
+
+    # Confluent's deserializer, with the class a user generates from the registered files.
+    client.clear_caches()  # the client caches the latest version whatever the format
+    serialized = client.get_latest_version("signed-value", fmt="serialized").schema.schema_str
+    file = descriptor_pb2.FileDescriptorProto.FromString(base64.standard_b64decode(serialized))
+    assert list(file.dependency) == ["shop/common.proto"]
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(common)
+    pool.Add(file)
+    Signed = GetMessageClass(pool.FindMessageTypeByName("karrow.Signed"))
+    expected = [Signed(id=5), Signed(id=-1)]
+    expected[0].who.text = "ada"
+    ctx = SerializationContext("signed", MessageField.VALUE)
+    for deserializer in (ProtobufDeserializer(Signed, {}, SchemaRegistryClient({"url": registry_url})),
+                         ProtobufDeserializer(Signed, {})):
+        assert [deserializer(v, ctx) for v in values] == expected
+
+    # A reference that names nothing fails when the encoder opens, naming it; references
+    # without a schema are refused.
+    broken = json.dumps([{"name": "shop/common.proto", "subject": "shop/common.proto", "version": 9}])
+    failing = bridge("encode", PROTOBUF_ENCODER, {**config, "confluent": registry_config(
+        registry_url, subject="x-value", schema=SIGNED, schema_references=broken)})
+    with pytest.raises(RuntimeError, match=r"reference 'shop/common.proto' \(subject 'shop/common.proto', version 9\)"):
+        failing.encode({"id": 1, "who": None})
+    lonely = bridge("encode", PROTOBUF_ENCODER, {**config, "confluent": registry_config(
+        registry_url, subject="y-value", schema=None, schema_references=references)})
+    with pytest.raises(RuntimeError, match="without the 'schema'"):
+        lonely.encode({"id": 1, "who": None})

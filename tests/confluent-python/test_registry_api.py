@@ -6,7 +6,7 @@ import base64
 import json
 
 import pytest
-from confluent_kafka.schema_registry import Schema, SchemaReference
+from confluent_kafka.schema_registry import Schema, SchemaReference, SchemaRegistryClient
 from confluent_kafka.schema_registry.error import SchemaRegistryError
 from google.protobuf import descriptor_pb2
 
@@ -189,3 +189,82 @@ def test_references_and_referenced_by(client):
     # A reference to nothing: 42201.
     bad = [SchemaReference("common.proto", "nope", 1)]
     assert error_of(lambda: client.register_schema("o2", Schema(outer, "PROTOBUF", bad))) == (422, 42201)
+
+
+def test_metadata_and_rules_are_kept_inherited_and_found_by_latest_with_metadata(client, registry_url):
+    from confluent_kafka.schema_registry import Metadata, MetadataProperties, RuleSet
+    from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
+    from confluent_kafka.serialization import MessageField, SerializationContext
+
+    def meta(**properties):
+        return Metadata(tags=None, properties=MetadataProperties(properties), sensitive=None)
+
+    rules = RuleSet.from_dict({"domainRules": [{"name": "checked", "kind": "CONDITION", "mode": "WRITE",
+                                                "type": "CEL", "expr": "message.a > 0", "disabled": True}]})
+    v1 = Schema(AVRO_V1, "AVRO", metadata=meta(owner="ada", **{"app.version": "1"}), rule_set=rules)
+    id1 = client.register_schema("md-value", v1)
+    # Served back with the schema, by id and by version.
+    client.clear_caches()
+    assert client.get_schema(id1).metadata.properties.properties == {"owner": "ada", "app.version": "1"}
+    assert client.get_version("md-value", 1).schema.rule_set.to_dict() == rules.to_dict()
+    # The same schema with other metadata is another schema: a new id and version.
+    v2 = Schema(AVRO_V1, "AVRO", metadata=meta(owner="ada", **{"app.version": "2"}))
+    id2 = client.register_schema("md-value", v2)
+    assert id2 != id1 and client.get_versions("md-value") == [1, 2]
+    # Registered without them, a version carries the latest's metadata and rules over.
+    id3 = client.register_schema("md-value", Schema(AVRO_V2, "AVRO"))
+    third = client.get_version("md-value", 3).schema
+    assert third.metadata.properties.properties == {"owner": "ada", "app.version": "2"} and third.rule_set.to_dict() == rules.to_dict()
+    # ...and registering it again finds it.
+    assert client.register_schema("md-value", Schema(AVRO_V2, "AVRO")) == id3
+
+    # GET /subjects/{s}/metadata: the latest version whose properties hold every pair.
+    found = client.get_latest_with_metadata("md-value", {"app.version": "1"})
+    assert (found.version, found.schema_id) == (1, id1)
+    assert client.get_latest_with_metadata("md-value", {"owner": "ada"}).version == 3
+    assert client.get_latest_with_metadata("md-value", {"owner": "ada", "app.version": "2"}).version == 3
+    assert error_of(lambda: client.get_latest_with_metadata("md-value", {"owner": "bob"})) == (404, 40403)
+    assert error_of(lambda: client.get_latest_with_metadata("nope", {"owner": "ada"})) == (404, 40401)
+    # A soft-deleted version is found only with deleted=true.
+    client.delete_version("md-value", 1)
+    client.clear_caches()  # the client caches latest-with-metadata answers
+    assert error_of(lambda: client.get_latest_with_metadata("md-value", {"app.version": "1"})) == (404, 40403)
+    assert client.get_latest_with_metadata("md-value", {"app.version": "1"}, deleted=True).version == 1
+
+    # Confluent's serializer with use.latest.with.metadata writes with the latest matching
+    # version (3, which inherited app.version 2).
+    serializer = AvroSerializer(client, None, conf={
+        "auto.register.schemas": False, "use.latest.with.metadata": {"app.version": "2"}})
+    ctx = SerializationContext("md", MessageField.VALUE)
+    framed = serializer({"a": 5, "b": "x"}, ctx)
+    assert int.from_bytes(framed[1:5], "big") == id3
+    assert AvroDeserializer(SchemaRegistryClient({"url": registry_url}))(framed, ctx) == {"a": 5, "b": "x"}
+
+
+def test_guids_are_answered_resolvable_and_carry_header_mode_schema_ids(client, registry_url):
+    from confluent_kafka.schema_registry import header_schema_id_serializer
+    from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
+    from confluent_kafka.serialization import MessageField, SerializationContext
+
+    registered = client.register_schema_full_response("g-value", Schema(AVRO_V1, "AVRO"))
+    assert registered.guid is not None
+    # The same schema under another subject has the same id and GUID.
+    other = client.register_schema_full_response("g2-value", Schema(AVRO_V1, "AVRO"))
+    assert (other.schema_id, other.guid) == (registered.schema_id, registered.guid)
+    client.clear_caches()
+    assert client.get_schema_by_guid(registered.guid).schema_str == client.get_schema(registered.schema_id).schema_str
+    assert client.get_version("g-value", 1).guid == registered.guid
+    assert error_of(lambda: client.get_schema_by_guid("00000000-0000-8000-8000-000000000000")) == (404, 40403)
+
+    # Confluent 8's header mode: the GUID travels in the __value_schema_id header, the value
+    # has no prefix; the default (dual) deserializer resolves it by GUID.
+    serializer = AvroSerializer(client, AVRO_V2, conf={"schema.id.serializer": header_schema_id_serializer})
+    headers = []
+    ctx = SerializationContext("g", MessageField.VALUE, headers)
+    value = serializer({"a": 1, "b": "long enough"}, ctx)  # the deserializer wants 6+ bytes
+    assert value[0] != 0 and [k for k, _ in headers] == ["__value_schema_id"]
+    guid = client.get_latest_version("g-value").guid
+    assert headers[0][1] == b"\x01" + __import__("uuid").UUID(guid).bytes
+    fresh = SchemaRegistryClient({"url": registry_url})
+    assert AvroDeserializer(fresh)(value, SerializationContext("g", MessageField.VALUE, headers)) == {
+        "a": 1, "b": "long enough"}

@@ -98,14 +98,22 @@ impl AvroEncoderConfig {
 
     /// The references of `schema_references` (none when it is absent).
     pub fn references(&self) -> Result<Vec<karrow_registry::SchemaReference>, NativeError> {
-        match &self.schema_references {
-            None => Ok(Vec::new()),
-            Some(text) => serde_json::from_str(text).map_err(|e| {
-                NativeError::Config(format!(
-                    "'schema.references' is not a JSON array of {{\"name\", \"subject\", \"version\"}} objects: {e}"
-                ))
-            }),
-        }
+        schema_references(self.schema_references.as_deref())
+    }
+}
+
+/// The references a `schema.references` option's text names (none when it is absent): a JSON
+/// array of `{"name", "subject", "version"}` objects.
+pub fn schema_references(
+    text: Option<&str>,
+) -> Result<Vec<karrow_registry::SchemaReference>, NativeError> {
+    match text {
+        None => Ok(Vec::new()),
+        Some(text) => serde_json::from_str(text).map_err(|e| {
+            NativeError::Config(format!(
+                "'schema.references' is not a JSON array of {{\"name\", \"subject\", \"version\"}} objects: {e}"
+            ))
+        }),
     }
 }
 
@@ -381,6 +389,10 @@ pub struct ProtobufConfluentConfig {
     /// row type when absent.
     #[serde(default)]
     pub schema: Option<String>,
+    /// The registered schemas `schema` imports (Confluent's schema references, encoder only),
+    /// registered with it: the `schema.references` option's text ([`schema_references`]).
+    #[serde(default)]
+    pub schema_references: Option<String>,
     /// How to reach the registry.
     #[serde(flatten)]
     pub registry: RegistrySettings,

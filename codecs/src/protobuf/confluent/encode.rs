@@ -34,6 +34,18 @@ pub fn writer_schema(
     schema: Option<&str>,
     message_name: &str,
 ) -> Result<WriterSchema, CodecError> {
+    writer_schema_with_imports(row_type, schema, message_name, &HashMap::new())
+}
+
+/// As [`writer_schema`], with `schema` compiled against `imports` (import name -> `.proto`
+/// text: the registered schemas its references name, [`super::referenced_imports`]). The
+/// message must be declared in `schema` itself.
+pub fn writer_schema_with_imports(
+    row_type: &FlinkType,
+    schema: Option<&str>,
+    message_name: &str,
+    imports: &HashMap<String, String>,
+) -> Result<WriterSchema, CodecError> {
     let invalid = |e: String| {
         CodecError::InvalidProtobufSchema(format!("protobuf-confluent-native writer schema: {e}"))
     };
@@ -41,8 +53,11 @@ pub fn writer_schema(
         Some(text) => text.to_string(),
         None => derive_proto_schema(row_type)?,
     };
-    let compiled =
-        CompiledSchema::compile("schema.proto", &text, &HashMap::new()).map_err(invalid)?;
+    let mut name = "schema.proto".to_string();
+    while imports.contains_key(&name) {
+        name.insert(0, '_');
+    }
+    let compiled = CompiledSchema::compile(&name, &text, imports).map_err(invalid)?;
     let message = compiled.find_message(message_name).map_err(invalid)?;
     let path = compiled.index_path(&message).map_err(invalid)?;
     Ok(WriterSchema {

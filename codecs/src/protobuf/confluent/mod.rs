@@ -29,8 +29,12 @@ mod encode;
 mod schema;
 
 pub use decode::ProtobufConfluentDecoder;
-pub use encode::{writer_schema, ProtobufConfluentEncoder, WriterSchema};
-pub use schema::{descriptor_bytes, resolve_schema, schema_text, CompiledSchema};
+pub use encode::{
+    writer_schema, writer_schema_with_imports, ProtobufConfluentEncoder, WriterSchema,
+};
+pub use schema::{
+    descriptor_bytes, referenced_imports, resolve_schema, schema_text, CompiledSchema,
+};
 
 #[cfg(test)]
 mod tests;

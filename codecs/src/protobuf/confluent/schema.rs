@@ -240,17 +240,18 @@ pub fn schema_text(schema: &str) -> Result<std::borrow::Cow<'_, str>, String> {
         .map_err(|e| format!("the Protobuf schema in descriptor form is not usable: {e}"))
 }
 
-/// Fetches schema `id` and, recursively, every schema it references, and compiles it. Each
-/// may be `.proto` text or a base64 descriptor ([`schema_text`]).
-pub fn resolve_schema(source: &dyn SchemaSource, id: i32) -> Result<CompiledSchema, String> {
-    let root = source
-        .schema_by_id(id)?
-        .expect(SchemaType::Protobuf, by_id(id))?;
+/// The files `references` name, recursively (by subject and version, dependencies first), as
+/// `.proto` text under their import names: what a schema with those references compiles
+/// against. Each may be `.proto` text or a base64 descriptor ([`schema_text`]); the first file
+/// under an import name wins, as in a compiler's include path.
+pub fn referenced_imports(
+    source: &dyn SchemaSource,
+    references: &[crate::schema_source::SchemaReference],
+) -> Result<HashMap<String, String>, String> {
     let mut imports = HashMap::new();
-    for resolved in resolve_references(source, &root.references, SchemaType::Protobuf)? {
+    for resolved in resolve_references(source, references, SchemaType::Protobuf)? {
         let name = resolved.reference.name;
         if imports.contains_key(&name) {
-            // The first file imported under a name wins, as in a compiler's include path.
             continue;
         }
         let text = schema_text(&resolved.schema.text)
@@ -258,6 +259,16 @@ pub fn resolve_schema(source: &dyn SchemaSource, id: i32) -> Result<CompiledSche
             .into_owned();
         imports.insert(name, text);
     }
+    Ok(imports)
+}
+
+/// Fetches schema `id` and, recursively, every schema it references, and compiles it. Each
+/// may be `.proto` text or a base64 descriptor ([`schema_text`]).
+pub fn resolve_schema(source: &dyn SchemaSource, id: i32) -> Result<CompiledSchema, String> {
+    let root = source
+        .schema_by_id(id)?
+        .expect(SchemaType::Protobuf, by_id(id))?;
+    let imports = referenced_imports(source, &root.references)?;
     let mut name = format!("registry-schema-{id}.proto");
     while imports.contains_key(&name) {
         name.insert(0, '_');

@@ -339,6 +339,25 @@ fn bad_headers_fail_naming_the_id_or_are_skipped_but_registry_failures_never_are
 }
 
 #[test]
+fn writer_schema_compiles_against_its_referenced_imports() {
+    let explicit = "syntax = \"proto3\"; package p; import \"common.proto\"; \
+                    message Wrapped { common.Money price = 1; }";
+    let row_type = row(&[("price", row(&[("cents", ty("BIGINT"))]))]);
+    let imports = HashMap::from([("common.proto".to_string(), COMMON.to_string())]);
+    let ws = writer_schema_with_imports(&row_type, Some(explicit), "", &imports).unwrap();
+    assert_eq!(ws.message.full_name(), "p.Wrapped");
+    assert_eq!(ws.path, vec![0]);
+    assert_eq!(ws.text, explicit);
+    // A message of the import is not the schema's own.
+    let err = writer_schema_with_imports(&row_type, Some(explicit), "common.Money", &imports)
+        .unwrap_err();
+    assert!(err.to_string().contains("imported file"), "{err}");
+    // Without the import the schema does not compile.
+    let err = writer_schema(&row_type, Some(explicit), "").unwrap_err();
+    assert!(err.to_string().contains("does not compile"), "{err}");
+}
+
+#[test]
 fn writer_schema_of_an_option_or_derived_and_framed_values() {
     let explicit = "syntax = \"proto3\"; package p; message A { int32 x = 1; } \
                     message B { message C { string sku = 1; int64 qty = 2; } }";

@@ -4,12 +4,15 @@
 //! derived from the row type) is registered once at open and every value is framed with
 //! Confluent's header and the message indexes of the written message.
 
-use karrow_codecs::protobuf::confluent::{writer_schema, ProtobufConfluentEncoder};
+use karrow_codecs::protobuf::confluent::{
+    referenced_imports, writer_schema_with_imports, ProtobufConfluentEncoder,
+};
 use karrow_codecs::protobuf::ProtobufRowEncoder;
+use karrow_codecs::schema_source;
 use karrow_codecs::{CodecError, FlinkType};
 use karrow_registry::{RegistryClient, SchemaDefinition};
 
-use crate::config::{ProtobufConfig, ProtobufConfluentConfig};
+use crate::config::{schema_references, ProtobufConfig, ProtobufConfluentConfig};
 use crate::encoded_values::encode_all;
 use crate::error::NativeError;
 use crate::session::{Session, SessionKind};
@@ -80,9 +83,10 @@ impl ProtobufEncodeSession {
     }
 }
 
-/// Compiles the writer schema and the row encoder (so that a schema or row type the format
-/// rejects fails before anything is registered), then registers the schema under the
-/// subject with schema type PROTOBUF.
+/// Resolves the schemas the writer schema's references name, compiles the writer schema and
+/// the row encoder (so that a schema or row type the format rejects fails before anything is
+/// registered), then registers the schema (with its references) under the subject with
+/// schema type PROTOBUF.
 fn open_confluent(
     row_type: &FlinkType,
     message_name: &str,
@@ -92,10 +96,35 @@ fn open_confluent(
     let subject = confluent.subject.as_deref().ok_or_else(|| {
         NativeError::Config("the protobuf-confluent-native encoder needs a subject".into())
     })?;
-    let writer = writer_schema(row_type, confluent.schema.as_deref(), message_name)?;
-    let encoder = ProtobufRowEncoder::new(&writer.message, row_type, options)?;
     let client = RegistryClient::new(confluent.registry.registry_config())?;
-    let id = client.register(subject, &SchemaDefinition::protobuf(writer.text))?;
+    let references = schema_references(confluent.schema_references.as_deref())?;
+    if confluent.schema.is_none() && !references.is_empty() {
+        return Err(NativeError::Config(
+            "schema references are given without the 'schema' that uses them".into(),
+        ));
+    }
+    // The imported files as Confluent's clients resolve them: recursively, by subject and
+    // version, each under the import name its reference gives.
+    let wanted: Vec<_> = references
+        .iter()
+        .map(|r| schema_source::SchemaReference {
+            name: r.name.clone(),
+            subject: r.subject.clone(),
+            version: r.version,
+        })
+        .collect();
+    let imports = referenced_imports(&client, &wanted).map_err(NativeError::Config)?;
+    let writer = writer_schema_with_imports(
+        row_type,
+        confluent.schema.as_deref(),
+        message_name,
+        &imports,
+    )?;
+    let encoder = ProtobufRowEncoder::new(&writer.message, row_type, options)?;
+    let id = client.register(
+        subject,
+        &SchemaDefinition::protobuf(writer.text).with_references(references),
+    )?;
     Ok(ProtobufConfluentEncoder::new(encoder, id, &writer.path))
 }
 

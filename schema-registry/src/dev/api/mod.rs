@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::http::{Handler, Request, Response};
 use super::schema::protobuf;
-use super::store::{Deleted, Mode, Store, StoredSchema, VersionView};
+use super::store::{Contract, Deleted, Mode, Store, StoredSchema, VersionView};
 use crate::error::RegistryError;
 use crate::model::{CompatibilityLevel, SchemaDefinition, SchemaReference, SchemaType};
 use crate::pct::decode_segment;
@@ -36,7 +36,7 @@ impl std::fmt::Debug for Registry {
 type Answer = Result<Response, ApiError>;
 
 /// A register or look-up body. Confluent's data-contract fields (`metadata`, `ruleSet`) are
-/// accepted and ignored.
+/// stored with the schema and served back; no rule is run.
 #[derive(Debug, Deserialize)]
 struct SchemaBody {
     schema: String,
@@ -44,6 +44,10 @@ struct SchemaBody {
     schema_type: Option<String>,
     #[serde(default)]
     references: Option<Vec<SchemaReference>>,
+    #[serde(default)]
+    metadata: Option<serde_json::Value>,
+    #[serde(rename = "ruleSet", default)]
+    rule_set: Option<serde_json::Value>,
     /// IMPORT mode: the id to register under.
     #[serde(default)]
     id: Option<i32>,
@@ -52,14 +56,19 @@ struct SchemaBody {
     version: Option<i32>,
 }
 
-/// `{"schema", "schemaType"?, "references"?}` as answered for a schema id.
+/// `{"schema", "schemaType"?, "references"?, ...}` as answered for a schema id or GUID.
 #[derive(Debug, Serialize)]
 struct SchemaAnswer<'a> {
     schema: &'a str,
+    guid: &'a str,
     #[serde(rename = "schemaType", skip_serializing_if = "Option::is_none")]
     schema_type: Option<&'static str>,
     #[serde(skip_serializing_if = "<[SchemaReference]>::is_empty")]
     references: &'a [SchemaReference],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a serde_json::Value>,
+    #[serde(rename = "ruleSet", skip_serializing_if = "Option::is_none")]
+    rule_set: Option<&'a serde_json::Value>,
     #[serde(rename = "maxId", skip_serializing_if = "Option::is_none")]
     max_id: Option<i32>,
 }
@@ -70,13 +79,26 @@ struct VersionAnswer<'a> {
     subject: &'a str,
     version: i32,
     id: i32,
+    guid: &'a str,
     #[serde(rename = "schemaType", skip_serializing_if = "Option::is_none")]
     schema_type: Option<&'static str>,
     schema: &'a str,
     #[serde(skip_serializing_if = "<[SchemaReference]>::is_empty")]
     references: &'a [SchemaReference],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a serde_json::Value>,
+    #[serde(rename = "ruleSet", skip_serializing_if = "Option::is_none")]
+    rule_set: Option<&'a serde_json::Value>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     deleted: bool,
+}
+
+/// The answer to a registration: the id (first, as older registries answer only it) and the
+/// GUID Confluent 8's clients put in record headers.
+#[derive(Debug, Serialize)]
+struct Registered<'a> {
+    id: i32,
+    guid: &'a str,
 }
 
 #[derive(Debug, Serialize)]
@@ -179,7 +201,14 @@ impl Registry {
             (_, []) => not_allowed(),
             ("GET", ["schemas", "types"]) => json(&["AVRO", "JSON", "PROTOBUF"]),
             ("GET", ["schemas"]) => self.list_schemas(&q),
-            ("GET", ["schemas", "ids", id]) => self.schema_by_id(parse_id(id)?, &q),
+            ("GET", ["schemas", "ids", id]) => {
+                let stored = self.store.schema_by_id(parse_id(id)?)?;
+                self.schema_answer(&stored, &q)
+            }
+            ("GET", ["schemas", "guids", guid]) => {
+                let stored = self.store.schema_by_guid(guid)?;
+                self.schema_answer(&stored, &q)
+            }
             ("GET", ["schemas", "ids", id, "schema"]) => {
                 let stored = self.store.schema_by_id(parse_id(id)?)?;
                 Ok(Response::json(200, self.formatted(&stored, &q)?))
@@ -217,8 +246,10 @@ impl Registry {
                 json(&q.page(subjects))
             }
             ("POST", ["subjects", subject]) => {
-                let def = definition(body)?.0;
-                let found = self.store.lookup(subject, &def, q.flag("deleted"))?;
+                let (def, contract, _) = definition(body)?;
+                let found = self
+                    .store
+                    .lookup(subject, &def, &contract, q.flag("deleted"))?;
                 self.version_answer(&found, &q)
             }
             ("DELETE", ["subjects", subject]) => {
@@ -228,9 +259,13 @@ impl Registry {
                 json(&q.page(self.store.versions(subject, q.deleted())?))
             }
             ("POST", ["subjects", subject, "versions"]) => {
-                let (def, import) = definition(body)?;
-                let (id, _) = self.store.register(subject, &def, import)?;
-                json(&serde_json::json!({ "id": id }))
+                let (def, contract, import) = definition(body)?;
+                let (id, _) = self.store.register(subject, &def, &contract, import)?;
+                let stored = self.store.schema_by_id(id)?;
+                json(&Registered {
+                    id,
+                    guid: &stored.guid,
+                })
             }
             ("GET", ["subjects", subject, "versions", version]) => {
                 let found = self.store.version(subject, version, q.flag("deleted"))?;
@@ -247,6 +282,19 @@ impl Registry {
             }
             ("GET", ["subjects", subject, "versions", version, "referencedby"]) => {
                 json(&q.page(self.store.referenced_by(subject, version)?))
+            }
+            ("GET", ["subjects", subject, "metadata"]) => {
+                // Pairs by position, as Confluent pairs `key` and `value` (extra ones unpaired).
+                let pairs: Vec<(String, String)> = q
+                    .all("key")
+                    .into_iter()
+                    .zip(q.all("value"))
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
+                let found = self
+                    .store
+                    .latest_with_metadata(subject, &pairs, q.flag("deleted"))?;
+                self.version_answer(&found, &q)
             }
             (_, ["subjects", _, ..]) | (_, ["subjects"]) => {
                 not_allowed_or_missing(m, &request.method, path, &seg)
@@ -268,14 +316,16 @@ impl Registry {
         }
     }
 
-    fn schema_by_id(&self, id: i32, q: &Query) -> Answer {
-        let stored = self.store.schema_by_id(id)?;
-        let text = self.formatted_text(&stored, q)?;
+    fn schema_answer(&self, stored: &StoredSchema, q: &Query) -> Answer {
+        let text = self.formatted_text(stored, q)?;
         let max_id = q.flag("fetchMaxId").then(|| self.store.max_id());
         json(&SchemaAnswer {
             schema: &text,
+            guid: &stored.guid,
             schema_type: wire_type(stored.def.schema_type),
             references: &stored.def.references,
+            metadata: stored.contract.metadata.as_ref(),
+            rule_set: stored.contract.rule_set.as_ref(),
             max_id,
         })
     }
@@ -311,9 +361,12 @@ impl Registry {
             subject: &v.subject,
             version: v.version,
             id: v.schema.id,
+            guid: &v.schema.guid,
             schema_type: wire_type(v.schema.def.schema_type),
             schema: &text,
             references: &v.schema.def.references,
+            metadata: v.schema.contract.metadata.as_ref(),
+            rule_set: v.schema.contract.rule_set.as_ref(),
             deleted: v.deleted,
         })
         .map_err(ApiError::store)
@@ -460,11 +513,11 @@ fn not_allowed_or_missing(method: &str, shown: &str, path: &str, seg: &[&str]) -
         seg,
         ["schemas"]
             | ["schemas", "types"]
-            | ["schemas", "ids", _]
+            | ["schemas", "ids" | "guids", _]
             | ["schemas", "ids", _, "schema" | "versions" | "subjects"]
             | ["subjects"]
             | ["subjects", _]
-            | ["subjects", _, "versions"]
+            | ["subjects", _, "versions" | "metadata"]
             | ["subjects", _, "versions", _]
             | ["subjects", _, "versions", _, "schema" | "referencedby"]
     );
@@ -490,8 +543,9 @@ fn parse_id(id: &str) -> Result<i32, ApiError> {
 /// The id (and version) an IMPORT-mode registration asks for.
 type Import = (i32, Option<i32>);
 
-/// A register / look-up body as a definition, plus the id and version an IMPORT gives.
-fn definition(body: &[u8]) -> Result<(SchemaDefinition, Option<Import>), ApiError> {
+/// A register / look-up body as a definition, its data contract, and the id and version an
+/// IMPORT gives.
+fn definition(body: &[u8]) -> Result<(SchemaDefinition, Contract, Option<Import>), ApiError> {
     let payload: SchemaBody = parse_body(body)?;
     let schema_type =
         SchemaType::from_wire(payload.schema_type.as_deref()).map_err(ApiError::invalid_schema)?;
@@ -500,7 +554,8 @@ fn definition(body: &[u8]) -> Result<(SchemaDefinition, Option<Import>), ApiErro
         schema: payload.schema,
         references: payload.references.unwrap_or_default(),
     };
-    Ok((def, payload.id.map(|id| (id, payload.version))))
+    let contract = Contract::given(payload.metadata, payload.rule_set);
+    Ok((def, contract, payload.id.map(|id| (id, payload.version))))
 }
 
 impl Query {

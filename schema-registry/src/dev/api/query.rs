@@ -33,6 +33,15 @@ impl Query {
             .map(|(_, v)| v.as_str())
     }
 
+    /// Every value of `name`, in order (`key=a&key=b`).
+    pub(crate) fn all(&self, name: &str) -> Vec<&str> {
+        self.params
+            .iter()
+            .filter(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+
     /// Whether `name` is `true` (case-insensitive).
     pub(crate) fn flag(&self, name: &str) -> bool {
         self.get(name)
@@ -70,5 +79,9 @@ mod tests {
         assert_eq!(q.get("subjectPrefix"), Some("a/b c"));
         assert_eq!(q.page(vec![1, 2, 3, 4]), vec![2, 3]);
         assert_eq!(Query::parse("limit=-1").page(vec![1, 2]), vec![1, 2]);
+        assert_eq!(
+            Query::parse("key=a&x=1&key=b%20c").all("key"),
+            vec!["a", "b c"]
+        );
     }
 }

@@ -33,6 +33,12 @@ pub(crate) enum Event {
         /// Its references.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         references: Vec<SchemaReference>,
+        /// Its Confluent `metadata` (data contracts), if given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        metadata: Option<serde_json::Value>,
+        /// Its Confluent `ruleSet` (data contracts), if given.
+        #[serde(rename = "ruleSet", default, skip_serializing_if = "Option::is_none")]
+        rule_set: Option<serde_json::Value>,
     },
     /// A subject got a version.
     Version {
@@ -225,6 +231,8 @@ mod legacy {
                 schema_type: s.schema_type,
                 schema: s.schema,
                 references: s.references,
+                metadata: None,
+                rule_set: None,
             });
         }
         for (subject, st) in state.subjects {

@@ -7,6 +7,8 @@
 //! schema and runs the compatibility check with no lock at all, against a snapshot of the
 //! subject, and commits only if the subject still looks the same (else it starts over).
 
+pub(crate) mod contract;
+pub(crate) mod guid;
 pub(crate) mod journal;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -20,6 +22,7 @@ use super::compat;
 use super::schema::{self, Parsed, Referenced};
 use crate::error::RegistryError;
 use crate::model::{CompatibilityLevel, SchemaDefinition, SchemaReference, SchemaType};
+pub(crate) use contract::Contract;
 use journal::{Event, Journal};
 
 /// How deep references may chain.
@@ -73,8 +76,14 @@ pub(crate) struct StoredSchema {
     pub def: SchemaDefinition,
     /// The parsed form (`None` for a stored schema that no longer parses).
     pub parsed: Option<Parsed>,
-    /// The identity key (equal keys are the same schema).
+    /// The identity key (equal keys are the same schema): the schema's own plus its contract.
     pub identity: String,
+    /// The identity of the schema alone (text, type, references), without its contract.
+    pub schema_identity: String,
+    /// Its `metadata` and `ruleSet`.
+    pub contract: Contract,
+    /// Its GUID ([`guid::guid_of`] of `identity`).
+    pub guid: String,
 }
 
 /// One version of a subject.
@@ -114,6 +123,8 @@ struct State {
     schemas: BTreeMap<i32, Arc<StoredSchema>>,
     subjects: BTreeMap<String, SubjectState>,
     by_identity: HashMap<String, i32>,
+    /// GUID -> schema id.
+    by_guid: HashMap<String, i32>,
     max_id: i32,
 }
 
@@ -236,6 +247,15 @@ impl Store {
             .ok_or_else(ApiError::schema_not_found)
     }
 
+    /// The schema whose GUID is `guid` (any case, hyphens optional): 40403 when none is.
+    pub(crate) fn schema_by_guid(&self, guid: &str) -> Result<Arc<StoredSchema>, ApiError> {
+        let state = read(&self.state);
+        guid::normalize(guid)
+            .and_then(|g| state.by_guid.get(&g).copied())
+            .and_then(|id| state.schemas.get(&id).cloned())
+            .ok_or_else(ApiError::schema_not_found)
+    }
+
     /// The highest schema id ever given.
     pub(crate) fn max_id(&self) -> i32 {
         read(&self.state).max_id
@@ -351,11 +371,13 @@ impl Store {
         Ok(read(&self.state).referenced(references)?.0)
     }
 
-    /// Finds `def` among the versions of `subject`.
+    /// Finds `def` among the versions of `subject`: with its `contract` when one is given, else
+    /// the latest version holding the same schema whatever its contract.
     pub(crate) fn lookup(
         &self,
         subject: &str,
         def: &SchemaDefinition,
+        contract: &Contract,
         include_deleted: bool,
     ) -> Result<VersionView, ApiError> {
         let referenced = {
@@ -375,12 +397,51 @@ impl Store {
             .subjects
             .get(subject)
             .ok_or_else(|| ApiError::subject_not_found(subject))?;
-        let found = st.versions.iter().find(|(_, e)| {
+        let identity = contract.identity(&checked.identity);
+        let found = st.versions.iter().rev().find(|(_, e)| {
             (include_deleted || !e.deleted)
-                && state
-                    .schemas
-                    .get(&e.id)
-                    .is_some_and(|s| s.identity == checked.identity)
+                && state.schemas.get(&e.id).is_some_and(|s| {
+                    if contract.is_empty() {
+                        s.schema_identity == checked.identity
+                    } else {
+                        s.identity == identity
+                    }
+                })
+        });
+        match found {
+            Some((version, entry)) => state.view(subject, *version, entry),
+            None => Err(ApiError::schema_not_found()),
+        }
+    }
+
+    /// The latest version of `subject` whose `metadata.properties` hold every pair
+    /// (`GET /subjects/{s}/metadata`): 40401 when the subject has no versions (live, or any
+    /// with `include_deleted`), 40403 when none matches, as Confluent answers.
+    pub(crate) fn latest_with_metadata(
+        &self,
+        subject: &str,
+        pairs: &[(String, String)],
+        include_deleted: bool,
+    ) -> Result<VersionView, ApiError> {
+        let state = read(&self.state);
+        let versions: Vec<(&i32, &VersionEntry)> = state
+            .subjects
+            .get(subject)
+            .map(|st| {
+                st.versions
+                    .iter()
+                    .filter(|(_, e)| include_deleted || !e.deleted)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if versions.is_empty() {
+            return Err(ApiError::subject_not_found(subject));
+        }
+        let found = versions.into_iter().rev().find(|(_, e)| {
+            state
+                .schemas
+                .get(&e.id)
+                .is_some_and(|s| s.contract.has_properties(pairs))
         });
         match found {
             Some((version, entry)) => state.view(subject, *version, entry),
@@ -456,10 +517,12 @@ impl Store {
     /// Registers `def` under `subject` and returns its global id: the existing id when the
     /// subject already holds the same schema, the id of the same schema under another subject,
     /// or a new one. `import` is the id (and version) an IMPORT-mode registration asks for.
+    /// `contract` is the request's; a part it lacks is taken from the subject's latest version.
     pub(crate) fn register(
         &self,
         subject: &str,
         def: &SchemaDefinition,
+        contract: &Contract,
         import: Option<(i32, Option<i32>)>,
     ) -> Result<(i32, i32), ApiError> {
         check_subject(subject)?;
@@ -488,7 +551,9 @@ impl Store {
             }
             // Parse and check with no lock held.
             let checked = schema::check(def, &referenced).map_err(ApiError::invalid_schema)?;
-            if let Some((version, s)) = live.iter().find(|(_, s)| s.identity == checked.identity) {
+            let contract = contract.or_inherited(live.last().map(|(_, s)| &s.contract));
+            let identity = contract.identity(&checked.identity);
+            if let Some((version, s)) = live.iter().find(|(_, s)| s.identity == identity) {
                 if import.is_none_or(|(id, _)| id == s.id) {
                     return Ok((s.id, *version));
                 }
@@ -504,7 +569,7 @@ impl Store {
                     return Err(ApiError::incompatible(subject, &problems));
                 }
             }
-            let identity = checked.identity.clone();
+            let schema_identity = checked.identity.clone();
             let mut parsed = Some(checked.parsed);
             let stored_def = SchemaDefinition {
                 schema_type: def.schema_type,
@@ -542,12 +607,17 @@ impl Store {
                         schema_type: stored_def.schema_type,
                         schema: stored_def.schema.clone(),
                         references: stored_def.references.clone(),
+                        metadata: contract.metadata.clone(),
+                        rule_set: contract.rule_set.clone(),
                     });
                     schemas.push(Arc::new(StoredSchema {
                         id,
                         def: stored_def.clone(),
                         parsed: parsed.take(),
+                        guid: guid::guid_of(&identity),
                         identity: identity.clone(),
+                        schema_identity: schema_identity.clone(),
+                        contract: contract.clone(),
                     }));
                 }
                 let next = state
@@ -755,14 +825,25 @@ impl State {
                 schema_type,
                 schema,
                 references,
+                metadata,
+                rule_set,
             } => {
                 let stored = match fresh.and_then(|f| f.iter().find(|s| s.id == id)) {
                     Some(s) => Arc::clone(s),
-                    None => Arc::new(self.parse_stored(id, schema_type, schema, references)),
+                    None => Arc::new(self.parse_stored(
+                        id,
+                        SchemaDefinition {
+                            schema_type,
+                            schema,
+                            references,
+                        },
+                        Contract::given(metadata, rule_set),
+                    )),
                 };
                 self.by_identity
                     .entry(stored.identity.clone())
                     .or_insert(id);
+                self.by_guid.entry(stored.guid.clone()).or_insert(id);
                 self.max_id = self.max_id.max(id);
                 self.schemas.insert(id, stored);
             }
@@ -822,18 +903,7 @@ impl State {
 
     /// A stored schema parsed again (on load); one that no longer parses keeps its exact
     /// text as identity.
-    fn parse_stored(
-        &self,
-        id: i32,
-        schema_type: SchemaType,
-        schema: String,
-        references: Vec<SchemaReference>,
-    ) -> StoredSchema {
-        let def = SchemaDefinition {
-            schema_type,
-            schema,
-            references,
-        };
+    fn parse_stored(&self, id: i32, def: SchemaDefinition, contract: Contract) -> StoredSchema {
         let checked = self
             .referenced(&def.references)
             .ok()
@@ -841,20 +911,27 @@ impl State {
         match checked {
             Some(checked) => StoredSchema {
                 id,
-                identity: checked.identity,
+                guid: guid::guid_of(&contract.identity(&checked.identity)),
+                identity: contract.identity(&checked.identity),
+                schema_identity: checked.identity,
                 parsed: Some(checked.parsed),
                 def,
+                contract,
             },
             None => {
                 let refs = serde_json::to_string(&def.references).unwrap_or_default();
+                let schema_identity = format!(
+                    "{}\u{0}{}\u{0}{refs}\u{0}unparsed",
+                    def.schema_type, def.schema
+                );
                 StoredSchema {
                     id,
-                    identity: format!(
-                        "{}\u{0}{}\u{0}{refs}\u{0}unparsed",
-                        def.schema_type, def.schema
-                    ),
+                    guid: guid::guid_of(&contract.identity(&schema_identity)),
+                    identity: contract.identity(&schema_identity),
+                    schema_identity,
                     parsed: None,
                     def,
+                    contract,
                 }
             }
         }
@@ -870,6 +947,9 @@ impl State {
             if let Some(stored) = self.schemas.remove(&id) {
                 if self.by_identity.get(&stored.identity) == Some(&id) {
                     self.by_identity.remove(&stored.identity);
+                }
+                if self.by_guid.get(&stored.guid) == Some(&id) {
+                    self.by_guid.remove(&stored.guid);
                 }
             }
         }
@@ -897,6 +977,8 @@ impl State {
                 schema_type: s.def.schema_type,
                 schema: s.def.schema.clone(),
                 references: s.def.references.clone(),
+                metadata: s.contract.metadata.clone(),
+                rule_set: s.contract.rule_set.clone(),
             });
         }
         for (subject, st) in &self.subjects {

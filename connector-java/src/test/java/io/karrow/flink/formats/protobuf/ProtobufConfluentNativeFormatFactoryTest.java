@@ -98,11 +98,12 @@ class ProtobufConfluentNativeFormatFactoryTest {
         ProtobufConfluentNativeFormatFactory factory = new ProtobufConfluentNativeFormatFactory();
         assertThat(keys(factory.requiredOptions())).containsExactly("url");
         assertThat(keys(factory.optionalOptions())).containsExactlyInAnyOrder(
-                "subject", "schema", "message-name", "ignore-parse-errors", "read-default-values",
+                "subject", "schema", "schema.references", "message-name", "ignore-parse-errors", "read-default-values",
                 "write-null-string-literal", "properties", "ssl.keystore.location", "ssl.keystore.password",
                 "ssl.truststore.location", "ssl.truststore.password", "basic-auth.credentials-source",
                 "basic-auth.user-info", "bearer-auth.credentials-source", "bearer-auth.token");
-        assertThat(keys(factory.forwardOptions())).contains("url", "subject", "schema", "message-name")
+        assertThat(keys(factory.forwardOptions()))
+                .contains("url", "subject", "schema", "schema.references", "message-name")
                 .doesNotContain("ignore-parse-errors", "read-default-values");
     }
 
@@ -132,9 +133,23 @@ class ProtobufConfluentNativeFormatFactoryTest {
         assertThat(json.get("message").asText()).isEqualTo("A");
         assertThat(json.get("confluent").get("subject").asText()).isEqualTo("s-value");
         assertThat(json.get("confluent").get("schema").asText()).isEqualTo(schema);
+        assertThat(json.get("confluent").has("schema_references")).isFalse();
         JsonNode derived = JSON.readTree(encoder(options("subject", "s"), PHYSICAL).getConfig().configJson(ROW_TYPE));
         assertThat(derived.get("confluent").get("schema").isNull()).isTrue();
         assertThat(derived.get("message").asText()).isEmpty();
+    }
+
+    @Test
+    void encoderConfigCarriesTheSchemasReferencesAndRefusesThemWithoutASchema() throws Exception {
+        String schema = "syntax = \"proto3\"; import \"common.proto\"; message A { int64 id = 1; }";
+        String references = "[{\"name\":\"common.proto\",\"subject\":\"common\",\"version\":1}]";
+        ProtobufNativeSerializationSchema encoder =
+                encoder(options("subject", "s-value", "schema", schema, "schema.references", references), PHYSICAL);
+        JsonNode json = JSON.readTree(encoder.getConfig().configJson(ROW_TYPE));
+        assertThat(json.get("confluent").get("schema_references").asText()).isEqualTo(references);
+        assertThat(InstantiationUtil.clone(encoder).getConfig()).isEqualTo(encoder.getConfig());
+        assertThatThrownBy(() -> encoder(options("subject", "s", "schema.references", references), PHYSICAL))
+                .hasMessageContaining("protobuf-confluent-native.schema.references needs the writer schema");
     }
 
     @Test

@@ -20,10 +20,12 @@ public final class ProtobufConfluentConfig implements Serializable {
 
     private final RegistryDecoderConfig registry;
     private final String subject;
+    private final String schemaReferences;
 
-    private ProtobufConfluentConfig(RegistryDecoderConfig registry, String subject) {
+    private ProtobufConfluentConfig(RegistryDecoderConfig registry, String subject, String schemaReferences) {
         this.registry = Objects.requireNonNull(registry, "registry");
         this.subject = subject;
+        this.schemaReferences = schemaReferences;
     }
 
     /**
@@ -32,7 +34,7 @@ public final class ProtobufConfluentConfig implements Serializable {
      * @param registry how to reach the registry (its schema is not used when reading)
      */
     public static ProtobufConfluentConfig forDecoding(RegistryDecoderConfig registry) {
-        return new ProtobufConfluentConfig(registry, null);
+        return new ProtobufConfluentConfig(registry, null, null);
     }
 
     /**
@@ -42,7 +44,24 @@ public final class ProtobufConfluentConfig implements Serializable {
      * @param subject the resolved subject (never null)
      */
     public static ProtobufConfluentConfig forEncoding(RegistryDecoderConfig registry, String subject) {
-        return new ProtobufConfluentConfig(registry, Objects.requireNonNull(subject, "subject"));
+        return forEncoding(registry, subject, null);
+    }
+
+    /**
+     * The settings of an encoder whose schema imports registered schemas.
+     *
+     * @param registry how to reach the registry; its schema is the {@code .proto} text registered
+     * @param subject the resolved subject (never null)
+     * @param schemaReferences the {@code schema.references} option's JSON array, or null for none
+     */
+    public static ProtobufConfluentConfig forEncoding(
+            RegistryDecoderConfig registry, String subject, String schemaReferences) {
+        return new ProtobufConfluentConfig(registry, Objects.requireNonNull(subject, "subject"), schemaReferences);
+    }
+
+    /** The writer schema's references as the {@code schema.references} JSON array, or null. */
+    public String schemaReferences() {
+        return schemaReferences;
     }
 
     /** How to reach the registry. */
@@ -56,7 +75,8 @@ public final class ProtobufConfluentConfig implements Serializable {
     }
 
     /**
-     * Appends {@code ,"confluent":{...}}: the registry fields, then {@code subject} (encode).
+     * Appends {@code ,"confluent":{...}}: the registry fields, then {@code subject} and {@code
+     * schema_references} (encode).
      *
      * @throws IOException if the configured truststore cannot be read
      */
@@ -66,6 +86,10 @@ public final class ProtobufConfluentConfig implements Serializable {
         if (subject != null) {
             out.append(",\"subject\":");
             JsonText.appendString(out, subject);
+        }
+        if (schemaReferences != null) {
+            out.append(",\"schema_references\":");
+            JsonText.appendString(out, schemaReferences);
         }
         out.append('}');
     }
@@ -79,12 +103,13 @@ public final class ProtobufConfluentConfig implements Serializable {
             return false;
         }
         ProtobufConfluentConfig that = (ProtobufConfluentConfig) o;
-        return registry.equals(that.registry) && Objects.equals(subject, that.subject);
+        return registry.equals(that.registry) && Objects.equals(subject, that.subject)
+                && Objects.equals(schemaReferences, that.schemaReferences);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(registry, subject);
+        return Objects.hash(registry, subject, schemaReferences);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.karrow.flink.formats.protobuf;
 
 import static io.karrow.flink.formats.protobuf.ProtobufConfluentNativeFormatOptions.MESSAGE_NAME;
 import static io.karrow.flink.formats.protobuf.ProtobufConfluentNativeFormatOptions.SCHEMA;
+import static io.karrow.flink.formats.protobuf.ProtobufConfluentNativeFormatOptions.SCHEMA_REFERENCES;
 import static io.karrow.flink.formats.protobuf.ProtobufNativeFormatOptions.IGNORE_PARSE_ERRORS;
 import static io.karrow.flink.formats.protobuf.ProtobufNativeFormatOptions.READ_DEFAULT_VALUES;
 import static io.karrow.flink.formats.protobuf.ProtobufNativeFormatOptions.WRITE_NULL_STRING_LITERAL;
@@ -82,10 +83,15 @@ public class ProtobufConfluentNativeFormatFactory implements DeserializationForm
                     + " names a message of the 'schema' option, which is not set (the derived schema has one"
                     + " message).");
         }
+        String references = formatOptions.getOptional(SCHEMA_REFERENCES).orElse(null);
+        if (schema == null && references != null) {
+            throw new ValidationException("Option " + IDENTIFIER + "." + SCHEMA_REFERENCES.key()
+                    + " needs the writer schema in " + IDENTIFIER + "." + SCHEMA.key() + ".");
+        }
         RegistryDecoderConfig registry = RegistryDecoderConfig.fromOptions(IDENTIFIER, formatOptions, schema, null);
         String subject = SubjectAutoCompletion.requireSubject(IDENTIFIER, context, formatOptions);
         ProtobufConfig config = new ProtobufConfig(
-                ProtobufConfluentConfig.forEncoding(registry, subject),
+                ProtobufConfluentConfig.forEncoding(registry, subject, references),
                 messageName,
                 formatOptions.get(IGNORE_PARSE_ERRORS),
                 formatOptions.get(READ_DEFAULT_VALUES),
@@ -108,6 +114,7 @@ public class ProtobufConfluentNativeFormatFactory implements DeserializationForm
         Set<ConfigOption<?>> options = new HashSet<>(REGISTRY_CONNECTION_OPTIONS);
         options.add(SUBJECT);
         options.add(SCHEMA);
+        options.add(SCHEMA_REFERENCES);
         options.add(MESSAGE_NAME);
         options.add(IGNORE_PARSE_ERRORS);
         options.add(READ_DEFAULT_VALUES);
@@ -116,8 +123,9 @@ public class ProtobufConfluentNativeFormatFactory implements DeserializationForm
     }
 
     /**
-     * The registry options ({@code url}, {@code subject}, {@code schema}, authentication, TLS, {@code
-     * properties}) and the encode-only {@code message-name} and {@code write-null-string-literal}; the
+     * The registry options ({@code url}, {@code subject}, {@code schema}, {@code schema.references},
+     * authentication, TLS, {@code properties}) and the encode-only {@code message-name} and {@code
+     * write-null-string-literal}; the
      * decode-only {@code ignore-parse-errors} and {@code read-default-values} are not forwarded.
      */
     @Override
@@ -126,6 +134,7 @@ public class ProtobufConfluentNativeFormatFactory implements DeserializationForm
         options.add(URL);
         options.add(SUBJECT);
         options.add(SCHEMA);
+        options.add(SCHEMA_REFERENCES);
         options.add(MESSAGE_NAME);
         options.add(WRITE_NULL_STRING_LITERAL);
         return options;

@@ -20,8 +20,24 @@ public final class ProtobufConfluentNativeFormatOptions {
                     .withFallbackKeys("schema-registry.schema")
                     .withDescription(
                             "The Protobuf schema (.proto text) registered under the subject when writing; its "
-                                    + "only imports may be google/protobuf/* files. If absent, a proto3 schema is "
-                                    + "derived from the table schema. Not used when reading.");
+                                    + "imports may be google/protobuf/* files and the registered schemas named by "
+                                    + "'schema.references'. If absent, a proto3 schema is derived from the table "
+                                    + "schema. Not used when reading.");
+
+    /**
+     * The registered schemas {@link #SCHEMA} imports (Confluent's schema references), each under the
+     * import name it gives: a JSON array of {@code {"name", "subject", "version"}}, resolved when the
+     * encoder opens and registered with the schema. Not used when reading (the writer schema's
+     * references come from the registry).
+     */
+    public static final ConfigOption<String> SCHEMA_REFERENCES =
+            ConfigOptions.key("schema.references")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Schema references of the writer schema given in 'schema' (the files it imports), "
+                                    + "as a JSON array of {\"name\", \"subject\", \"version\"} objects, 'name' "
+                                    + "being the import name; registered with it.");
 
     /** The message of {@link #SCHEMA} rows are written as; the first message of the file when absent. */
     public static final ConfigOption<String> MESSAGE_NAME =
