@@ -16,6 +16,9 @@ public interface FusableScan {
      */
     @Nullable String whyNotFusable();
 
+    /** The plan this (fused) source runs, or null for an unfused one. */
+    @Nullable FusedCalcPlan fusedPlan();
+
     /** A copy of this source that runs {@code plan} and produces its output rows. */
     DynamicTableSource withFusedPlan(FusedCalcPlan plan);
 }

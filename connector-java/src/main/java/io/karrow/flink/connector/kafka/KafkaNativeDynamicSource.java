@@ -127,7 +127,8 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource implements Fusa
     }
 
     /** The Calc this source runs, or null. */
-    @Nullable FusedCalcPlan fusedPlan() {
+    @Override
+    public @Nullable FusedCalcPlan fusedPlan() {
         return fusedPlan;
     }
 
