@@ -40,8 +40,15 @@ final class SinkFusion {
         if (root instanceof StreamPhysicalSink && ((StreamPhysicalSink) root).getInput() instanceof KarrowFusedCalc) {
             StreamPhysicalSink sink = (StreamPhysicalSink) root;
             if (sink.tableSink() instanceof FusableSink) {
+                String reason;
+                try {
+                    reason = reason((FusableSink) sink.tableSink(), (KarrowFusedCalc) sink.getInput());
+                } catch (RuntimeException e) {
+                    // Never fail the statement: the sink stays Flink's, with the reason.
+                    reason = "internal error: " + e;
+                }
                 scope.declined("the kafka-native sink " + sink.contextResolvedTable().getIdentifier().asSummaryString()
-                        + " over a fused Calc", reason((FusableSink) sink.tableSink(), (KarrowFusedCalc) sink.getInput()));
+                        + " over a fused Calc", reason);
             }
         }
         for (RelNode input : root.getInputs()) {
