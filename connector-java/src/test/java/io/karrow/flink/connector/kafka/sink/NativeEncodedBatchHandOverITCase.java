@@ -40,7 +40,8 @@ import java.util.Random;
  * encoded batch, handed to the native producer without a record crossing to Java. The topic it
  * writes is compared, partition by partition and byte for byte (keys, values, headers), with the
  * topic Kafka's Java producer writes for Flink's stock {@code json} serialization of the same rows
- * filtered and projected in Java: the same bytes, and keyed records in the same partitions.
+ * filtered and projected in Java: the same bytes, and keyed records in the same partitions; and
+ * under a transaction, the handed-over records are those of the transaction open at the hand-over.
  *
  * <p>What this does not cover (not built yet): the Flink runtime around it (the fused source
  * emitting these batches, the sink writer taking them, checkpoints), see {@code
@@ -84,11 +85,62 @@ class NativeEncodedBatchHandOverITCase {
     }
 
     private static NativeProducerSession producer(String topic) throws KarrowNativeException {
+        return producer(topic, false);
+    }
+
+    private static NativeProducerSession producer(String topic, boolean transactional) throws KarrowNativeException {
         Properties props = new Properties();
         props.put("bootstrap.servers", KafkaTestSupport.bootstrap());
         NativeProducerSettings settings =
                 new NativeProducerSettings(props, topic, NativeProducerSettings.Partitioner.DEFAULT);
-        return new NativeProducerSession(settings.configJson(false, 0, "-0"));
+        return new NativeProducerSession(settings.configJson(transactional, 0, "-0"));
+    }
+
+    /** Runs {@code texts} through {@code session} and hands the batch to {@code producer}. */
+    private static int handOver(NativeHandle session, NativeProducerSession producer, List<Value> texts)
+            throws KarrowNativeException {
+        try (DirectValueBuffer values = new DirectValueBuffer()) {
+            for (Value v : texts) {
+                values.add(v.text() == null ? null : v.text().getBytes(StandardCharsets.UTF_8));
+            }
+            try (NativeEncodedBatch batch = NativeEncodedBatch.run(session, values)) {
+                return producer.handOver(batch);
+            }
+        }
+    }
+
+    /**
+     * Under a transaction (what the exactly-once writer runs per checkpoint) the handed-over records
+     * belong to the transaction open at the hand-over: an aborted one's are never read committed, a
+     * committed one's are, and they are the stock bytes.
+     */
+    @Test
+    void handedOverBatchesBelongToTheOpenTransaction() throws Exception {
+        String fusedTopic = KafkaTestSupport.createTopic("fused-handover-tx", PARTITIONS);
+        String stockTopic = KafkaTestSupport.createTopic("stock-handover-tx", PARTITIONS);
+        List<List<Value>> batches = fetchedBatches();
+        List<List<Value>> aborted = batches.subList(0, batches.size() / 2);
+        List<List<Value>> committed = batches.subList(batches.size() / 2, batches.size());
+        int handed = 0;
+        try (NativeHandle session = NativeHandle.open(SessionKind.OPERATOR_ROWS, CONFIG, null);
+                NativeProducerSession producer = producer(fusedTopic, true)) {
+            producer.setTransactionalId("fusion-handover-" + fusedTopic);
+            producer.initTransactions();
+            producer.beginTransaction();
+            for (List<Value> texts : aborted) {
+                handOver(session, producer, texts);
+            }
+            producer.abortTransaction();
+            producer.beginTransaction();
+            for (List<Value> texts : committed) {
+                handed += handOver(session, producer, texts);
+            }
+            producer.commitTransaction();
+        }
+        int stockCount = writeStock(stockTopic, committed);
+        assertThat(handed).isEqualTo(stockCount).isPositive();
+        List<ConsumerRecord<byte[], byte[]>> fused = KafkaTestSupport.readAll(fusedTopic, true);
+        assertThat(describe(fused)).isEqualTo(describe(KafkaTestSupport.readAll(stockTopic, false)));
     }
 
     /** One Kafka value: its rows ({@code a}, {@code p}; one, or several as a JSON array), or null. */
