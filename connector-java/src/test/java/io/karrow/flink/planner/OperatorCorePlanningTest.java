@@ -116,10 +116,11 @@ class OperatorCorePlanningTest {
         TableEnvironment tEnv = tableEnv();
         nativeSink(tEnv, "out_native", OUT_COLUMNS, "'key.format' = 'json-native', 'key.fields' = 'bidder',"
                 + " 'value.format' = 'json-native'");
-        tEnv.explainSql(DEMO.replace("bids_out", "out_native"));
+        String explained = tEnv.explainSql(DEMO.replace("bids_out", "out_native"));
         String segment = SINK_SEGMENT.replace("bids_out", "out_native");
-        assertThat(declined).containsExactly(segment + ": the encode stage runs natively, but full fusion's Flink"
-                + " runtime (the fused source handing its encoded batches to the native sink writer) is not built yet");
+        assertThat(declined).isEmpty();
+        assertThat(fused).hasSize(2).last().asString().matches("\\Q" + segment + ": plan \\E[0-9a-f]{16}");
+        assertThat(explained).contains("fusedSink=[default_catalog.default_database.out_native]");
         String checked = checkedPlans.get(checkedPlans.size() - 1);
         assertThat(checked).contains(",\"encode\":{\"value\":{\"format\":\"json-native\",\"columns\":[0,1,2,3],"
                         + "\"config\":{\"row_type\":{\"type\":\"ROW\",\"nullable\":false,\"fields\":[{\"name\":\"auction\"")
@@ -138,10 +139,24 @@ class OperatorCorePlanningTest {
         TableEnvironment tEnv = tableEnv();
         nativeSink(tEnv, "out_native", OUT_COLUMNS, "'key.format' = 'json-native', 'key.fields' = 'auction',"
                 + " 'value.format' = 'json-native', 'value.fields-include' = 'EXCEPT_KEY'");
-        tEnv.explainSql(DEMO.replace("bids_out", "out_native"));
-        assertThat(declined).containsExactly(SINK_SEGMENT.replace("bids_out", "out_native")
-                + ": " + "the encode stage runs natively, but full fusion's Flink runtime (the fused source handing"
-                + " its encoded batches to the native sink writer) is not built yet");
+        String explained = tEnv.explainSql(DEMO.replace("bids_out", "out_native"));
+        assertThat(declined).isEmpty();
+        assertThat(fused).hasSize(2).last().asString()
+                .startsWith(SINK_SEGMENT.replace("bids_out", "out_native") + ": plan ");
+        assertThat(explained).contains("fusedSink=[default_catalog.default_database.out_native]");
+    }
+
+    @Test
+    void aScanWithItsOwnParallelismIsNotFullyFused() {
+        TableEnvironment tEnv = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        tEnv.getConfig().set(OperatorCoreOptions.ENABLED, true);
+        tEnv.executeSql(bidsTable("bids", "'value.format' = 'json-native', 'scan.parallelism' = '2'", ""));
+        nativeSink(tEnv, "out_native", OUT_COLUMNS, "'value.format' = 'json-native'");
+        String explained = tEnv.explainSql(DEMO.replace("bids_out", "out_native"));
+        assertThat(declined).containsExactly(SINK_SEGMENT.replace("bids_out", "out_native") + ": the scan sets"
+                + " 'scan.parallelism': the fused source would not chain with the sink, and full fusion's encoded"
+                + " batches cross only chained edges");
+        assertThat(explained).doesNotContain("fusedSink");
     }
 
     @Test

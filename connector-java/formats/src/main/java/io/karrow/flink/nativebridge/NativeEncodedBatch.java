@@ -42,7 +42,23 @@ public final class NativeEncodedBatch implements AutoCloseable {
      *     fails is carried by the batch instead ({@link #failedValue()})
      */
     public static NativeEncodedBatch run(NativeHandle session, DirectValueBuffer values) throws KarrowNativeException {
-        long batch = KarrowNative.runBatch(session.get(), values.dataAddress(), values.lengthsAddress(), values.count());
+        return run(session, values, 0, 0, values.count());
+    }
+
+    /**
+     * As {@link #run(NativeHandle, DirectValueBuffer)} over the values {@code from} (inclusive) to
+     * {@code to} (exclusive) of {@code values}, whose data starts {@code dataOffset} bytes into the
+     * buffer (the lengths of the values before {@code from}, nulls counting 0). {@link
+     * #failedValue()} then counts from {@code from}.
+     */
+    public static NativeEncodedBatch run(NativeHandle session, DirectValueBuffer values, long dataOffset, int from,
+            int to) throws KarrowNativeException {
+        if (from < 0 || to < from || to > values.count() || dataOffset < 0 || dataOffset > values.dataSize()) {
+            throw new IllegalArgumentException("values " + from + ".." + to + " at byte " + dataOffset + " of "
+                    + values.count() + " values, " + values.dataSize() + " bytes");
+        }
+        long batch = KarrowNative.runBatch(session.get(), values.dataAddress() + dataOffset,
+                values.lengthsAddress() + (long) from * Integer.BYTES, to - from);
         NativeHandle owned = NativeHandle.adopt(batch, SessionKind.ENCODED_BATCH);
         try {
             return new NativeEncodedBatch(owned);

@@ -5,29 +5,33 @@ import io.karrow.flink.planner.FusableSink;
 import io.karrow.flink.planner.FusedCalcPlan;
 import io.karrow.flink.planner.OptimizationScope;
 
+import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalSink;
+import org.apache.flink.table.planner.plan.schema.TableSourceTable;
 
 import org.apache.calcite.rel.RelNode;
 
 import javax.annotation.Nullable;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
- * Full fusion: a {@code kafka-native} sink directly over a {@link KarrowFusedCalc}, whose scan would
- * then decode, run the Calc and encode keys and values in one native call per fetched batch.
+ * Full fusion: a {@code kafka-native} sink directly over a {@link KarrowFusedCalc}, whose scan then
+ * decodes, runs the Calc and encodes keys and values in one native call per fetched batch and
+ * emits the encoded records (one carrier per split and batch), which the sink's writer hands to its
+ * native producer.
  *
- * <p>Planned up to the last step: the sink's own reasons (formats, metadata, partitioner, produce
- * mode, what Flink would put between the Calc and the sink) are checked; a sink that passes gets the
- * plan's encode stage ({@code docs/operator-plan.md}), which the native check (the Rust side, the
- * single authority) accepts or declines with its reason. A plan it accepts is still declined: the
- * native pipeline and the hand-over to the native producer exist, but not the Flink runtime that
- * would carry the batches from the fused source to the sink writer. Never changes the plan.
+ * <p>The sink's own reasons (formats, metadata, partitioner, produce mode, what Flink would put
+ * between the Calc and the sink) and the scan's (what would keep it from chaining with the sink)
+ * are checked; a sink that passes gets the plan's encode stage ({@code docs/operator-plan.md}),
+ * which the native check (the Rust side, the single authority) accepts or declines with its reason.
+ * An accepted plan replaces the scan's: the scan's source runs it, {@code EXPLAIN} shows the scan's
+ * {@code fusedSink}. The sink and the Calc slot stay where they are (same uids, names and
+ * parallelism), chained to the source: the carriers cross only chained edges (their type refuses
+ * serialization, so a job where they would not chain fails loudly rather than run unfused).
  */
 final class SinkFusion {
-
-    /** Why a sink whose encode stage the native side accepts is not fused (yet). */
-    static final String NO_RUNTIME =
-            "the encode stage runs natively, but full fusion's Flink runtime (the fused source handing its"
-                    + " encoded batches to the native sink writer) is not built yet";
 
     private final OptimizationScope scope;
 
@@ -35,44 +39,78 @@ final class SinkFusion {
         this.scope = scope;
     }
 
-    /** Reports every candidate of {@code root}. */
-    void inspect(RelNode root) {
-        if (root instanceof StreamPhysicalSink && ((StreamPhysicalSink) root).getInput() instanceof KarrowFusedCalc) {
-            StreamPhysicalSink sink = (StreamPhysicalSink) root;
+    /** {@code root} with every sink that can be fully fused fused; every candidate is reported. */
+    RelNode rewrite(RelNode root) {
+        List<RelNode> inputs = root.getInputs();
+        List<RelNode> visited = new ArrayList<>(inputs.size());
+        boolean changed = false;
+        for (RelNode input : inputs) {
+            RelNode v = rewrite(input);
+            changed |= v != input;
+            visited.add(v);
+        }
+        RelNode node = changed ? root.copy(root.getTraitSet(), visited) : root;
+        if (node instanceof StreamPhysicalSink && ((StreamPhysicalSink) node).getInput() instanceof KarrowFusedCalc) {
+            StreamPhysicalSink sink = (StreamPhysicalSink) node;
             if (sink.tableSink() instanceof FusableSink) {
-                String reason;
+                String segment = "the kafka-native sink "
+                        + sink.contextResolvedTable().getIdentifier().asSummaryString() + " over a fused Calc";
                 try {
-                    reason = reason((FusableSink) sink.tableSink(), (KarrowFusedCalc) sink.getInput());
-                } catch (RuntimeException e) {
+                    return tryFuse(sink, (FusableSink) sink.tableSink(), (KarrowFusedCalc) sink.getInput(), segment);
+                } catch (RuntimeException | LinkageError | AssertionError e) {
                     // Never fail the statement: the sink stays Flink's, with the reason.
-                    reason = "internal error: " + e;
+                    scope.declined(segment, "internal error: " + e);
+                    return node;
                 }
-                scope.declined("the kafka-native sink " + sink.contextResolvedTable().getIdentifier().asSummaryString()
-                        + " over a fused Calc", reason);
             }
         }
-        for (RelNode input : root.getInputs()) {
-            inspect(input);
-        }
+        return node;
     }
 
-    private String reason(FusableSink sink, KarrowFusedCalc calc) {
-        String own = sink.whyNotFusable();
+    private RelNode tryFuse(StreamPhysicalSink sink, FusableSink fusable, KarrowFusedCalc calc, String segment) {
+        String own = fusable.whyNotFusable();
         if (own != null) {
-            return own;
+            scope.declined(segment, own);
+            return sink;
         }
-        FusedCalcPlan plan = scanPlan(calc);
+        if (!(calc.getInput() instanceof KarrowFusedScan)
+                || !(((KarrowFusedScan) calc.getInput()).tableSourceTable().tableSource() instanceof FusableScan)) {
+            scope.declined(segment, "internal error: the fused Calc's scan carries no plan");
+            return sink;
+        }
+        KarrowFusedScan scan = (KarrowFusedScan) calc.getInput();
+        FusableScan source = (FusableScan) scan.tableSourceTable().tableSource();
+        FusedCalcPlan plan = source.fusedPlan();
         if (plan == null) {
-            return "internal error: the fused Calc's scan carries no plan";
+            scope.declined(segment, "internal error: the fused Calc's scan carries no plan");
+            return sink;
+        }
+        String scanReason = source.whyNotFullyFusable();
+        if (scanReason != null) {
+            scope.declined(segment, scanReason);
+            return sink;
         }
         String stage;
         try {
-            stage = sink.encodeStageJson();
+            stage = fusable.encodeStageJson();
         } catch (Exception e) {
-            return "the sink's encoders cannot be described: " + e.getMessage();
+            scope.declined(segment, "the sink's encoders cannot be described: " + e.getMessage());
+            return sink;
         }
-        String notRunnable = scope.whyNotRunnable(withEncodeStage(plan.json(), stage));
-        return notRunnable != null ? notRunnable : NO_RUNTIME;
+        String json = withEncodeStage(plan.json(), stage);
+        String notRunnable = scope.whyNotRunnable(json);
+        if (notRunnable != null) {
+            scope.declined(segment, notRunnable);
+            return sink;
+        }
+        TableSourceTable table = scan.tableSourceTable();
+        DynamicTableSource fullyFused = source.withFusedPlan(plan.withEncodeStage(json));
+        TableSourceTable fusedTable = table.replace(fullyFused, scan.getRowType(), table.abilitySpecs());
+        String sinkName = sink.contextResolvedTable().getIdentifier().asSummaryString();
+        KarrowFusedScan fusedScan = scan.fullyFused(fusedTable, json, sinkName);
+        RelNode fusedCalc = calc.copy(calc.getTraitSet(), List.of(fusedScan));
+        scope.fused(segment, "plan " + CalcFusion.planId(json));
+        return sink.copy(sink.getTraitSet(), List.of(fusedCalc));
     }
 
     private static @Nullable FusedCalcPlan scanPlan(KarrowFusedCalc calc) {

@@ -43,9 +43,8 @@ import java.util.Random;
  * filtered and projected in Java: the same bytes, and keyed records in the same partitions; and
  * under a transaction, the handed-over records are those of the transaction open at the hand-over.
  *
- * <p>What this does not cover (not built yet): the Flink runtime around it (the fused source
- * emitting these batches, the sink writer taking them, checkpoints), see {@code
- * docs/operator-core.md}.
+ * <p>The Flink runtime around it (the fused source emitting these batches, the sink writer taking
+ * them, checkpoints, the planner fusing the sink) is covered by {@code FullFusionParityITCase}.
  */
 class NativeEncodedBatchHandOverITCase {
 
