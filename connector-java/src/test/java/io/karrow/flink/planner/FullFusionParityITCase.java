@@ -1,9 +1,11 @@
 package io.karrow.flink.planner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.KafkaTestSupport;
+import io.karrow.flink.testutils.SqlTestSupport;
 
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -139,10 +141,17 @@ class FullFusionParityITCase {
     private record Run(List<ConsumerRecord<byte[], byte[]>> records, String explain, String jobName) {}
 
     private static Run run(Side side, Query q) throws Exception {
+        return run(side, q, true);
+    }
+
+    private static Run run(Side side, Query q, boolean chaining) throws Exception {
         String jobName = "full-fusion-" + q.label() + "-" + side.name().toLowerCase(Locale.ROOT);
         String out = KafkaTestSupport.createTopic(jobName, q.partitions());
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(1);
+        if (!chaining) {
+            env.disableOperatorChaining();
+        }
         if (q.exactlyOnce()) {
             env.enableCheckpointing(200);
         }
@@ -245,5 +254,40 @@ class FullFusionParityITCase {
                         + " COALESCE(extra, 'none') AS tag, price > 2000 AS big, date_time AS ts"
                         + " FROM bids WHERE price <> 1000 AND (bidder IS NULL OR MOD(bidder, 3) <> 0)"),
                 1000);
+    }
+
+    /**
+     * A row the Calc fails on (Flink's CAST of a non-number) fails both jobs: stock Flink's Calc with
+     * its message, the fully fused one when the sink hands the batch over, with Flink's message and
+     * the record's topic, partition and offset.
+     */
+    @Test
+    void aRowTheCalcFailsOnFailsBothJobs() throws Exception {
+        Query q = new Query("fails", "auction BIGINT, v INT", null, 1, false,
+                "SELECT auction, CAST(channel AS INT) AS v FROM bids WHERE price > 1000");
+        String[] messages = new String[2];
+        for (Side side : Side.values()) {
+            try {
+                run(side, q);
+            } catch (Exception e) {
+                messages[side.ordinal()] = SqlTestSupport.messages(e);
+            }
+        }
+        assertThat(messages[0]).as("the stock job must fail").isNotNull().containsIgnoringCase("for input string");
+        assertThat(messages[1]).as("the stock job failed with %s", messages[0]).isNotNull()
+                .containsIgnoringCase("for input string")
+                .contains("topic '" + bidsTopic + "', partition 0, offset ");
+        assertThat(fused).anyMatch(s -> s.startsWith("the kafka-native sink default_catalog.default_database.out_table"));
+    }
+
+    /**
+     * The encoded batches cross only chained edges: with chaining off the fully fused job fails with
+     * the carrier's message (it never ships a native reference, nor runs unfused).
+     */
+    @Test
+    void anUnchainedEdgeFailsLoudly() {
+        Query q = new Query("unchained", DEMO_COLUMNS, null, 1, false, DEMO);
+        assertThatThrownBy(() -> run(Side.FUSED, q, false))
+                .satisfies(e -> assertThat(SqlTestSupport.messages(e)).contains("cross only chained edges"));
     }
 }
