@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.karrow.flink.testutils.CollectedMetrics;
+import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 import io.karrow.flink.testutils.SqlTestSupport;
 
@@ -15,6 +16,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,8 +43,10 @@ import java.util.UUID;
  * {@code read_committed}), and the fused run must show full fusion engaged: {@code EXPLAIN} names the
  * fused sink, the planner reported it fused, the sink's {@code karrow.numRecordsProducedFused} and the
  * source's {@code numFusedRecordsEncoded} equal the stock output's count, and the sink's per-row
- * encoder ({@code numRecordsEncoded}) saw no row. Needs {@code -Dkarrow.kafka.bootstrap} and {@code
- * -Dkarrow.native.library}.
+ * encoder ({@code numRecordsEncoded}) saw no row. One query writes Confluent Avro values (stock
+ * {@code avro-confluent-reference} against {@code avro-confluent-native}, the dev registry over
+ * HTTP). A row the Calc fails on fails both jobs; an unchained edge fails the fused job loudly.
+ * Needs {@code -Dkarrow.kafka.bootstrap}, {@code -Dkarrow.native.library} and the dev registry binary.
  */
 class FullFusionParityITCase {
 
@@ -63,6 +67,7 @@ class FullFusionParityITCase {
             + " WHERE price > 1000";
 
     private static String bidsTopic;
+    private static DevRegistry registry;
 
     private final List<String> fused = Collections.synchronizedList(new ArrayList<>());
     private final List<String> declined = Collections.synchronizedList(new ArrayList<>());
@@ -81,6 +86,7 @@ class FullFusionParityITCase {
     @BeforeAll
     static void writeCorpus() throws Exception {
         KafkaTestSupport.requireBroker();
+        registry = DevRegistry.start();
         bidsTopic = KafkaTestSupport.createTopic("full-fusion-bids", 1);
         Random random = new Random(1919);
         try (KafkaProducer<byte[], byte[]> producer = KafkaTestSupport.producer()) {
@@ -88,6 +94,13 @@ class FullFusionParityITCase {
                 producer.send(new ProducerRecord<>(bidsTopic, bidValue(n, random).getBytes(StandardCharsets.UTF_8)));
             }
             producer.flush();
+        }
+    }
+
+    @AfterAll
+    static void stopRegistry() {
+        if (registry != null) {
+            registry.close();
         }
     }
 
@@ -133,9 +146,17 @@ class FullFusionParityITCase {
         }
     }
 
-    /** One query's shape: the sink's columns, its key fields (or null), the output partitions, exactly-once. */
+    /**
+     * One query's shape: the sink's columns, its key fields (or null), the output partitions,
+     * exactly-once, and whether the sink's value format is Confluent Avro (with the dev registry)
+     * instead of JSON.
+     */
     private record Query(String label, String outColumns, String keyFields, int partitions, boolean exactlyOnce,
-            String select) {}
+            String select, boolean avro) {
+        Query(String label, String outColumns, String keyFields, int partitions, boolean exactlyOnce, String select) {
+            this(label, outColumns, keyFields, partitions, exactlyOnce, select, false);
+        }
+    }
 
     /** What one side wrote and showed. */
     private record Run(List<ConsumerRecord<byte[], byte[]>> records, String explain, String jobName) {}
@@ -179,11 +200,19 @@ class FullFusionParityITCase {
                 + "'topic' = '" + out + "', "
                 + "'properties.bootstrap.servers' = '" + KafkaTestSupport.bootstrap() + "', "
                 + side.sinkOptions + guarantee + key
-                + "'value.format' = '" + side.format + "')");
+                + valueFormat(side, q) + ")");
         String insert = "INSERT INTO out_table " + q.select();
         String explain = tEnv.explainSql(insert);
         tEnv.executeSql(insert).await();
         return new Run(KafkaTestSupport.readAll(out, q.exactlyOnce()), explain, jobName);
+    }
+
+    private static String valueFormat(Side side, Query q) {
+        if (!q.avro()) {
+            return "'value.format' = '" + side.format + "'";
+        }
+        String format = side == Side.STOCK ? "avro-confluent-reference" : "avro-confluent-native";
+        return "'value.format' = '" + format + "', 'value." + format + ".url' = '" + registry.url() + "'";
     }
 
     private void assertParity(Query q, int minimumRecords) throws Exception {
@@ -253,6 +282,15 @@ class FullFusionParityITCase {
                 "SELECT bidder, auction, price * 2 AS doubled, UPPER(channel) AS chan,"
                         + " COALESCE(extra, 'none') AS tag, price > 2000 AS big, date_time AS ts"
                         + " FROM bids WHERE price <> 1000 AND (bidder IS NULL OR MOD(bidder, 3) <> 0)"),
+                1000);
+    }
+
+    @Test
+    void confluentAvroValuesKeyedExactlyOnce() throws Exception {
+        assertParity(new Query("avro-eos", "auction BIGINT, bidder BIGINT, price_cents BIGINT, channel STRING,"
+                        + " date_time TIMESTAMP(3), extra STRING", "auction", 3, true,
+                "SELECT auction, bidder, price * 100 AS price_cents, channel, date_time, extra FROM bids"
+                        + " WHERE price > 1000", true),
                 1000);
     }
 
