@@ -202,3 +202,31 @@ fn unsupported_functions_and_units_decline() {
     )
     .contains("DATE_FORMAT"));
 }
+
+/// The encode stage of a full-fusion plan is checked with the rest of the plan: accepted, or
+/// declined with the stage's reason.
+#[test]
+fn the_encode_stage_is_part_of_the_plan() {
+    let mut plan: Value = serde_json::from_str(&plan_with(col(0), ty("INT"))).unwrap();
+    let encoder = |format: &str, out: Value| {
+        json!({"format": format, "columns": [0], "config": {"row_type":
+            {"type": "ROW", "nullable": false, "fields": [{"name": "sink_i", "type": out}]}}})
+    };
+    plan["encode"] =
+        json!({"value": encoder("json-native", json!({"type": "INT", "nullable": false}))});
+    assert_eq!(decline_reason(&plan.to_string()), None);
+    let runnable = karrow_operators::RunnablePlan::from_json(&plan.to_string()).unwrap();
+    assert_eq!(runnable.encode.unwrap().value.columns, vec![0]);
+    plan["encode"]["value"] = encoder("json-native", ty("BIGINT"));
+    let r = decline_reason(&plan.to_string()).unwrap();
+    assert!(
+        r.starts_with("encode stage: value: the sink's column sink_i is BIGINT"),
+        "{r}"
+    );
+    plan["encode"] = json!({"value": encoder("protobuf-native", ty("INT"))});
+    let r = decline_reason(&plan.to_string()).unwrap();
+    assert!(r.contains("descriptor set"), "{r}");
+    plan["encode"] = json!("json-native");
+    let r = decline_reason(&plan.to_string()).unwrap();
+    assert!(r.contains("encode is not a JSON object"), "{r}");
+}

@@ -213,6 +213,23 @@ pub fn with_session<R>(
     result
 }
 
+/// Runs `f` with the two sessions behind `first` and `second` (a call between two sessions:
+/// an encoded batch handed to a producer). The handles must name different slots: the same
+/// session twice is an error and `f` does not run (two `&mut` to one session would alias).
+/// The owner's contract holds for both handles.
+pub fn with_two_sessions<R>(
+    first: i64,
+    second: i64,
+    f: impl FnOnce(&mut dyn Session, &mut dyn Session) -> Result<R, NativeError>,
+) -> Result<R, NativeError> {
+    if first as u64 & 0xffff_ffff == second as u64 & 0xffff_ffff {
+        return Err(NativeError::InvalidCall(
+            "a call between two sessions names the same session twice".into(),
+        ));
+    }
+    with_session(first, |a| with_session(second, |b| f(a, b)))
+}
+
 /// Wakes the blocking call of the session behind `handle`, from any thread, even while
 /// another call on the handle runs; a no-op for a session that has no [`Waker`]. A closed,
 /// stale or forged handle is an error.

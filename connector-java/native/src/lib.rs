@@ -13,6 +13,7 @@
 
 pub mod avro;
 pub mod config;
+pub mod encoded_batch;
 pub mod encoded_values;
 pub mod error;
 pub mod fetch;

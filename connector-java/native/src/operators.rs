@@ -15,12 +15,24 @@
 //!   planner keeps while it plans).
 //!
 //! A plan the core does not run fails the open with the decline reason.
+//!
+//! **Full fusion.** A fused source's plan with an encode stage (`docs/operator-plan.md`,
+//! "Encode stage") opens the sink's encoders too, each exactly as the sink's own encoder
+//! session opens (the same [`SessionKind::open`], so the same writer-schema registration
+//! and the same bytes). Such a session answers `runBatch` instead of `decodeBatch`: the
+//! values are decoded, the Calc runs, the kept rows are projected onto the key and value
+//! columns and encoded, and the records go into a new [`EncodedBatch`] (its own handle),
+//! which the sink writer hands to its producer (`handOver`). Nothing per record crosses.
 
-use karrow_codecs::flink_binary::RowImages;
+use karrow_codecs::flink_binary::{read_batch_rows, write_batch_rows, RowImages};
+use karrow_codecs::types::{FlinkField, FlinkKind};
+use karrow_codecs::FlinkType;
 use karrow_operators::pipeline::rows::calc_rows;
+use karrow_operators::plan::{EncodeFormat, Encoder};
 use karrow_operators::{decline_reason, Calc, PipelineError, RunnablePlan};
 use serde::Deserialize;
 
+use crate::encoded_batch::EncodedBatch;
 use crate::error::NativeError;
 use crate::row_list::RowList;
 use crate::session::{Session, SessionKind};
@@ -36,6 +48,104 @@ pub struct OperatorRowsSession {
     out: RowImages,
     header: Vec<u8>,
     input_row_ends: Vec<i32>,
+    /// The sink's encoders of a fully fused session (the plan has an encode stage).
+    encoders: Option<SinkEncoders>,
+}
+
+/// One of the sink's encoders in a fully fused session: the format's own encoder session
+/// and the output columns it writes.
+struct SinkEncoder {
+    session: Box<dyn Session>,
+    columns: Vec<usize>,
+    /// The output row type of `columns` (the Calc's types: the row images' layout).
+    image_type: FlinkType,
+    images: RowImages,
+    what: &'static str,
+}
+
+/// The value encoder and, when the sink has a key format, the key encoder.
+struct SinkEncoders {
+    value: SinkEncoder,
+    key: Option<SinkEncoder>,
+}
+
+/// The encoder session kind of a sink format (the kind the sink's own encoder opens).
+fn encoder_kind(format: EncodeFormat) -> SessionKind {
+    match format {
+        EncodeFormat::Json | EncodeFormat::JsonConfluent => SessionKind::JsonEncoder,
+        EncodeFormat::AvroConfluent => SessionKind::AvroEncoder,
+        EncodeFormat::ProtobufConfluent => SessionKind::ProtobufEncoder,
+    }
+}
+
+impl SinkEncoder {
+    fn open(
+        encoder: &Encoder,
+        output: &FlinkType,
+        what: &'static str,
+    ) -> Result<Self, NativeError> {
+        let fields = output.row_fields()?;
+        let picked = encoder
+            .columns
+            .iter()
+            .map(|&c| {
+                fields.get(c).cloned().ok_or_else(|| {
+                    NativeError::Config(format!("the encode stage names output column {c}"))
+                })
+            })
+            .collect::<Result<Vec<FlinkField>, _>>()?;
+        let session = encoder_kind(encoder.format).open(&encoder.config.to_string(), &[])?;
+        Ok(SinkEncoder {
+            session,
+            columns: encoder.columns.clone(),
+            image_type: FlinkType {
+                nullable: false,
+                kind: FlinkKind::Row(picked),
+            },
+            images: RowImages::default(),
+            what,
+        })
+    }
+
+    /// Encodes the `columns` of `batch` (the Calc's output); a failing row fails with the
+    /// index of the value it came from (`sources`).
+    fn encode<'s>(
+        &'s mut self,
+        batch: &arrow_array::RecordBatch,
+        sources: &[u32],
+    ) -> Result<(&'s [u8], &'s [i32]), NativeError> {
+        let internal = |e: String| NativeError::Operator {
+            index: None,
+            message: e,
+        };
+        let projected = batch
+            .project(&self.columns)
+            .map_err(|e| internal(e.to_string()))?;
+        self.images.bytes.clear();
+        self.images.offsets.clear();
+        write_batch_rows(&projected, &self.image_type, &mut self.images)?;
+        let mut slices = Vec::with_capacity(projected.num_rows());
+        for w in self.images.offsets.windows(2) {
+            let (a, b) = (w[0] as usize, w[1] as usize);
+            slices.push(
+                self.images
+                    .bytes
+                    .get(a..b)
+                    .ok_or_else(|| internal("row image offsets out of range".into()))?,
+            );
+        }
+        let what = self.what;
+        self.session.encode_batch(&slices).map_err(|e| {
+            let source = e
+                .record_index()
+                .and_then(|r| sources.get(r))
+                .map(|&s| s as usize);
+            NativeError::Operator {
+                index: source,
+                message: format!("the sink's {what} format cannot encode a row: {e}"),
+            }
+        })
+    }
 }
 
 /// The configuration of a fused source's session: the plan and the value decoder.
@@ -75,6 +185,40 @@ fn pipeline_error(e: PipelineError) -> NativeError {
             message: m,
         },
     }
+}
+
+/// The planning-time answer for a plan: the operator core's reason, then — for a plan with
+/// an encode stage — whether each encoder's configuration reads as its encoder session's
+/// would (no registry call).
+pub fn full_decline_reason(plan_json: &str) -> Option<String> {
+    if let Some(reason) = decline_reason(plan_json) {
+        return Some(reason);
+    }
+    let plan = match RunnablePlan::from_json(plan_json) {
+        Ok(plan) => plan,
+        Err(d) => return Some(d.0),
+    };
+    let stage = plan.encode.as_ref()?;
+    for (what, encoder) in [("value", Some(&stage.value)), ("key", stage.key.as_ref())] {
+        let Some(encoder) = encoder else { continue };
+        let config = encoder.config.to_string();
+        let checked = match encoder_kind(encoder.format) {
+            SessionKind::JsonEncoder => {
+                crate::config::JsonEncoderConfig::from_json(&config).map(drop)
+            }
+            SessionKind::AvroEncoder => {
+                crate::config::AvroEncoderConfig::from_json(&config).map(drop)
+            }
+            _ => crate::config::ProtobufConfig::from_json(&config).map(drop),
+        };
+        if let Err(e) = checked {
+            return Some(format!(
+                "encode stage: {what}: the {} encoder's config: {e}",
+                encoder.format.name()
+            ));
+        }
+    }
+    None
 }
 
 fn open_calc(plan_json: &str) -> Result<Calc, NativeError> {
@@ -174,6 +318,25 @@ impl OperatorRowsSession {
         } else {
             (Some(open_calc(config_json)?), None)
         };
+        let encoders = match calc.as_ref().and_then(|c| c.plan().encode.as_ref()) {
+            None => None,
+            Some(_) if decoder.is_none() => {
+                return Err(NativeError::Config(
+                    "an encode stage runs in a fused source's session (with its decoder)".into(),
+                ))
+            }
+            Some(stage) => {
+                let output = &calc.as_ref().map(|c| &c.plan().output);
+                let output = output.ok_or_else(|| NativeError::Config("no plan".into()))?;
+                Some(SinkEncoders {
+                    value: SinkEncoder::open(&stage.value, output, "value")?,
+                    key: match &stage.key {
+                        Some(k) => Some(SinkEncoder::open(k, output, "key")?),
+                        None => None,
+                    },
+                })
+            }
+        };
         if decoder.is_none() && !bytes.is_empty() {
             return Err(NativeError::InvalidCall(format!(
                 "an operator pipeline without a decoder takes no bytes, got {}",
@@ -186,7 +349,71 @@ impl OperatorRowsSession {
             out: RowImages::default(),
             header: Vec::new(),
             input_row_ends: Vec::new(),
+            encoders,
         })
+    }
+
+    /// Decodes `values`, runs the Calc and encodes the kept rows into `batch`. A failure
+    /// names the value it comes from.
+    fn run_values(
+        &mut self,
+        values: ValueBatch<'_>,
+        batch: &mut EncodedBatch,
+    ) -> Result<(), NativeError> {
+        let (Some(calc), Some(decoder), Some(encoders)) =
+            (&self.calc, &mut self.decoder, &mut self.encoders)
+        else {
+            return Err(NativeError::InvalidCall(
+                "runBatch needs a fully fused session (a plan with an encode stage)".into(),
+            ));
+        };
+        let (list, value_row_ends) = decoder.decode_batch(values)?;
+        let images = row_images(&list)?;
+        let input = read_batch_rows(images.iter().copied(), &calc.plan().input)?;
+        let result =
+            calc.run(input.columns(), input.num_rows())
+                .map_err(|e| NativeError::Operator {
+                    index: Some(value_of_row(value_row_ends, e.row)),
+                    message: e.error.to_string(),
+                })?;
+        let sources = result
+            .rows
+            .iter()
+            .map(|&r| {
+                u32::try_from(value_of_row(value_row_ends, r as usize)).map_err(|_| {
+                    NativeError::InvalidCall("more than 2^32 values in one batch".into())
+                })
+            })
+            .collect::<Result<Vec<u32>, _>>()?;
+        let SinkEncoders { value, key } = encoders;
+        let (values, value_offsets) = value.encode(&result.batch, &sources)?;
+        let keys = match key {
+            Some(k) => Some(k.encode(&result.batch, &sources)?),
+            None => None,
+        };
+        let span = |offsets: &[i32],
+                    i: usize,
+                    bytes: &'_ [u8]|
+         -> Result<std::ops::Range<usize>, NativeError> {
+            let (a, b) = (offsets.get(i).copied(), offsets.get(i + 1).copied());
+            match (a, b) {
+                (Some(a), Some(b)) if a >= 0 && a <= b && (b as usize) <= bytes.len() => {
+                    Ok(a as usize..b as usize)
+                }
+                _ => Err(NativeError::InvalidCall(
+                    "an encoder gave offsets out of range".into(),
+                )),
+            }
+        };
+        for (i, &source) in sources.iter().enumerate() {
+            let value = &values[span(value_offsets, i, values)?];
+            let key = match &keys {
+                Some((k, offsets)) => Some(&k[span(offsets, i, k)?]),
+                None => None,
+            };
+            batch.push(key, value, source)?;
+        }
+        Ok(())
     }
 }
 
@@ -213,7 +440,14 @@ impl Session for OperatorRowsSession {
             out,
             header,
             input_row_ends,
+            encoders,
         } = self;
+        if encoders.is_some() {
+            return Err(NativeError::InvalidCall(
+                "a fully fused session (a plan with an encode stage) answers runBatch, not decodeBatch"
+                    .into(),
+            ));
+        }
         let calc = calc.as_ref().ok_or_else(|| {
             NativeError::InvalidCall("an operator checker session runs no plan".into())
         })?;
@@ -268,11 +502,36 @@ impl Session for OperatorRowsSession {
         let request: Control = serde_json::from_str(request)
             .map_err(|e| NativeError::InvalidCall(format!("operator control request: {e}")))?;
         match request {
-            Control::DeclineReason { plan } => Ok(match decline_reason(&plan.to_string()) {
+            Control::DeclineReason { plan } => Ok(match full_decline_reason(&plan.to_string()) {
                 None => "null".into(),
                 Some(reason) => serde_json::Value::String(reason).to_string(),
             }),
         }
+    }
+
+    /// Runs the values up to the first failing one; the batch holds their records and that
+    /// value's failure (the stock job has produced the records before the record it fails
+    /// on). Each retry runs a shorter prefix, so this ends.
+    fn run_batch(&mut self, values: ValueBatch<'_>) -> Result<Box<dyn Session>, NativeError> {
+        let mut batch = EncodedBatch::default();
+        let mut upto = values.len();
+        let mut failure = None;
+        loop {
+            let prefix = values.clone().first(upto);
+            match self.run_values(prefix, &mut batch) {
+                Ok(()) => break,
+                Err(e) => match e.record_index() {
+                    Some(v) if v < upto => {
+                        batch = EncodedBatch::default();
+                        failure = Some(e);
+                        upto = v;
+                    }
+                    _ => return Err(e),
+                },
+            }
+        }
+        batch.failure = failure;
+        Ok(Box::new(batch))
     }
 }
 
@@ -473,5 +732,287 @@ mod tests {
         let config = json!({"plan": plan(), "decoder": {"kind": 7, "config": {}}});
         assert!(OperatorRowsSession::open(&config.to_string(), &[]).is_err());
         assert!(OperatorRowsSession::open(&plan().to_string(), &[1]).is_err());
+    }
+
+    // ---- full fusion: the encode stage ----
+
+    fn sink_type(names: &[&str]) -> serde_json::Value {
+        let fields: Vec<_> = names
+            .iter()
+            .map(|n| json!({"name": n, "type": {"type": "BIGINT", "nullable": true}}))
+            .collect();
+        json!({"type": "ROW", "nullable": false, "fields": fields})
+    }
+
+    /// The demo plan with the sink's encoders: value `(a, p * 100)` under the sink's names,
+    /// key `(a)`.
+    fn full_plan(value: serde_json::Value, key: serde_json::Value) -> serde_json::Value {
+        let mut p = plan();
+        p["encode"] = json!({"value": value, "key": key});
+        p
+    }
+
+    fn json_encoder(columns: serde_json::Value, names: &[&str]) -> serde_json::Value {
+        json!({"format": "json-native", "columns": columns,
+            "config": {"row_type": sink_type(names)}})
+    }
+
+    fn fully_fused(plan: serde_json::Value) -> OperatorRowsSession {
+        let config = json!({"plan": plan, "decoder": {"kind": 3, "config": {"row_type": row_type(),
+            "options": {"ignore_parse_errors": false}}}});
+        OperatorRowsSession::open(&config.to_string(), &[]).unwrap()
+    }
+
+    fn run(session: &mut OperatorRowsSession, texts: &[Option<&str>]) -> EncodedBatch {
+        let (data, lengths) = values(texts);
+        let mut batch = session
+            .run_batch(ValueBatch::new(&data, &lengths).unwrap())
+            .unwrap();
+        let batch = batch.as_encoded_batch().unwrap();
+        std::mem::take(batch)
+    }
+
+    /// What the unfused path writes for the same values: the source-fusion session's output
+    /// rows (of `projection_plan`), encoded by the format's own encoder session.
+    fn unfused(
+        projection_plan: serde_json::Value,
+        encoder: &mut dyn Session,
+        texts: &[Option<&str>],
+    ) -> (Vec<u8>, Vec<i32>) {
+        let mut source = fused(false, projection_plan);
+        let (data, lengths) = values(texts);
+        let (list, _) = source
+            .decode_batch(ValueBatch::new(&data, &lengths).unwrap())
+            .unwrap();
+        let images = row_images(&list).unwrap();
+        let (bytes, offsets) = encoder.encode_batch(&images).unwrap();
+        (bytes.to_vec(), offsets.to_vec())
+    }
+
+    /// The records of `batch` as (key, value) pairs, read back from its metadata.
+    fn records(batch: &EncodedBatch) -> Vec<(Option<Vec<u8>>, Vec<u8>)> {
+        let (mut k, mut v) = (0usize, 0usize);
+        batch
+            .meta
+            .chunks_exact(crate::produce::META_BYTES)
+            .map(|m| {
+                let int = |at: usize| i32::from_le_bytes([m[at], m[at + 1], m[at + 2], m[at + 3]]);
+                assert_eq!((int(0), int(4), int(16), int(20)), (-1, 0, 0, 0));
+                assert_eq!(&m[24..32], &i64::MIN.to_le_bytes());
+                let key = (int(8) >= 0).then(|| {
+                    let key = batch.keys[k..k + int(8) as usize].to_vec();
+                    k += int(8) as usize;
+                    key
+                });
+                let value = batch.values[v..v + int(12) as usize].to_vec();
+                v += int(12) as usize;
+                (key, value)
+            })
+            .collect()
+    }
+
+    fn split(bytes: &[u8], offsets: &[i32]) -> Vec<Vec<u8>> {
+        offsets
+            .windows(2)
+            .map(|w| bytes[w[0] as usize..w[1] as usize].to_vec())
+            .collect()
+    }
+
+    const TEXTS: [Option<&str>; 5] = [
+        Some(r#"{"a":1,"p":999}"#),
+        None,
+        Some(r#"[{"a":2,"p":1001},{"a":null,"p":3000}]"#),
+        Some(r#"{"a":4,"p":5000}"#),
+        Some(r#"{"a":5}"#),
+    ];
+
+    #[test]
+    fn full_fusion_writes_the_bytes_of_the_sinks_own_json_encoders() {
+        let value = json_encoder(json!([0, 1]), &["id", "price_cents"]);
+        let key = json_encoder(json!([0]), &["id"]);
+        let mut session = fully_fused(full_plan(value.clone(), key.clone()));
+        let batch = run(&mut session, &TEXTS);
+        assert_eq!(batch.sources, vec![2, 2, 3]);
+        assert!(batch.failure.is_none());
+
+        let mut value_encoder = SessionKind::JsonEncoder
+            .open(&value["config"].to_string(), &[])
+            .unwrap();
+        let (bytes, offsets) = unfused(plan(), value_encoder.as_mut(), &TEXTS);
+        let mut key_plan = plan();
+        key_plan["projections"] = json!([key_plan["projections"][0]]);
+        key_plan["output"] = json!({"type": "ROW", "nullable": false,
+            "fields": [{"name": "a", "type": big()}]});
+        let mut key_encoder = SessionKind::JsonEncoder
+            .open(&key["config"].to_string(), &[])
+            .unwrap();
+        let (key_bytes, key_offsets) = unfused(key_plan, key_encoder.as_mut(), &TEXTS);
+        let expected: Vec<_> = split(&key_bytes, &key_offsets)
+            .into_iter()
+            .map(Some)
+            .zip(split(&bytes, &offsets))
+            .collect();
+        assert_eq!(records(&batch), expected);
+        // The sink's names, not the Calc's.
+        assert_eq!(
+            String::from_utf8(expected[1].1.clone()).unwrap(),
+            r#"{"id":null,"price_cents":300000}"#
+        );
+        assert_eq!(expected[1].0.as_deref(), Some(&br#"{"id":null}"#[..]));
+
+        // A keyless sink writes null keys; a fully fused session answers runBatch only.
+        let mut session = fully_fused(full_plan(value, serde_json::Value::Null));
+        let batch = run(&mut session, &TEXTS);
+        assert!(records(&batch).iter().all(|(k, _)| k.is_none()));
+        assert!(batch.keys.is_empty());
+        assert!(session
+            .decode_batch(ValueBatch::new(&[], &[]).unwrap())
+            .is_err());
+    }
+
+    #[test]
+    fn full_fusion_writes_the_bytes_of_the_sinks_own_avro_encoder() {
+        use karrow_registry::DevRegistry;
+        let registry = DevRegistry::start("127.0.0.1:0".parse().unwrap(), None).unwrap();
+        let url = registry.url();
+        let value = json!({"format": "avro-confluent-native", "columns": [1, 0],
+            "config": {"row_type": sink_type(&["price_cents", "auction"]), "url": url,
+                "subject": "bids_out-value", "properties": {}}});
+        let mut session = fully_fused(full_plan(value.clone(), serde_json::Value::Null));
+        let batch = run(&mut session, &TEXTS);
+        let mut encoder = SessionKind::AvroEncoder
+            .open(&value["config"].to_string(), &[])
+            .unwrap();
+        let mut swapped = plan();
+        swapped["projections"] = json!([swapped["projections"][1], swapped["projections"][0]]);
+        let (bytes, offsets) = unfused(swapped, encoder.as_mut(), &TEXTS);
+        let expected: Vec<_> = split(&bytes, &offsets)
+            .into_iter()
+            .map(|v| (None, v))
+            .collect();
+        assert_eq!(expected.len(), 3);
+        assert_eq!(records(&batch), expected);
+        // Confluent framing with the registered id.
+        assert_eq!(expected[0].1[0], 0);
+        assert_eq!(
+            i32::from_be_bytes(expected[0].1[1..5].try_into().unwrap()),
+            encoder.schema_id().unwrap()
+        );
+    }
+
+    #[test]
+    fn a_failing_value_keeps_the_records_before_it_and_its_error() {
+        let value = json_encoder(json!([0, 1]), &["id", "price_cents"]);
+        let mut session = fully_fused(full_plan(value.clone(), serde_json::Value::Null));
+        // Value 3 does not decode: values 0..3 give their records, then the error.
+        let mut batch = run(
+            &mut session,
+            &[TEXTS[2], TEXTS[0], TEXTS[3], Some(r#"{"a":"x"}"#), TEXTS[3]],
+        );
+        assert_eq!(batch.sources, vec![0, 0, 2]);
+        assert_eq!(batch.poll().unwrap()[0], 3);
+        assert_eq!(batch.poll().unwrap()[2], 3);
+        assert_eq!(batch.failure.as_ref().unwrap().record_index(), Some(3));
+
+        // A Calc failure (value 1) and, after it, a decode failure (value 2): the earlier wins.
+        let mut p = full_plan(value, serde_json::Value::Null);
+        p["filter"] = serde_json::Value::Null;
+        p["projections"][1] = json!({"call": "DIVIDE", "type": big(),
+            "operands": [{"input": 0, "type": big()}, {"input": 1, "type": big()}]});
+        let mut session = fully_fused(p);
+        let batch = run(
+            &mut session,
+            &[
+                Some(r#"{"a":4,"p":2}"#),
+                Some(r#"{"a":1,"p":0}"#),
+                Some("{oops"),
+            ],
+        );
+        assert_eq!(batch.sources, vec![0]);
+        let failure = batch.failure.as_ref().unwrap();
+        assert_eq!(failure.record_index(), Some(1));
+        assert!(failure.to_string().contains("/ by zero"), "{failure}");
+    }
+
+    /// A producer stand-in that keeps what it was handed.
+    struct Taker(Vec<Vec<u8>>, usize);
+
+    impl Session for Taker {
+        fn kind(&self) -> SessionKind {
+            SessionKind::Produce
+        }
+        fn retained_bytes(&self) -> usize {
+            0
+        }
+        fn append_batch(&mut self, batch: &EncodedBatch) -> Result<usize, NativeError> {
+            self.0 = batch.parts().iter().map(|p| p.to_vec()).collect();
+            self.1 = batch.count();
+            Ok(batch.count())
+        }
+    }
+
+    #[test]
+    fn a_batch_is_handed_over_once_then_its_failure_is_raised() {
+        let value = json_encoder(json!([0, 1]), &["id", "price_cents"]);
+        let mut session = fully_fused(full_plan(value, serde_json::Value::Null));
+        let (data, lengths) = values(&[TEXTS[3], Some("{oops")]);
+        let mut batch = session
+            .run_batch(ValueBatch::new(&data, &lengths).unwrap())
+            .unwrap();
+        let mut taker = Taker(Vec::new(), 0);
+        let err = crate::encoded_batch::hand_over(batch.as_mut(), &mut taker).unwrap_err();
+        assert_eq!(err.record_index(), Some(1));
+        assert_eq!(taker.1, 1);
+        assert_eq!(taker.0[2], br#"{"id":4,"price_cents":500000}"#.to_vec());
+        let again = crate::encoded_batch::hand_over(batch.as_mut(), &mut taker).unwrap_err();
+        assert!(again.to_string().contains("handed over already"), "{again}");
+        // Only an encoded batch is handed over, and only a producer takes one.
+        let mut other = fully_fused(plan());
+        assert!(crate::encoded_batch::hand_over(&mut other, &mut taker).is_err());
+        let mut fresh = session
+            .run_batch(ValueBatch::new(&[], &[]).unwrap())
+            .unwrap();
+        assert!(crate::encoded_batch::hand_over(fresh.as_mut(), &mut other).is_err());
+    }
+
+    #[test]
+    fn the_planner_check_reads_the_encoders_configuration() {
+        let mut checker = OperatorRowsSession::open("{}", &[]).unwrap();
+        let ask =
+            |session: &mut OperatorRowsSession, plan: serde_json::Value| -> serde_json::Value {
+                let reply = session
+                    .control(&json!({"op": "decline_reason", "plan": plan}).to_string())
+                    .unwrap();
+                serde_json::from_str(&reply).unwrap()
+            };
+        let value = json_encoder(json!([0, 1]), &["id", "price_cents"]);
+        assert_eq!(
+            ask(
+                &mut checker,
+                full_plan(value.clone(), serde_json::Value::Null)
+            ),
+            serde_json::Value::Null
+        );
+        let mut bad = value.clone();
+        bad["config"]["map_null_key_mode"] = json!(7);
+        let reason = ask(&mut checker, full_plan(bad, serde_json::Value::Null));
+        assert!(
+            reason
+                .as_str()
+                .unwrap()
+                .contains("json-native encoder's config"),
+            "{reason}"
+        );
+        let mut unknown = value;
+        unknown["config"]["no_such_option"] = json!(true);
+        assert!(ask(&mut checker, full_plan(unknown, serde_json::Value::Null)).is_string());
+        // An encode stage needs the fused source's decoder.
+        let err = OperatorRowsSession::open(
+            &full_plan(json_encoder(json!([0]), &["id"]), serde_json::Value::Null).to_string(),
+            &[],
+        )
+        .err()
+        .unwrap();
+        assert!(err.to_string().contains("fused source"), "{err}");
     }
 }

@@ -20,6 +20,7 @@ use karrow_kafka::produce::{
 use karrow_kafka::records::RecordRef;
 use serde::Deserialize;
 
+use crate::encoded_batch::EncodedBatch;
 use crate::error::NativeError;
 use crate::kafka_security::SecurityConfig;
 use crate::session::{Session, SessionKind};
@@ -485,6 +486,13 @@ impl Session for NativeProducer {
 
     fn copy_in(&mut self, parts: &[&[u8]], count: usize) -> Result<(), NativeError> {
         self.append(parts, count)
+    }
+
+    fn append_batch(&mut self, batch: &EncodedBatch) -> Result<usize, NativeError> {
+        let count = batch.count();
+        self.append(&batch.parts(), count)
+            .map_err(|e| batch.attribute(e))?;
+        Ok(count)
     }
 }
 

@@ -9,6 +9,7 @@
 //! "Adding a session kind").
 
 use crate::avro::{AvroDecodeSession, AvroEncodeSession};
+use crate::encoded_batch::EncodedBatch;
 use crate::error::NativeError;
 use crate::fetch::NativeFetch;
 use crate::json::{JsonDecodeSession, JsonEncodeSession};
@@ -41,11 +42,14 @@ pub enum SessionKind {
     OperatorRows = 8,
     /// The native producer of the `kafka-native` sink (and its committer's EndTxn).
     Produce = 9,
+    /// The encoded records of one fetched batch of a fully fused pipeline, between the
+    /// fused source's `runBatch` and the producer's `handOver` (never opened by Java).
+    EncodedBatch = 10,
 }
 
 impl SessionKind {
     /// Every kind, in code order.
-    pub const ALL: [SessionKind; 9] = [
+    pub const ALL: [SessionKind; 10] = [
         SessionKind::AvroDecoder,
         SessionKind::AvroEncoder,
         SessionKind::JsonDecoder,
@@ -55,10 +59,11 @@ impl SessionKind {
         SessionKind::Fetch,
         SessionKind::OperatorRows,
         SessionKind::Produce,
+        SessionKind::EncodedBatch,
     ];
 
     /// One more than the largest code: the length of per-kind tables (code 0 is unused).
-    pub const CODES: usize = 10;
+    pub const CODES: usize = 11;
 
     /// The kind with code `code`.
     pub fn from_code(code: i32) -> Result<Self, NativeError> {
@@ -85,6 +90,7 @@ impl SessionKind {
             SessionKind::Fetch => "fetch session",
             SessionKind::OperatorRows => "operator pipeline",
             SessionKind::Produce => "native producer",
+            SessionKind::EncodedBatch => "encoded batch",
         }
     }
 
@@ -136,6 +142,11 @@ impl SessionKind {
             SessionKind::Produce => {
                 no_bytes()?;
                 Box::new(NativeProducer::open(config_json)?)
+            }
+            SessionKind::EncodedBatch => {
+                return Err(NativeError::InvalidCall(
+                    "an encoded batch is made by a fused session's runBatch, not opened".into(),
+                ))
             }
         })
     }
@@ -219,6 +230,23 @@ pub trait Session: Send {
     /// producer's encoded records: metadata, keys, values, headers).
     fn copy_in(&mut self, _parts: &[&[u8]], _count: usize) -> Result<(), NativeError> {
         Err(unsupported(self.kind(), "copy in"))
+    }
+
+    /// Runs a batch of Kafka values through a fully fused pipeline (decode, Calc, the
+    /// sink's encoders) into a new [`EncodedBatch`] session, which the caller opens as a
+    /// handle of its own.
+    fn run_batch(&mut self, _values: ValueBatch<'_>) -> Result<Box<dyn Session>, NativeError> {
+        Err(unsupported(self.kind(), "run a fused batch"))
+    }
+
+    /// This session as an encoded batch, if it is one.
+    fn as_encoded_batch(&mut self) -> Option<&mut EncodedBatch> {
+        None
+    }
+
+    /// Appends the records of an encoded batch (a producer); returns the records appended.
+    fn append_batch(&mut self, _batch: &EncodedBatch) -> Result<usize, NativeError> {
+        Err(unsupported(self.kind(), "take an encoded batch"))
     }
 }
 

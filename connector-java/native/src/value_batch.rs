@@ -40,6 +40,21 @@ impl<'a> ValueBatch<'a> {
     }
 }
 
+impl<'a> ValueBatch<'a> {
+    /// The first `n` values still to walk (all of them when fewer remain).
+    pub fn first(self, n: usize) -> ValueBatch<'a> {
+        let lengths = self.lengths.as_slice();
+        let lengths = &lengths[..n.min(lengths.len())];
+        let end = self.at + Self::data_len(lengths);
+        ValueBatch {
+            // In bounds: `new` checked that the lengths add up to `data.len()`.
+            data: self.data.get(..end).unwrap_or(self.data),
+            lengths: lengths.iter(),
+            at: self.at,
+        }
+    }
+}
+
 impl<'a> Iterator for ValueBatch<'a> {
     type Item = Option<&'a [u8]>;
 

@@ -2,6 +2,7 @@
 //! ([`parse`]), then checked and compiled into a [`RunnablePlan`] by the one validation pass
 //! ([`validate`]) that decides what the native core runs.
 
+pub mod encode;
 pub(crate) mod literal;
 pub mod parse;
 pub mod validate;
@@ -11,6 +12,7 @@ use karrow_codecs::FlinkType;
 use crate::error::Decline;
 use crate::expr::Expr;
 use crate::session::Session;
+pub use encode::{EncodeFormat, EncodeStage, Encoder};
 
 /// The contract version this crate reads.
 pub const PLAN_VERSION: u64 = 1;
@@ -67,6 +69,8 @@ pub struct PlanSpec {
     pub output: FlinkType,
     /// Session settings the expressions depend on.
     pub session: Session,
+    /// The sink's encoders (full fusion), checked against `output` when parsed.
+    pub encode: Option<EncodeStage>,
 }
 
 /// A validated plan: every node is one the core runs with exactly Flink's results.
@@ -82,6 +86,8 @@ pub struct RunnablePlan {
     pub output: FlinkType,
     /// The session settings.
     pub session: Session,
+    /// The sink's encoders (full fusion); `None` for a source-fusion plan.
+    pub encode: Option<EncodeStage>,
 }
 
 impl RunnablePlan {

@@ -27,6 +27,7 @@ pub fn parse_plan(text: &str) -> Result<PlanSpec, Decline> {
             "projections",
             "output",
             "session",
+            "encode",
         ],
         "plan",
     )?;
@@ -55,12 +56,15 @@ pub fn parse_plan(text: &str) -> Result<PlanSpec, Decline> {
         None => return Err(Decline::new("plan needs a \"session\" object")),
         Some(v) => parse_session(v)?,
     };
+    let encode = super::encode::parse_encode(obj.get("encode"), &output)
+        .map_err(|d| Decline::new(format!("encode stage: {}", d.0)))?;
     Ok(PlanSpec {
         input,
         filter,
         projections,
         output,
         session,
+        encode,
     })
 }
 

@@ -83,6 +83,7 @@ pub fn validate(spec: &PlanSpec) -> Result<RunnablePlan, Decline> {
         projections,
         output: spec.output.clone(),
         session: spec.session.clone(),
+        encode: spec.encode.clone(),
     })
 }
 

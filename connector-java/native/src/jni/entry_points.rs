@@ -11,7 +11,7 @@ use super::{
     jni_error, write_direct,
 };
 use crate::error::NativeError;
-use crate::handles::{self, with_session};
+use crate::handles::{self, with_session, with_two_sessions};
 use crate::session::{OneValueRows, Session, SessionKind};
 use crate::value_batch::ValueBatch;
 
@@ -421,4 +421,42 @@ fn copy_out(session: &mut dyn Session, targets: &[i64]) -> Result<(), NativeErro
         out.copy_from_slice(part);
     }
     Ok(())
+}
+
+/// `long runBatch(long handle, long dataAddress, long lengthsAddress, int count)`: a fully
+/// fused session (kind 8 with an encode stage) decodes the values (laid out as for
+/// `decodeBatch`), runs its Calc and encodes the kept rows with the sink's formats; returns
+/// the handle of a new encoded batch (kind 10) holding the records, owned by the caller.
+#[no_mangle]
+pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_runBatch<'local>(
+    mut env: JNIEnv<'local>,
+    _class: JClass<'local>,
+    handle: jlong,
+    data_address: jlong,
+    lengths_address: jlong,
+    count: jint,
+) -> jlong {
+    guard(&mut env, 0, |_| {
+        // SAFETY: Java passes direct buffers in the documented layout, alive and unmodified
+        // for the duration of this call.
+        let values = unsafe { direct_values(data_address, lengths_address, count)? };
+        let batch = with_session(handle, |session| session.run_batch(values))?;
+        handles::open(batch)
+    })
+}
+
+/// `int handOver(long batch, long producer)`: appends the records of an encoded batch to a
+/// native producer (kind 9) in order; returns the records appended. A batch is handed over
+/// once. When its fetched batch failed, the records before the failing value are appended
+/// and the call then fails with that value's error (its index as the record index).
+#[no_mangle]
+pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_handOver<'local>(
+    mut env: JNIEnv<'local>,
+    _class: JClass<'local>,
+    batch: jlong,
+    producer: jlong,
+) -> jint {
+    guard(&mut env, 0, |_| {
+        with_two_sessions(batch, producer, crate::encoded_batch::hand_over)
+    })
 }

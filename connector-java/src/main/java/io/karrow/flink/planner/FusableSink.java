@@ -13,4 +13,14 @@ public interface FusableSink {
      * in a fused pipeline — its value or key format, metadata columns, partitioner — or null when it can.
      */
     @Nullable String whyNotFusable();
+
+    /**
+     * The operator plan's encode stage for this sink ({@code docs/operator-plan.md}, "Encode stage"):
+     * its value (and key) format over the columns of the row it consumes, with each encoder's
+     * configuration as its native encoder session takes it. Asked only when {@link #whyNotFusable()}
+     * is null.
+     *
+     * @throws Exception when an encoder cannot be described (its format refuses the row type)
+     */
+    String encodeStageJson() throws Exception;
 }

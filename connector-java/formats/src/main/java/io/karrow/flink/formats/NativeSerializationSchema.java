@@ -60,6 +60,17 @@ public abstract class NativeSerializationSchema<C extends Serializable>
     protected abstract NativeEncoderHandle openNativeEncoder() throws IOException;
 
     /**
+     * The configuration JSON the format's native encoder session opens with ({@code
+     * docs/jni-contract.md}, "configJson"): what a fully fused pipeline's encode stage carries, so
+     * its encoder opens exactly as this one ({@code docs/operator-plan.md}, "Encode stage"). Parts of
+     * it depend on the JVM that renders it (JSON's {@code java_feature_version}): a runtime renders it
+     * again where its encoder runs.
+     *
+     * @throws IOException if a truststore the configuration names cannot be read
+     */
+    public abstract String encoderConfigJson() throws IOException;
+
+    /**
      * Whether native code handles NULL map keys itself (JSON's {@code map-null-key.mode}, Protobuf's
      * defaults); otherwise rows with one are rejected before the native call (Avro).
      */

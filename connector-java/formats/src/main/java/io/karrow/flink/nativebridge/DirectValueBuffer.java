@@ -72,6 +72,14 @@ public final class DirectValueBuffer implements AutoCloseable {
         return out;
     }
 
+    /** The length of value {@code index} ({@code -1} for a null value). */
+    public int length(int index) {
+        if (index < 0 || index >= count) {
+            throw new IndexOutOfBoundsException("value " + index + " of " + count);
+        }
+        return lengths.getInt(index * Integer.BYTES);
+    }
+
     /** Number of values added since the last {@link #clear()}. */
     public int count() {
         return count;

@@ -120,4 +120,20 @@ public final class KarrowNative {
      */
     public static native void copyIn(long handle, long[] addresses, int[] lengths, int count)
             throws KarrowNativeException;
+
+    /**
+     * Full fusion: a kind-8 session whose plan has an encode stage decodes the {@code count} values
+     * at {@code dataAddress} (lengths at {@code lengthsAddress}, as for {@link #decodeBatch}), runs its
+     * Calc and encodes the kept rows with the sink's formats, in one call. Returns the handle of a new
+     * encoded batch (kind 10) the caller owns ({@link NativeEncodedBatch}).
+     */
+    public static native long runBatch(long handle, long dataAddress, long lengthsAddress, int count)
+            throws KarrowNativeException;
+
+    /**
+     * Appends the records of the encoded batch {@code batch} to the native producer {@code producer}
+     * (once); returns the records appended. A batch carrying its fetched batch's failure appends its
+     * records and then fails with that value's error (its index as the record index).
+     */
+    public static native int handOver(long batch, long producer) throws KarrowNativeException;
 }

@@ -44,6 +44,19 @@ public final class NativeHandle implements AutoCloseable {
         return new NativeHandle(handle, kind);
     }
 
+    /**
+     * Takes ownership of {@code handle}, a session of {@code kind} that a native call created (an
+     * encoded batch from {@link KarrowNative#runBatch}).
+     */
+    static NativeHandle adopt(long handle, SessionKind kind) throws KarrowNativeException {
+        if (handle == 0) {
+            throw new KarrowNativeException(
+                    "karrow-native returned a null " + kind.description() + " handle", KarrowNativeException.UNKNOWN,
+                    KarrowNativeException.UNKNOWN);
+        }
+        return new NativeHandle(handle, kind);
+    }
+
     /** The kind of session this handle names. */
     public SessionKind kind() {
         return kind;

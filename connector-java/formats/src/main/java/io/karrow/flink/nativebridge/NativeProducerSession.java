@@ -51,6 +51,15 @@ public final class NativeProducerSession implements AutoCloseable {
         KarrowNative.copyIn(handle.get(), records.addresses(), records.lengths(), records.count());
     }
 
+    /**
+     * Appends the records of an encoded batch (full fusion) natively, once; returns the records
+     * appended. When the batch's fetched batch failed, its records are appended and then this throws
+     * that value's error (its record index is the value's index in the fetched batch).
+     */
+    public int handOver(NativeEncodedBatch batch) throws KarrowNativeException {
+        return KarrowNative.handOver(batch.handle(), handle.get());
+    }
+
     /** Sends what lingered and reads the acknowledgements that arrived (never waits). */
     public void poll() throws KarrowNativeException {
         KarrowNative.poll(handle.get(), summary.getAddress(), SUMMARY_LONGS);

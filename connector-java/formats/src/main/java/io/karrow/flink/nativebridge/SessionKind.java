@@ -27,10 +27,16 @@ public enum SessionKind {
      */
     OPERATOR_ROWS(8, "operator pipeline"),
     /** The native producer of the {@code kafka-native} sink (and its committer's EndTxn). */
-    PRODUCE(9, "native producer");
+    PRODUCE(9, "native producer"),
+    /**
+     * The encoded records of one fetched batch of a fully fused pipeline ({@link NativeEncodedBatch}):
+     * made by {@link KarrowNative#runBatch}, handed to a producer by {@link KarrowNative#handOver};
+     * never opened.
+     */
+    ENCODED_BATCH(10, "encoded batch");
 
     /** One more than the largest code: the number of per-kind entries {@link KarrowNative#stats} reports. */
-    static final int CODES = 10;
+    static final int CODES = 11;
 
     private final int code;
     private final String description;

@@ -33,10 +33,18 @@ final class FusedCalcBatchDecoder {
      * returned decoder owns it. Not thread-safe.
      */
     static ValueBatchDecoder open(FusedCalcPlan plan, NativeSessionConfig decoder) throws IOException {
+        return new NativeBatchDecoder(openSession(plan, decoder), plan.outputType());
+    }
+
+    /**
+     * Opens the operator session for {@code plan} with the value format's {@code decoder}; for a plan
+     * with an encode stage ({@link FusedCalcPlan#encodes()}) it answers {@code runBatch} (full
+     * fusion). The caller owns the session.
+     */
+    static NativeHandle openSession(FusedCalcPlan plan, NativeSessionConfig decoder) throws IOException {
         Objects.requireNonNull(plan, "plan");
         String config = "{\"plan\":" + plan.json() + ",\"decoder\":{\"kind\":" + decoder.kind().code()
                 + ",\"config\":" + decoder.configJson() + "}}";
-        NativeHandle session = NativeHandle.open(SessionKind.OPERATOR_ROWS, config, decoder.bytes());
-        return new NativeBatchDecoder(session, plan.outputType());
+        return NativeHandle.open(SessionKind.OPERATOR_ROWS, config, decoder.bytes());
     }
 }

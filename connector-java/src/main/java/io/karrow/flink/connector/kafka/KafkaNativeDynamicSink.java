@@ -3,6 +3,8 @@ package io.karrow.flink.connector.kafka;
 import io.karrow.flink.connector.kafka.sink.NativeKafkaSink;
 import io.karrow.flink.connector.kafka.sink.NativeProducerSettings;
 import io.karrow.flink.formats.BatchSerializationSchema;
+import io.karrow.flink.formats.NativeSerializationSchema;
+import io.karrow.flink.nativebridge.JsonText;
 import io.karrow.flink.planner.FusableSink;
 
 import org.apache.flink.api.common.serialization.SerializationSchema;
@@ -23,7 +25,10 @@ import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarBinaryType;
+import org.apache.flink.table.types.logical.VarCharType;
 
 import org.apache.kafka.clients.producer.ProducerConfig;
 
@@ -287,10 +292,79 @@ public class KafkaNativeDynamicSink extends KafkaDynamicSink implements FusableS
         if (!metadataKeys.isEmpty()) {
             return "the sink writes metadata columns " + metadataKeys;
         }
-        if (partitioner != null) {
-            return "the sink has a partitioner ('sink.partitioner'), which needs the rows";
+        if (partitioner != null && !(partitioner instanceof FlinkFixedPartitioner)) {
+            return "the sink has a custom partitioner ('sink.partitioner'), which needs the rows";
+        }
+        if (!nativeProduce) {
+            return "the sink writes with Kafka's producer; full fusion hands its batches to the native producer ('"
+                    + KafkaNativeConnectorOptions.SINK_PRODUCE_MODE.key() + "' = '"
+                    + KafkaNativeConnectorOptions.PRODUCE_MODE_NATIVE + "')";
+        }
+        if (topics == null || topics.size() != 1) {
+            return "the sink writes a topic list or pattern";
+        }
+        if (parallelism != null) {
+            return "the sink sets 'sink.parallelism', so its writer may not be chained to the fused source";
+        }
+        RowType physical = (RowType) physicalDataType.getLogicalType();
+        for (RowType.RowField field : physical.getFields()) {
+            if (!field.getType().isNullable()) {
+                return "the sink's column " + field.getName() + " is NOT NULL: Flink's NOT NULL enforcer"
+                        + " ('table.exec.sink.not-null-enforcer') looks at every row";
+            }
+            if (hasLengthEnforcedType(field.getType())) {
+                return "the sink's column " + field.getName() + " is " + field.getType().asSummaryString()
+                        + ": Flink's type length enforcer ('table.exec.sink.type-length-enforcer') may look at every"
+                        + " row";
+            }
         }
         return null;
+    }
+
+    /** CHAR, BINARY, and VARCHAR/VARBINARY of a bounded length (what the length enforcer checks). */
+    private static boolean hasLengthEnforcedType(LogicalType type) {
+        switch (type.getTypeRoot()) {
+            case CHAR:
+            case BINARY:
+                return true;
+            case VARCHAR:
+                return ((VarCharType) type).getLength() != VarCharType.MAX_LENGTH;
+            case VARBINARY:
+                return ((VarBinaryType) type).getLength() != VarBinaryType.MAX_LENGTH;
+            default:
+                return false;
+        }
+    }
+
+    @Override
+    public String encodeStageJson() throws Exception {
+        String value = encoderJson(valueFormat, valueEncodingFormat, valueProjection, null);
+        String key = keyEncodingFormat == null ? "null" : encoderJson(keyFormat, keyEncodingFormat, keyProjection, keyPrefix);
+        return "{\"value\":" + value + ",\"key\":" + key + "}";
+    }
+
+    /**
+     * One encoder of the encode stage: the format, the consumed row's columns it writes (the consumed
+     * row is the physical row: metadata columns are declined) and its native configuration.
+     */
+    private String encoderJson(
+            String format,
+            EncodingFormat<SerializationSchema<RowData>> encodingFormat,
+            int[] projection,
+            @Nullable String prefix) throws Exception {
+        // The native formats' encoders do not read the context.
+        SerializationSchema<RowData> schema =
+                encodingFormat.createRuntimeEncoder(null, FormatDataTypes.of(physicalDataType, projection, prefix));
+        if (!(schema instanceof NativeSerializationSchema)) {
+            throw new IllegalStateException("the format '" + format + "' gave no native encoder");
+        }
+        StringBuilder out = new StringBuilder(256).append("{\"format\":");
+        JsonText.appendString(out, format).append(",\"columns\":[");
+        for (int i = 0; i < projection.length; i++) {
+            out.append(i == 0 ? "" : ",").append(projection[i]);
+        }
+        return out.append("],\"config\":").append(((NativeSerializationSchema<?>) schema).encoderConfigJson())
+                .append('}').toString();
     }
 
     @Override

@@ -127,7 +127,8 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource implements Fusa
     }
 
     /** The Calc this source runs, or null. */
-    @Nullable FusedCalcPlan fusedPlan() {
+    @Override
+    public @Nullable FusedCalcPlan fusedPlan() {
         return fusedPlan;
     }
 
@@ -156,6 +157,20 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource implements Fusa
     }
 
     @Override
+    public @Nullable TypeInformation<RowData> carrierType() {
+        return fusedPlan != null && fusedPlan.encodes() ? EncodedBatchRowTypeInfo.INSTANCE : null;
+    }
+
+    @Override
+    public @Nullable String whyNotFullyFusable() {
+        if (parallelism != null) {
+            return "the scan sets 'scan.parallelism': the fused source would not chain with the sink, and full"
+                    + " fusion's encoded batches cross only chained edges";
+        }
+        return null;
+    }
+
+    @Override
     public DynamicTableSource withFusedPlan(FusedCalcPlan plan) {
         KafkaNativeDynamicSource copy = (KafkaNativeDynamicSource) copy();
         copy.fusedPlan = plan;
@@ -175,7 +190,7 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource implements Fusa
         final KafkaNativeSource source = new KafkaNativeSource(
                 stockSource,
                 decoderSpec(keyDeserialization, valueDeserialization),
-                fusedPlan == null ? producedTypeInfo : InternalTypeInfo.of(fusedPlan.outputType()),
+                producedType(producedTypeInfo),
                 nativeFetch);
 
         return new DataStreamScanProvider() {
@@ -201,6 +216,18 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource implements Fusa
                 return Optional.ofNullable(parallelism);
             }
         };
+    }
+
+    /**
+     * What the source emits: the table's rows; a fused Calc's output rows; or, fully fused (the plan
+     * has the sink's encode stage), one {@link EncodedBatchRow} per split and fetched batch, of a
+     * type that only crosses chained edges ({@link EncodedBatchRowTypeInfo}).
+     */
+    private TypeInformation<RowData> producedType(TypeInformation<RowData> tableRows) {
+        if (fusedPlan == null) {
+            return tableRows;
+        }
+        return fusedPlan.encodes() ? EncodedBatchRowTypeInfo.INSTANCE : InternalTypeInfo.of(fusedPlan.outputType());
     }
 
     /** Key/value schemas plus the output projection, computed as the stock source's deserializer is. */

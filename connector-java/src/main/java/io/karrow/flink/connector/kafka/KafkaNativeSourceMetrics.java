@@ -23,6 +23,8 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
  *   <li>{@code numFusedBatches}: of the native batches, those that also ran a fused Calc (karrow's
  *       operator core: decode and Calc in one native call);
  *   <li>{@code numFusedRowsEmitted}: the rows those calls kept and emitted (the Calc's output);
+ *   <li>{@code numFusedRecordsEncoded}: of the fused batches, the records fully fused calls encoded
+ *       with the sink's formats (full fusion: emitted as encoded batches, not rows);
  *   <li>{@code batchSize}: histogram of records per batch.
  * </ul>
  * Written by the fetcher thread only.
@@ -40,6 +42,7 @@ final class KafkaNativeSourceMetrics {
     final Counter recordsFetchedNatively;
     final Counter fusedBatches;
     final Counter fusedRowsEmitted;
+    final Counter fusedRecordsEncoded;
     final Histogram batchSize;
 
     KafkaNativeSourceMetrics(MetricGroup readerGroup) {
@@ -53,6 +56,7 @@ final class KafkaNativeSourceMetrics {
         recordsFetchedNatively = group.counter("numRecordsFetchedNatively", new ThreadSafeSimpleCounter());
         fusedBatches = group.counter("numFusedBatches", new ThreadSafeSimpleCounter());
         fusedRowsEmitted = group.counter("numFusedRowsEmitted", new ThreadSafeSimpleCounter());
+        fusedRecordsEncoded = group.counter("numFusedRecordsEncoded", new ThreadSafeSimpleCounter());
         batchSize = group.histogram("batchSize", new DescriptiveStatisticsHistogram(1024));
     }
 }

@@ -5,6 +5,8 @@ import io.karrow.flink.formats.DecodedValues;
 import io.karrow.flink.formats.ValueBatchDecoder;
 import io.karrow.flink.nativebridge.DirectValueBuffer;
 import io.karrow.flink.nativebridge.KarrowNativeException;
+import io.karrow.flink.nativebridge.NativeEncodedBatch;
+import io.karrow.flink.nativebridge.NativeHandle;
 
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.table.data.RowData;
@@ -46,6 +48,10 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
     private final DirectValueBuffer values;
     /** Whether the batch decoder also runs a fused Calc (its rows are the Calc's output). */
     private final boolean fused;
+    /** Full fusion: the session running decode, Calc and the sink's encoders per batch (else null). */
+    private final @Nullable NativeHandle encodeSession;
+    /** Full fusion: the arity of the Calc's output rows the encoded batches stand for. */
+    private final int encodedArity;
 
     private final ListCollector keyRows = new ListCollector();
     private final ListCollector valueRows = new ListCollector();
@@ -56,7 +62,7 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
             DeserializationSchema<RowData> valueDeserialization,
             KafkaRowAssembler assembler,
             KafkaNativeSourceMetrics metrics) throws IOException {
-        this(keyDeserialization, valueDeserialization, assembler, metrics, null);
+        this(keyDeserialization, valueDeserialization, assembler, metrics, null, null, 0);
     }
 
     private KafkaRecordBatchDecoder(
@@ -64,13 +70,20 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
             DeserializationSchema<RowData> valueDeserialization,
             KafkaRowAssembler assembler,
             KafkaNativeSourceMetrics metrics,
-            @Nullable ValueBatchDecoder fusedDecoder) throws IOException {
+            @Nullable ValueBatchDecoder fusedDecoder,
+            @Nullable NativeHandle encodeSession,
+            int encodedArity) throws IOException {
         this.keyDeserialization = keyDeserialization;
         this.valueDeserialization = valueDeserialization;
         this.assembler = assembler;
         this.metrics = metrics;
         this.fused = fusedDecoder != null;
-        if (fusedDecoder != null) {
+        this.encodeSession = encodeSession;
+        this.encodedArity = encodedArity;
+        if (encodeSession != null) {
+            this.batchDecoder = null;
+            this.values = new DirectValueBuffer();
+        } else if (fusedDecoder != null) {
             this.batchDecoder = fusedDecoder;
             this.values = new DirectValueBuffer();
         } else if (valueDeserialization instanceof BatchDeserializationSchema) {
@@ -96,17 +109,42 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
             fusedDecoder.close();
             throw new IllegalArgumentException("a fused scan emits the Calc's rows as they are");
         }
-        return new KafkaRecordBatchDecoder(null, valueDeserialization, assembler, metrics, fusedDecoder);
+        return new KafkaRecordBatchDecoder(null, valueDeserialization, assembler, metrics, fusedDecoder, null, 0);
+    }
+
+    /**
+     * A decoder of a fully fused scan (full fusion: no key format, pass-through rows): {@code session}
+     * (an operator session whose plan has the sink's encode stage) decodes each batch, runs the Calc
+     * and encodes the kept rows with the sink's formats; {@link #decode} then yields, per run of
+     * records of one split, one record carrying an {@link EncodedBatchRow}. Takes ownership of
+     * {@code session}.
+     */
+    static KafkaRecordBatchDecoder fullyFused(
+            DeserializationSchema<RowData> valueDeserialization,
+            KafkaRowAssembler assembler,
+            KafkaNativeSourceMetrics metrics,
+            NativeHandle session,
+            int arity) throws IOException {
+        if (!assembler.isPassThrough()) {
+            session.close();
+            throw new IllegalArgumentException("a fully fused scan emits the Calc's rows as they are");
+        }
+        return new KafkaRecordBatchDecoder(null, valueDeserialization, assembler, metrics, null, session, arity);
     }
 
     /** Whether values are decoded by one native call per batch (else per record by the format). */
     boolean isBatched() {
-        return batchDecoder != null;
+        return batchDecoder != null || encodeSession != null;
+    }
+
+    /** Whether this decoder emits encoded batches (full fusion), not rows. */
+    boolean isFullyFused() {
+        return encodeSession != null;
     }
 
     /** Decodes {@code records} (one split, in offset order) into as many decoded records, or fewer after a failure. */
     List<DecodedKafkaRecord> decode(List<ConsumerRecord<byte[], byte[]>> records) {
-        if (batchDecoder != null) {
+        if (isBatched()) {
             values.clear();
             for (ConsumerRecord<byte[], byte[]> record : records) {
                 values.add(record.value());
@@ -121,6 +159,9 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
      * format is not batch-capable).
      */
     List<DecodedKafkaRecord> decode(List<ConsumerRecord<byte[], byte[]>> records, DirectValueBuffer laidOut) {
+        if (encodeSession != null) {
+            return encode(records, laidOut);
+        }
         int count = records.size();
         List<DecodedKafkaRecord> out = new ArrayList<>(count);
         if (count == 0) {
@@ -190,6 +231,70 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
     }
 
     /**
+     * Full fusion: per run of consecutive records of one split, one native call decodes their values,
+     * runs the Calc and encodes the kept rows; the run becomes one decoded record, the run's last
+     * record carrying the {@link EncodedBatchRow} (so the emitter advances the split's offset past the
+     * run, exactly as after emitting the run's rows one by one). A run whose batch carries a value's
+     * failure is carried by that value's record instead (the records after it are dropped, the job
+     * fails when the sink hands the batch over, after appending the records before it), and the runs
+     * after it are dropped, as the per-row decoder drops the records after a failed one.
+     */
+    private List<DecodedKafkaRecord> encode(List<ConsumerRecord<byte[], byte[]>> records, DirectValueBuffer laidOut) {
+        int count = records.size();
+        List<DecodedKafkaRecord> out = new ArrayList<>();
+        if (count == 0) {
+            return out;
+        }
+        long start = System.nanoTime();
+        long dataOffset = 0;
+        int from = 0;
+        int through = 0;
+        while (from < count) {
+            ConsumerRecord<byte[], byte[]> first = records.get(from);
+            int to = from;
+            long runBytes = 0;
+            while (to < count && records.get(to).partition() == first.partition()
+                    && records.get(to).topic().equals(first.topic())) {
+                runBytes += Math.max(laidOut.length(to), 0);
+                to++;
+            }
+            NativeEncodedBatch batch;
+            try {
+                batch = NativeEncodedBatch.run(encodeSession, laidOut, dataOffset, from, to);
+            } catch (KarrowNativeException e) {
+                out.add(DecodedKafkaRecord.failed(first, new IOException("The fully fused pipeline failed on the "
+                        + (to - from) + " records at topic '" + first.topic() + "', partition " + first.partition()
+                        + ", offsets " + first.offset() + ".." + records.get(to - 1).offset() + ": " + e.getMessage(),
+                        e)));
+                through = to;
+                break;
+            }
+            int failed = batch.failedValue();
+            ConsumerRecord<byte[], byte[]> carrier = records.get(failed >= 0 ? from + failed : to - 1);
+            out.add(DecodedKafkaRecord.of(carrier, new EncodedBatchRow(batch, encodedArity, first.topic(),
+                    first.partition(), failed >= 0 ? carrier.offset() : -1)));
+            metrics.fusedRecordsEncoded.inc(batch.records());
+            metrics.nativeBatches.inc();
+            metrics.fusedBatches.inc();
+            metrics.batches.inc();
+            metrics.batchSize.update(to - from);
+            metrics.bytesDecoded.inc(runBytes);
+            if (failed >= 0) {
+                through = from + failed + 1;
+                break;
+            }
+            through = to;
+            dataOffset += runBytes;
+            from = to;
+        }
+        long took = System.nanoTime() - start;
+        metrics.recordsDecoded.inc(through);
+        metrics.nativeDecodeTimeNanos.inc(took);
+        metrics.decodeTimeNanos.inc(took);
+        return out;
+    }
+
+    /**
      * Re-decodes the values before a failing one, so they are emitted as the stock source would; a
      * failure names a record of the prefix (see the caller).
      */
@@ -241,11 +346,15 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
                 + record.partition() + ", offset " + record.offset() + ": " + cause.getMessage(), cause);
     }
 
-    /** Frees the batch decoder and its buffer. */
+    /** Frees the batch decoder (or the fully fused session) and its buffer. */
     @Override
     public void close() {
         if (batchDecoder != null) {
             batchDecoder.close();
+            values.close();
+        }
+        if (encodeSession != null) {
+            encodeSession.close();
             values.close();
         }
     }

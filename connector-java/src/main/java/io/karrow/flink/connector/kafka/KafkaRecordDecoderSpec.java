@@ -106,6 +106,11 @@ final class KafkaRecordDecoderSpec implements Serializable {
         }
         NativeSessionConfig decoder =
                 ((NativeDeserializationSchema<?>) spec.valueDeserialization).batchDecoderSession();
+        if (spec.fusedPlan.encodes()) {
+            return KafkaRecordBatchDecoder.fullyFused(spec.valueDeserialization, spec.assembler, metrics,
+                    FusedCalcBatchDecoder.openSession(spec.fusedPlan, decoder),
+                    spec.fusedPlan.outputType().getFieldCount());
+        }
         return KafkaRecordBatchDecoder.fused(spec.valueDeserialization, spec.assembler, metrics,
                 FusedCalcBatchDecoder.open(spec.fusedPlan, decoder));
     }

@@ -1,6 +1,10 @@
 package io.karrow.flink.planner.rules;
 
+import io.karrow.flink.planner.FusableScan;
+
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.table.api.TableConfig;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
 import org.apache.flink.table.planner.plan.nodes.exec.ExecNode;
 import org.apache.flink.table.planner.plan.nodes.exec.InputProperty;
@@ -14,6 +18,8 @@ import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.core.Calc;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rex.RexProgram;
+
+import javax.annotation.Nullable;
 
 /**
  * The place of a Calc whose work a {@link KarrowFusedScan} does: an identity Calc over the fused
@@ -59,6 +65,15 @@ final class KarrowFusedCalc extends StreamPhysicalCalc {
         return super.explainTerms(pw).item("computedBy", "KarrowFusedScan");
     }
 
+    /** The fully fused scan's carrier type, when this Calc's scan also runs a sink's encoders; else null. */
+    private @Nullable TypeInformation<RowData> carrierType() {
+        if (getInput() instanceof KarrowFusedScan
+                && ((KarrowFusedScan) getInput()).tableSourceTable().tableSource() instanceof FusableScan) {
+            return ((FusableScan) ((KarrowFusedScan) getInput()).tableSourceTable().tableSource()).carrierType();
+        }
+        return null;
+    }
+
     @Override
     public ExecNode<?> translateToExecNode(boolean isCompiled) {
         if (isCompiled) {
@@ -66,6 +81,6 @@ final class KarrowFusedCalc extends StreamPhysicalCalc {
         }
         TableConfig config = ShortcutUtils.unwrapTableConfig(this);
         return new FusedCalcExecNode(config, InputProperty.DEFAULT,
-                FlinkTypeFactory.toLogicalRowType(getRowType()), getRelDetailedDescription());
+                FlinkTypeFactory.toLogicalRowType(getRowType()), getRelDetailedDescription(), carrierType());
     }
 }

@@ -10,6 +10,9 @@ import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.RelWriter;
 import org.apache.calcite.rel.hint.RelHint;
 
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -26,6 +29,8 @@ final class KarrowFusedScan extends StreamPhysicalTableSourceScan {
 
     private final StreamPhysicalTableSourceScan original;
     private final String fusedCalc;
+    /** Full fusion: the sink whose encoders the scan also runs (EXPLAIN), else null. */
+    private final @Nullable String fusedSink;
 
     KarrowFusedScan(
             RelOptCluster cluster,
@@ -34,9 +39,36 @@ final class KarrowFusedScan extends StreamPhysicalTableSourceScan {
             TableSourceTable table,
             StreamPhysicalTableSourceScan original,
             String fusedCalc) {
+        this(cluster, traitSet, hints, table, original, fusedCalc, null);
+    }
+
+    private KarrowFusedScan(
+            RelOptCluster cluster,
+            RelTraitSet traitSet,
+            List<RelHint> hints,
+            TableSourceTable table,
+            StreamPhysicalTableSourceScan original,
+            String fusedCalc,
+            @Nullable String fusedSink) {
         super(cluster, traitSet, hints, table, original.eventTimeSnapshotRequired());
         this.original = original;
         this.fusedCalc = fusedCalc;
+        this.fusedSink = fusedSink;
+    }
+
+    /**
+     * This scan fully fused with the sink {@code sink}: its table is {@code table} (whose source runs
+     * the plan with the sink's encode stage), its plan hint names that plan ({@code planJson}).
+     */
+    KarrowFusedScan fullyFused(TableSourceTable table, String planJson, String sink) {
+        List<RelHint> hints = new ArrayList<>();
+        for (RelHint hint : getHints()) {
+            if (!CalcFusion.PLAN_HINT.equals(hint.hintName)) {
+                hints.add(hint);
+            }
+        }
+        return new KarrowFusedScan(getCluster(), getTraitSet(), CalcFusion.withPlanHint(hints, planJson), table,
+                original, fusedCalc, sink);
     }
 
     /** Flink's plan writers accept physical nodes by this prefix and print the rest ("KarrowFusedScan"). */
@@ -47,17 +79,17 @@ final class KarrowFusedScan extends StreamPhysicalTableSourceScan {
 
     @Override
     public RelWriter explainTerms(RelWriter pw) {
-        return super.explainTerms(pw).item("fusedCalc", fusedCalc);
+        return super.explainTerms(pw).item("fusedCalc", fusedCalc).itemIf("fusedSink", fusedSink, fusedSink != null);
     }
 
     @Override
     public RelNode copy(RelTraitSet traitSet, List<RelNode> inputs) {
-        return new KarrowFusedScan(getCluster(), traitSet, getHints(), tableSourceTable(), original, fusedCalc);
+        return new KarrowFusedScan(getCluster(), traitSet, getHints(), tableSourceTable(), original, fusedCalc, fusedSink);
     }
 
     @Override
     public RelNode copy(TableSourceTable table) {
-        return new KarrowFusedScan(getCluster(), getTraitSet(), getHints(), table, original, fusedCalc);
+        return new KarrowFusedScan(getCluster(), getTraitSet(), getHints(), table, original, fusedCalc, fusedSink);
     }
 
     @Override

@@ -36,7 +36,7 @@ final class OperatorCoreProgram implements FlinkOptimizeProgram<StreamOptimizeCo
         }
         RelNode fused = new CalcFusion(config, scope).rewrite(root);
         if (config.get(OperatorCoreOptions.SINK_FUSION_ENABLED)) {
-            new SinkFusion(scope).inspect(fused);
+            fused = new SinkFusion(scope).rewrite(fused);
         }
         return fused;
     }

@@ -39,6 +39,11 @@ public class AvroConfluentNativeSerializationSchema extends NativeSerializationS
         super(rowType, config);
     }
 
+    @Override
+    public String encoderConfigJson() throws IOException {
+        return config.toConfigJson(rowType);
+    }
+
     /** Opens an encoder, registering the writer schema; a registry failure names subject and URL. */
     @Override
     protected NativeEncoderHandle openNativeEncoder() throws IOException {

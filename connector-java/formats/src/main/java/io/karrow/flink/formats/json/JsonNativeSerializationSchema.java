@@ -42,6 +42,11 @@ public class JsonNativeSerializationSchema extends NativeSerializationSchema<Jso
         super(rowType, config);
     }
 
+    @Override
+    public String encoderConfigJson() throws IOException {
+        return config.configJson(rowType);
+    }
+
     /** Opens an encoder; with Confluent settings a registry failure names subject and URL. */
     @Override
     protected NativeEncoderHandle openNativeEncoder() throws IOException {

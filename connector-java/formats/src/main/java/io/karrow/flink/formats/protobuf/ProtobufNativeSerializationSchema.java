@@ -33,6 +33,11 @@ public class ProtobufNativeSerializationSchema extends NativeSerializationSchema
         super(rowType, config);
     }
 
+    @Override
+    public String encoderConfigJson() throws IOException {
+        return config.configJson(rowType);
+    }
+
     /** Opens an encoder; with Confluent settings a registry failure names subject and URL. */
     @Override
     protected NativeEncoderHandle openNativeEncoder() throws IOException {
