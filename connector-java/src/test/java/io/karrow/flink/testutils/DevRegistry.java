@@ -187,9 +187,47 @@ public final class DevRegistry implements AutoCloseable {
         return JSON.readTree(response.body());
     }
 
+    /**
+     * Freezes the registry process ({@code SIGSTOP}): its port stays open and connections are
+     * accepted by the kernel, but no request is answered, as with a hung registry or a network
+     * partition. Undone by {@link #resume()}.
+     */
+    public void suspend() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** Lets a {@link #suspend() suspended} registry answer again ({@code SIGCONT}). */
+    public void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        if (process == null) {
+            throw new IllegalStateException("an external registry (-Dkarrow.registry.url) cannot be signalled");
+        }
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + name + " " + process.pid() + " failed with code " + kill.exitValue());
+        }
+    }
+
+    /** Whether this instance started the registry process (and so can stop or suspend it). */
+    public boolean isOwnProcess() {
+        return process != null;
+    }
+
     @Override
     public void close() {
         if (process != null) {
+            if (process.isAlive()) {
+                try {
+                    resume(); // a stopped process does not act on SIGTERM until continued
+                } catch (IOException e) {
+                    // destroyForcibly below still ends it
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             process.destroy();
             try {
                 if (!process.waitFor(5, TimeUnit.SECONDS)) {
