@@ -19,9 +19,11 @@
 //!   which is not half of a pair is the 3-byte sequence of its code unit (`ED A0..BF
 //!   80..BF`, as in WTF-8), read back by [`crate::java::utf8::java_text_pieces`].
 //!
-//! Only the JSON encoders take marked images: the Java side marks images only for the
-//! formats whose stock writer reads these details, and only rows that carry one, so an
-//! image from Flink's runtime or a native decoder is never marked.
+//! Only the JSON and Protobuf encoders take marked images (flink-protobuf hashes and
+//! compares a map key's Java string; it writes every lone surrogate as `?`, and has no
+//! timestamps): the Java side marks images only for the formats whose stock writer reads
+//! these details, and only rows that carry one, so an image from Flink's runtime or a
+//! native decoder is never marked.
 
 /// The bit of the top-level header byte that marks a Java-detail image.
 pub(crate) const JAVA_DETAIL_MARK: u8 = 0x80;

@@ -741,6 +741,13 @@ pub(crate) fn string_hash(text: &str) -> i32 {
     h
 }
 
+/// `String.hashCode()` of the Java string whose UTF-16 code units are `units`.
+pub(crate) fn string_hash_of_units(units: impl Iterator<Item = u16>) -> i32 {
+    units.fold(0i32, |h, unit| {
+        h.wrapping_mul(31).wrapping_add(i32::from(unit))
+    })
+}
+
 /// `String.compareTo`: lexicographic over UTF-16 code units.
 pub(crate) fn string_compare(a: &str, b: &str) -> Ordering {
     if a.is_ascii() && b.is_ascii() {

@@ -161,6 +161,43 @@ pub(crate) fn java_text_pieces(bytes: &[u8]) -> impl Iterator<Item = JavaTextPie
     })
 }
 
+/// The bytes the JDK's UTF-8 encoder (`String.getBytes(UTF_8)`, which protobuf-java and
+/// Avro fall back to) writes for a string of a Java-detail image: its text as it is, each
+/// lone surrogate as `?`.
+pub(crate) fn java_detail_utf8(bytes: &[u8]) -> Cow<'_, str> {
+    let mut pieces = java_text_pieces(bytes);
+    match (pieces.next(), pieces.next()) {
+        (None, _) => Cow::Borrowed(""),
+        (Some(JavaTextPiece::Text(text)), None) => java_utf8_lossy(text),
+        (first, second) => {
+            let mut out = String::with_capacity(bytes.len());
+            for piece in first.into_iter().chain(second).chain(pieces) {
+                match piece {
+                    JavaTextPiece::Text(text) => out.push_str(&java_utf8_lossy(text)),
+                    JavaTextPiece::LoneSurrogate(_) => out.push('?'),
+                }
+            }
+            Cow::Owned(out)
+        }
+    }
+}
+
+/// The UTF-16 code units of the Java string a string of a Java-detail image holds (its
+/// lone surrogates included), as `String.hashCode` and `String.compareTo` read them.
+pub(crate) fn java_detail_units(bytes: &[u8]) -> impl Iterator<Item = u16> + '_ {
+    java_text_pieces(bytes).flat_map(|piece| {
+        let (text, unit) = match piece {
+            JavaTextPiece::Text(text) => (Some(java_utf8_lossy(text)), None),
+            JavaTextPiece::LoneSurrogate(unit) => (None, Some(unit)),
+        };
+        let units: Vec<u16> = match text {
+            Some(text) => text.encode_utf16().collect(),
+            None => Vec::new(),
+        };
+        units.into_iter().chain(unit)
+    })
+}
+
 /// Whether `b2` cannot be the second byte of a 4-byte sequence led by `b1`.
 fn bad_second_of_four(b1: u8, b2: u8) -> bool {
     (b1 == 0xF0 && !(0x90..=0xBF).contains(&b2))
@@ -195,6 +232,23 @@ mod tests {
             .map(|u| format!("{u:04x}"))
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    #[test]
+    fn java_detail_strings_write_question_marks_and_hash_their_units() {
+        // "a" U+D83D "b" U+DE00 (two lone surrogates) and a pair.
+        let marked = [
+            b'a', 0xED, 0xA0, 0xBD, b'b', 0xED, 0xB8, 0x80, 0xF0, 0x9F, 0x98, 0x80,
+        ];
+        assert_eq!(java_detail_utf8(&marked), "a?b?\u{1F600}");
+        assert_eq!(
+            java_detail_units(&marked).collect::<Vec<_>>(),
+            vec![0x61, 0xD83D, 0x62, 0xDE00, 0xD83D, 0xDE00]
+        );
+        assert_eq!(java_detail_utf8(b""), "");
+        assert_eq!(java_detail_utf8("plain \u{e9}".as_bytes()), "plain \u{e9}");
+        assert!(matches!(java_detail_utf8(b"abc"), Cow::Borrowed(_)));
+        assert_eq!(java_detail_utf8(&[0xED, 0xA0, 0x80]), "?");
     }
 
     #[test]

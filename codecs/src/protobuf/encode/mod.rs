@@ -36,6 +36,7 @@ use self::program::MessageProgram;
 use super::checks::Checks;
 use super::plan::{MessagePlan, ProtobufOptions};
 use crate::error::CodecError;
+use crate::flink_binary::java_detail::ImageForm;
 use crate::flink_binary::slots::Slots;
 use crate::java::hash_map::JavaHashMap;
 use crate::types::FlinkType;
@@ -59,6 +60,8 @@ struct Scratch {
     keys: Vec<program::MapKey>,
     /// Text of the string keys in `keys`.
     key_text: String,
+    /// Java text of the string keys in `keys` of a marked image (lone surrogates kept).
+    key_java: Vec<u8>,
     /// (key index, value index) of the entries of the maps being written, in wire order.
     order: Vec<(u32, u32)>,
 }
@@ -96,6 +99,7 @@ impl ProtobufRowEncoder {
         }
         self.scratch.keys.clear();
         self.scratch.key_text.clear();
+        self.scratch.key_java.clear();
         self.scratch.order.clear();
         result
     }
@@ -105,6 +109,7 @@ impl ProtobufRowEncoder {
         let mut writer = write::Writer {
             scratch: &mut self.scratch,
             null_string: &self.null_string,
+            form: ImageForm::of(image),
         };
         if self.root.check {
             writer.check_required(&self.root, &row)?;

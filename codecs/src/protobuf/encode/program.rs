@@ -208,8 +208,11 @@ pub(super) struct MapKey {
     pub(super) hash: i32,
     /// Integer, Long or Boolean (0/1) keys.
     pub(super) number: i64,
-    /// String keys: the range of the Java string's UTF-8 in the scratch key text.
+    /// String keys: the range of the bytes written for the key in the scratch key text.
     pub(super) text: (u32, u32),
+    /// String keys of a marked image: the range of the Java text (lone surrogates kept)
+    /// in the scratch Java key text.
+    pub(super) java: (u32, u32),
 }
 
 impl ValueProgram {

@@ -727,6 +727,39 @@ fn repeated_map_keys_keep_the_first_place_and_the_last_value() {
 }
 
 #[test]
+fn marked_images_order_string_keys_by_their_java_text() {
+    // A Java-detail image: strings are Java text, a lone surrogate its 3-byte unit.
+    // flink-protobuf's HashMap<String, Integer> holds "a\uD800" (hash 58303, bucket 15),
+    // "a?" (3070, bucket 14) and "a\uDC00" (59327, bucket 15) as three keys; protobuf-java
+    // writes every one as "a?".
+    let fields = [("ms", map(string(), int()))];
+    let row_type = row(&fields);
+    let mut marked = image(
+        &row_type,
+        &[V::Map(vec![
+            (V::Bytes(vec![b'a', 0xED, 0xA0, 0x80]), V::I32(1)),
+            (s("a?"), V::I32(2)),
+            (V::Bytes(vec![b'a', 0xED, 0xB0, 0x80]), V::I32(3)),
+        ])],
+    );
+    marked[0] |= crate::flink_binary::java_detail::JAVA_DETAIL_MARK;
+    let descriptor = message(P3, "probe.P3");
+    let mut encoder = ProtobufRowEncoder::new(&descriptor, &row_type, options("")).unwrap();
+    let mut out = Vec::new();
+    encoder.encode_row(&marked, &mut out).unwrap();
+    assert_eq!(
+        hex(&out),
+        "c201060a02613f1002c201060a02613f1001c201060a02613f1003"
+    );
+    // The same bytes unmarked are Flink's layout: each encoded surrogate is one U+FFFD
+    // for Java, so the first and last keys are one key.
+    out.clear();
+    marked[0] &= !crate::flink_binary::java_detail::JAVA_DETAIL_MARK;
+    encoder.encode_row(&marked, &mut out).unwrap();
+    assert_eq!(hex(&out), "c201080a0461efbfbd1003c201060a02613f1002");
+}
+
+#[test]
 fn maps_grow_past_sixteen_buckets() {
     let entries: Vec<(V, V)> = (0..20)
         .map(|i| (s(&format!("k{}", 19 - i)), V::I32(i)))

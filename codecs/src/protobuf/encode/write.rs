@@ -9,10 +9,12 @@ use super::program::{
 };
 use super::Scratch;
 use crate::error::CodecError;
+use crate::flink_binary::java_detail::ImageForm;
 use crate::flink_binary::slots::{bad, read_i32, Slots};
 use crate::java::hash_map::{
-    bool_hash, int_hash, long_hash, string_compare, string_hash, JavaKeys,
+    bool_hash, int_hash, long_hash, string_compare, string_hash, string_hash_of_units, JavaKeys,
 };
+use crate::java::utf8::{java_detail_units, java_detail_utf8};
 use crate::protobuf::wire::{put_int32, put_varint, varint_len, zigzag_encode32, zigzag_encode64};
 
 /// The encoder's state while writing one row.
@@ -21,6 +23,8 @@ pub(super) struct Writer<'e> {
     pub(super) scratch: &'e mut Scratch,
     /// `write-null-string-literal`.
     pub(super) null_string: &'e str,
+    /// How the image being written stores strings (a marked image holds Java text).
+    pub(super) form: ImageForm,
 }
 
 /// One value in wire form (without its tag).
@@ -66,10 +70,15 @@ impl Prim<'_> {
     }
 }
 
-/// The Java string flink-protobuf gets from a `StringData` (`toString()`), as UTF-8:
-/// valid UTF-8 as is; malformed sequences become U+FFFD by the JDK's rules.
-pub(super) fn java_text(bytes: &[u8]) -> Cow<'_, str> {
-    crate::java::utf8::java_utf8_lossy(bytes)
+/// The bytes protobuf-java writes for the Java string flink-protobuf gets from a
+/// `StringData` (`toString()`): in Flink's layout valid UTF-8 as is and malformed sequences
+/// U+FFFD by the JDK's rules; in a marked image (the Java text itself) each lone surrogate
+/// `?`, as the JDK's UTF-8 encoder protobuf-java falls back to writes it.
+pub(super) fn java_text(bytes: &[u8], form: ImageForm) -> Cow<'_, str> {
+    match form {
+        ImageForm::Flink => crate::java::utf8::java_utf8_lossy(bytes),
+        ImageForm::JavaDetail => java_detail_utf8(bytes),
+    }
 }
 
 /// Appends a one-byte length placeholder and returns where the content starts.
@@ -196,6 +205,7 @@ fn read_prim<'a>(
     slots: &Slots<'a>,
     i: usize,
     size: usize,
+    form: ImageForm,
 ) -> Result<Prim<'a>, CodecError> {
     Ok(match value {
         ValueProgram::Int32
@@ -214,7 +224,7 @@ fn read_prim<'a>(
             Prim::Len(if bytes.is_ascii() {
                 Cow::Borrowed(bytes)
             } else {
-                match java_text(bytes) {
+                match java_text(bytes, form) {
                     Cow::Borrowed(text) => Cow::Borrowed(text.as_bytes()),
                     Cow::Owned(text) => Cow::Owned(text.into_bytes()),
                 }
@@ -237,6 +247,7 @@ fn write_single(
     row: &Slots<'_>,
     column: usize,
     out: &mut Vec<u8>,
+    form: ImageForm,
 ) -> Result<(), CodecError> {
     match value {
         ValueProgram::Int64 => {
@@ -259,7 +270,7 @@ fn write_single(
                 return Ok(());
             }
             if matches!(value, ValueProgram::String) && !bytes.is_ascii() {
-                let prim = read_prim(value, row, column, 8)?;
+                let prim = read_prim(value, row, column, 8, form)?;
                 tag.put(out);
                 prim.put(out);
                 return Ok(());
@@ -269,7 +280,7 @@ fn write_single(
             out.extend_from_slice(bytes);
         }
         _ => {
-            let prim = read_prim(value, row, column, 8)?;
+            let prim = read_prim(value, row, column, 8, form)?;
             if !(implicit && prim.is_default()) {
                 tag.put(out);
                 prim.put(out);
@@ -320,7 +331,7 @@ impl<'e> Writer<'e> {
                 ValueProgram::Message(_) | ValueProgram::Group { .. } => {
                     self.write_sub_message(tag, value, row, column, 8, out)
                 }
-                _ => write_single(tag, value, field.implicit, row, column, out),
+                _ => write_single(tag, value, field.implicit, row, column, out, self.form),
             },
             FieldShape::Packed { tag, value, size } => {
                 let (at, _) = row.reference(column, 8);
@@ -395,7 +406,7 @@ impl<'e> Writer<'e> {
         if items.is_null(j) {
             self.null_prim(value).put(out);
         } else {
-            read_prim(value, items, j, size)?.put(out);
+            read_prim(value, items, j, size, self.form)?.put(out);
         }
         Ok(())
     }
@@ -421,7 +432,7 @@ impl<'e> Writer<'e> {
                 if items.is_null(j) {
                     self.null_prim(value).put(out);
                 } else {
-                    read_prim(value, items, j, size)?.put(out);
+                    read_prim(value, items, j, size, self.form)?.put(out);
                 }
             }
             return Ok(());
@@ -431,7 +442,7 @@ impl<'e> Writer<'e> {
             if items.is_null(j) {
                 self.null_prim(value).put(out);
             } else {
-                read_prim(value, items, j, size)?.put(out);
+                read_prim(value, items, j, size, self.form)?.put(out);
             }
         }
         end_len(out, start)
@@ -484,7 +495,7 @@ impl<'e> Writer<'e> {
                     if values.is_null(v) {
                         self.null_prim(value).put(out);
                     } else {
-                        read_prim(value, values, v, value_size)?.put(out);
+                        read_prim(value, values, v, value_size, self.form)?.put(out);
                     }
                 }
                 end_len(out, start)?;
@@ -508,25 +519,42 @@ impl<'e> Writer<'e> {
         let marks = Marks {
             keys: self.scratch.keys.len(),
             text: self.scratch.key_text.len(),
+            java: self.scratch.key_java.len(),
             order: self.scratch.order.len(),
         };
+        let marked = self.form == ImageForm::JavaDetail;
         let count = keys.arity;
         let strings = matches!(key, ValueProgram::String);
         for j in 0..count {
             let null = keys.is_null(j);
             let entry = if strings {
                 let from = self.scratch.key_text.len();
+                let java_from = self.scratch.key_java.len();
+                let mut hash = None;
                 if null {
                     self.scratch.key_text.push_str(self.null_string);
                 } else {
-                    let text = java_text(keys.var(j, key_size)?);
-                    self.scratch.key_text.push_str(&text);
+                    let bytes = keys.var(j, key_size)?;
+                    self.scratch.key_text.push_str(&java_text(bytes, self.form));
+                    if marked {
+                        // flink-protobuf's HashMap<String, _> hashes and compares the Java
+                        // string, lone surrogates and all; protobuf-java writes them as '?'.
+                        hash = Some(string_hash_of_units(java_detail_units(bytes)));
+                        self.scratch.key_java.extend_from_slice(bytes);
+                    }
                 }
                 let to = self.scratch.key_text.len();
+                if marked && null {
+                    self.scratch
+                        .key_java
+                        .extend_from_slice(self.null_string.as_bytes());
+                }
+                let java_to = self.scratch.key_java.len();
                 MapKey {
-                    hash: string_hash(&self.scratch.key_text[from..to]),
+                    hash: hash.unwrap_or_else(|| string_hash(&self.scratch.key_text[from..to])),
                     number: 0,
                     text: (text_offset(from)?, text_offset(to)?),
+                    java: (text_offset(java_from)?, text_offset(java_to)?),
                 }
             } else {
                 let (number, hash) = match key {
@@ -547,6 +575,7 @@ impl<'e> Writer<'e> {
                     hash,
                     number,
                     text: (0, 0),
+                    java: (0, 0),
                 }
             };
             self.scratch.keys.push(entry);
@@ -559,11 +588,13 @@ impl<'e> Writer<'e> {
             map,
             keys: key_stack,
             key_text,
+            key_java,
             order,
         } = &mut *self.scratch;
         let view = KeyView {
             keys: &key_stack[marks.keys..],
             text: key_text,
+            java: marked.then_some(key_java.as_slice()),
             strings,
         };
         map.clear();
@@ -578,6 +609,7 @@ impl<'e> Writer<'e> {
     pub(super) fn release(&mut self, marks: &Marks) {
         self.scratch.keys.truncate(marks.keys);
         self.scratch.key_text.truncate(marks.text);
+        self.scratch.key_java.truncate(marks.java);
         self.scratch.order.truncate(marks.order);
     }
 }
@@ -588,6 +620,8 @@ pub(super) struct Marks {
     pub(super) keys: usize,
     /// Start of the map's key text.
     pub(super) text: usize,
+    /// Start of the map's Java key text (marked images).
+    pub(super) java: usize,
     /// Start of the map's entries in the order stack.
     pub(super) order: usize,
 }
@@ -600,6 +634,9 @@ fn text_offset(n: usize) -> Result<u32, CodecError> {
 struct KeyView<'s> {
     keys: &'s [MapKey],
     text: &'s str,
+    /// The Java text of the string keys of a marked image (lone surrogates kept), which
+    /// is what the Java keys compare by; `None` for Flink's layout, whose key text is it.
+    java: Option<&'s [u8]>,
     strings: bool,
 }
 
@@ -610,11 +647,19 @@ impl KeyView<'_> {
             .get(from as usize..to as usize)
             .unwrap_or_default()
     }
+
+    fn java_of<'j>(&self, java: &'j [u8], k: u32) -> &'j [u8] {
+        let (from, to) = self.keys[k as usize].java;
+        java.get(from as usize..to as usize).unwrap_or_default()
+    }
 }
 
 impl JavaKeys for KeyView<'_> {
     fn same(&self, a: u32, b: u32) -> bool {
-        if self.strings {
+        if let (true, Some(java)) = (self.strings, self.java) {
+            // One UTF-16 text has one marked encoding, so equal bytes are equal strings.
+            self.java_of(java, a) == self.java_of(java, b)
+        } else if self.strings {
             self.text_of(a) == self.text_of(b)
         } else {
             self.keys[a as usize].number == self.keys[b as usize].number
@@ -622,7 +667,9 @@ impl JavaKeys for KeyView<'_> {
     }
 
     fn compare(&self, a: u32, b: u32) -> Ordering {
-        if self.strings {
+        if let (true, Some(java)) = (self.strings, self.java) {
+            java_detail_units(self.java_of(java, a)).cmp(java_detail_units(self.java_of(java, b)))
+        } else if self.strings {
             string_compare(self.text_of(a), self.text_of(b))
         } else {
             self.keys[a as usize]

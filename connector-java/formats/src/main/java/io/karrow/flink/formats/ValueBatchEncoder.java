@@ -26,7 +26,8 @@ public interface ValueBatchEncoder extends AutoCloseable {
     /**
      * Whether the images of rows that carry what a binary image loses (sub-millisecond nanos of a
      * compact timestamp, a lone surrogate in a string) must be marked images that keep it, because
-     * the stock format writes it (JSON); see {@code io.karrow.flink.rows.BinaryRowImages}.
+     * the stock format reads it (JSON; Protobuf, whose map keys hash as Java strings); see {@code
+     * io.karrow.flink.rows.BinaryRowImages}.
      */
     default boolean keepsJavaDetail() {
         return false;

@@ -51,7 +51,7 @@ public final class BinaryRowImages {
      * @param rejectNullMapKeys see {@link #BinaryRowImages(RowType, boolean)}
      * @param keepJavaDetail whether a row that is not binary and carries sub-millisecond nanos in a
      *     compact timestamp or a lone surrogate in a string gets a marked image that keeps them (for
-     *     the JSON encoders, which read the mark; see {@link JavaDetailImages})
+     *     the JSON and Protobuf encoders, which read the mark; see {@link JavaDetailImages})
      */
     public BinaryRowImages(RowType rowType, boolean rejectNullMapKeys, boolean keepJavaDetail) {
         this.arity = rowType.getFieldCount();

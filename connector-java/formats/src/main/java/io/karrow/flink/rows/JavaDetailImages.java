@@ -28,7 +28,8 @@ import java.util.List;
 
 /**
  * Row images that keep what a Java row holds beyond Flink's binary layout, for the formats whose
- * stock writer reads it (flink-json): the nano-of-millisecond of a TIMESTAMP / TIMESTAMP_LTZ of
+ * stock writer reads it (flink-json; flink-protobuf, which hashes and compares a map key's Java
+ * string): the nano-of-millisecond of a TIMESTAMP / TIMESTAMP_LTZ of
  * precision at most 3 (a {@code BinaryRowData} keeps its epoch millis only) and a lone UTF-16
  * surrogate in a string (Flink stores it as {@code '?'}). Flink's JSON decoder hands both on in a
  * {@code GenericRowData}: it keeps every parsed fraction digit whatever the precision, and Jackson

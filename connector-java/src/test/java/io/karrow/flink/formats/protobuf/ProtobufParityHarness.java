@@ -744,7 +744,8 @@ final class ProtobufParityHarness {
         List<Encoded> out = new ArrayList<>(rows.size());
         try (ValueBatchEncoder encoder = ((BatchSerializationSchema) schema).createBatchEncoder();
              DirectValueBuffer images = new DirectValueBuffer()) {
-            BinaryRowImages imager = new BinaryRowImages(encoder.rowType(), !encoder.acceptsNullMapKeys());
+            BinaryRowImages imager =
+                    new BinaryRowImages(encoder.rowType(), !encoder.acceptsNullMapKeys(), encoder.keepsJavaDetail());
             int start = 0;
             while (start < rows.size()) {
                 int end = Math.min(rows.size(), start + BATCH_SIZE);

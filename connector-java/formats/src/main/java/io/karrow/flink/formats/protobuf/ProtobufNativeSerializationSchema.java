@@ -61,6 +61,17 @@ public class ProtobufNativeSerializationSchema extends NativeSerializationSchema
         return true;
     }
 
+    /**
+     * flink-protobuf puts each map key's Java string ({@code StringData.toString()}) into a {@code
+     * HashMap}, so a lone surrogate in a key takes part in the key's hash and equality (the map's
+     * order and which keys are one), where a binary image holds {@code '?'}; such rows reach native
+     * code as marked images. No protobuf column holds a timestamp, the other detail they keep.
+     */
+    @Override
+    protected boolean keepsJavaDetail() {
+        return true;
+    }
+
     /** A {@link FlinkRuntimeException} around the cause, as flink-protobuf fails. */
     @Override
     protected RuntimeException serializeFailure(RowData row, Exception cause) {
