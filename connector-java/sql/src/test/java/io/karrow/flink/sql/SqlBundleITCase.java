@@ -22,6 +22,9 @@ import java.util.UUID;
  * {@code kafka-native} sink with {@code json-native} writes to a real broker
  * ({@code -Dkarrow.kafka.bootstrap}); the topic is read back through the stock {@code kafka} + {@code
  * json} and through {@code kafka-native} + {@code json-native} with the native fetch: the same rows.
+ * The jobs' {@code karrow} metrics ({@link JobCounters}) show that the native paths engaged: the sink
+ * encoded every row natively, the native source fetched every record natively and decoded it in
+ * native batches, so a fallback to Kafka's consumer or to flink-json cannot pass.
  */
 class SqlBundleITCase {
 
@@ -41,8 +44,11 @@ class SqlBundleITCase {
                 .contains("karrow-sql-connector-kafka");
 
         String topic = "sql-bundle-" + UUID.randomUUID();
-        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        TableEnvironment env = TableEnvironment.create(EnvironmentSettings.newInstance().inStreamingMode()
+                .withConfiguration(JobCounters.configuration()).build());
         env.getConfig().set("parallelism.default", "1");
+        String sinkJob = "sql-bundle-sink-" + topic;
+        env.getConfig().set("pipeline.name", sinkJob);
         env.executeSql(table("native_out", topic, "kafka-native", "json-native", ""));
         String insert = "INSERT INTO native_out SELECT CAST(n AS BIGINT), 'name-' || CAST(n AS STRING),"
                 + " n * 1.5E0, ARRAY['t', CAST(n AS STRING)], ROW(n, CAST(NULL AS STRING))"
@@ -52,6 +58,8 @@ class SqlBundleITCase {
                 .contains("\"type\" : \"KafkaNativeBatchEncode");
         env.executeSql(insert).await();
         assertThat(NativeLibraryLoader.isLoaded()).as("the native sink engaged the native library").isTrue();
+        assertThat(JobCounters.sum(sinkJob, "karrow", "numRecordsEncoded"))
+                .as("rows the kafka-native sink encoded natively").isEqualTo(5);
 
         String bounded = "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',";
         env.executeSql(table("stock_in", topic, "kafka", "json", bounded));
@@ -59,7 +67,15 @@ class SqlBundleITCase {
                 bounded + " 'scan.fetch-mode' = 'native',"));
         List<Row> stock = collect(env, "SELECT * FROM stock_in");
         assertThat(stock).hasSize(5);
+        String sourceJob = "sql-bundle-native-fetch-" + topic;
+        env.getConfig().set("pipeline.name", sourceJob);
         assertThat(collect(env, "SELECT * FROM native_in")).containsExactlyInAnyOrderElementsOf(stock);
+        assertThat(JobCounters.sum(sourceJob, "karrow", "numRecordsFetchedNatively"))
+                .as("records the native fetch read").isEqualTo(5);
+        assertThat(JobCounters.sum(sourceJob, "karrow", "numRecordsDecoded"))
+                .as("records the kafka-native source decoded").isEqualTo(5);
+        assertThat(JobCounters.sum(sourceJob, "karrow", "numNativeBatches"))
+                .as("native decode batches").isPositive();
     }
 
     private static String table(String name, String topic, String connector, String format, String extra) {

@@ -7,8 +7,10 @@ import static io.karrow.flink.testutils.SqlTestSupport.size;
 import static io.karrow.flink.testutils.SqlTestSupport.tableEnv;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
@@ -47,14 +49,22 @@ import java.util.concurrent.TimeUnit;
  * batches compressed with each of Kafka's codecs.
  * Each query runs on the stock {@code kafka} connector and on {@code kafka-native} with the native
  * fetch, with {@code json-native} (one native decode per fetch) and {@code raw} (a per-record
- * format) values, and the rows must be equal.
+ * format) values, and the rows must be equal. The native job's {@code karrow} metrics must show that
+ * the native fetch read every row's record ({@code numRecordsFetchedNatively}) and, for {@code
+ * json-native}, that the values decoded in native batches, so a fallback to Kafka's consumer cannot pass.
  */
 class KafkaNativeFetchITCase {
 
     private static final String BOOTSTRAP = KafkaTestSupport.bootstrap();
 
+    /** Reports to {@link CollectedMetrics}, so the native fetch is seen to engage. */
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniCluster(2);
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .setConfiguration(CollectedMetrics.configuration())
+                    .build());
 
     @BeforeAll
     static void setUp() {
@@ -86,10 +96,22 @@ class KafkaNativeFetchITCase {
             String t = format.equals("raw") ? "r" : "j";
             tEnv.executeSql(ddl("stock_" + t + suffix, "kafka", topic, format.equals("raw") ? "raw" : "json", options));
             tEnv.executeSql(ddl("fetched_" + t + suffix, "kafka-native", topic, format, options));
+            tEnv.getConfig().set("pipeline.name", "stock-" + t + suffix);
             Map<Row, Integer> expected = collect(tEnv, "SELECT * FROM stock_" + t + suffix);
+            String job = "fetched-" + t + suffix;
+            tEnv.getConfig().set("pipeline.name", job);
             assertThat(collect(tEnv, "SELECT * FROM fetched_" + t + suffix))
                     .as("%s rows with%s", format, options)
                     .isEqualTo(expected);
+            // One row per record: the native fetch read every record the rows came from.
+            assertThat(CollectedMetrics.sum(job, "karrow", "numRecordsFetchedNatively"))
+                    .as("records fetched natively (%s, %s)", format, options)
+                    .isEqualTo(size(expected));
+            if (format.equals("json-native") && size(expected) > 0) {
+                assertThat(CollectedMetrics.sum(job, "karrow", "numNativeBatches"))
+                        .as("native decode batches (%s)", options)
+                        .isPositive();
+            }
             if (format.equals("json-native")) {
                 stock = expected;
             }

@@ -5,8 +5,10 @@ import static io.karrow.flink.testutils.KafkaTestSupport.readAll;
 import static io.karrow.flink.testutils.SqlTestSupport.tableEnv;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
@@ -27,7 +29,10 @@ import java.util.UUID;
  * same bytes as {@code kafka} + {@code json}, not the input order. The input is the cluster test's case
  * (a): {@code datagen} rows (five-entry maps, keys of 100 hex digits) written by {@code kafka} +
  * {@code json}. Run on a MiniCluster with {@code -Dkarrow.native.library}, so this checks the job
- * path; {@code SqlBundleNativeLibraryITCase} checks that the sql bundle packs that library.
+ * path; {@code SqlBundleNativeLibraryITCase} checks that the sql bundle packs that library. The
+ * native job's {@code karrow} metrics show that both ends ran natively: the source decoded every
+ * record in native batches ({@code numRecordsDecoded}, {@code numNativeBatches}) and the sink
+ * encoded every record natively ({@code numRecordsEncoded}), so a fallback to flink-json cannot pass.
  */
 class KafkaNativeJsonMapOrderITCase {
 
@@ -38,8 +43,14 @@ class KafkaNativeJsonMapOrderITCase {
     private static final String COLUMNS = "(id BIGINT, name STRING, qty INT, price DECIMAL(12, 2), flag BOOLEAN,"
             + " ts TIMESTAMP(3), d DATE, tags ARRAY<STRING>, attrs MAP<STRING, INT>, pos ROW<x INT, y STRING>)";
 
+    /** Reports to {@link CollectedMetrics}, so the native decode and encode are seen to engage. */
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniCluster(2);
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .setConfiguration(CollectedMetrics.configuration())
+                    .build());
 
     @BeforeAll
     static void setUp() {
@@ -90,6 +101,8 @@ class KafkaNativeJsonMapOrderITCase {
         tEnv.executeSql(ddl("s_native" + s, "kafka-native", "json-native", in, true));
         tEnv.executeSql(ddl("t_native" + s, "kafka-native", "json-native", outNative, false));
         tEnv.executeSql("INSERT INTO t_stock" + s + " SELECT * FROM s_stock" + s).await();
+        String nativeJob = "map-order-native-" + s;
+        tEnv.getConfig().set("pipeline.name", nativeJob);
         tEnv.executeSql("INSERT INTO t_native" + s + " SELECT * FROM s_native" + s).await();
 
         List<String> stock = values(outStock);
@@ -101,5 +114,16 @@ class KafkaNativeJsonMapOrderITCase {
         }
         assertThat(reordered).as("records the stock job reordered").isGreaterThan(RECORDS / 2);
         assertThat(values(outNative)).as("kafka-native + json-native values").containsExactlyElementsOf(stock);
+        // Both ends ran natively. A decoder decodes in native batches for the whole job or never
+        // (json-native is batch-capable), so native batches plus every record decoded by the
+        // kafka-native source means every record went through the native decode.
+        assertThat(CollectedMetrics.sum(nativeJob, "karrow", "numRecordsDecoded"))
+                .as("records the kafka-native source decoded").isEqualTo(RECORDS);
+        assertThat(CollectedMetrics.sum(nativeJob, "karrow", "numNativeBatches"))
+                .as("native decode batches").isPositive();
+        assertThat(CollectedMetrics.sum(nativeJob, "karrow", "nativeDecodeTimeNanos"))
+                .as("native decode time").isPositive();
+        assertThat(CollectedMetrics.sum(nativeJob, "karrow", "numRecordsEncoded"))
+                .as("records the kafka-native sink encoded natively").isEqualTo(RECORDS);
     }
 }

@@ -12,10 +12,12 @@ import static io.karrow.flink.testutils.SqlTestSupport.messages;
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
 import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
+import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -29,6 +31,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Random;
+import java.util.UUID;
 
 /**
  * Parity of {@code 'connector' = 'kafka-native'} with the stock {@code kafka} connector through Flink
@@ -36,15 +39,24 @@ import java.util.Random;
  * tests/services/kafka.sh start}), the dev registry, 3 partitions and parallelism 2: the same bounded
  * query, {@code kafka} + the oracle {@code avro-confluent-reference} vs {@code kafka-native} +
  * {@code avro-confluent-native} (one native call per fetched batch) and vs {@code kafka-native} +
- * the oracle format (the per-record fallback), compared as exact multisets.
+ * the oracle format (the per-record fallback), compared as exact multisets. Each {@code
+ * kafka-native} job's {@code karrow} metrics must show the path it was asked for: every record
+ * decoded by the kafka-native source, in native batches with {@code avro-confluent-native} and in
+ * none with the oracle format, and fetched natively exactly when {@code 'scan.fetch-mode' = 'native'}.
  */
 class KafkaNativeSourceITCase {
 
     private static final int BIDS = 20_000;
     private static final String BOOTSTRAP = KafkaTestSupport.bootstrap();
 
+    /** Reports to {@link CollectedMetrics}, so each job's path is seen to engage. */
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniCluster(2);
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .setConfiguration(CollectedMetrics.configuration())
+                    .build());
 
     private static DevRegistry registry;
     private static String bidsTopic;
@@ -143,10 +155,10 @@ class KafkaNativeSourceITCase {
                 "fetched_fallback", "kafka-native", bidsTopic, "avro-confluent-reference", NATIVE_FETCH));
         Map<Row, Integer> expected = collect(tEnv, "SELECT * FROM stock");
         assertThat(size(expected)).isEqualTo(BIDS - BIDS / 50);
-        assertThat(collect(tEnv, "SELECT * FROM batched")).isEqualTo(expected);
-        assertThat(collect(tEnv, "SELECT * FROM fallback")).isEqualTo(expected);
-        assertThat(collect(tEnv, "SELECT * FROM fetched")).isEqualTo(expected);
-        assertThat(collect(tEnv, "SELECT * FROM fetched_fallback")).isEqualTo(expected);
+        assertThat(collectOnPath(tEnv, "SELECT * FROM batched", true, false)).isEqualTo(expected);
+        assertThat(collectOnPath(tEnv, "SELECT * FROM fallback", false, false)).isEqualTo(expected);
+        assertThat(collectOnPath(tEnv, "SELECT * FROM fetched", true, true)).isEqualTo(expected);
+        assertThat(collectOnPath(tEnv, "SELECT * FROM fetched_fallback", false, true)).isEqualTo(expected);
     }
 
     @Test
@@ -160,10 +172,33 @@ class KafkaNativeSourceITCase {
                 "fetched_fallback_keyed", "kafka-native", bidsTopic, "avro-confluent-reference", NATIVE_FETCH));
         Map<Row, Integer> expected = collect(tEnv, KEYED_QUERY + "stock_keyed");
         assertThat(size(expected)).isGreaterThan(BIDS * 9 / 10).isLessThan(BIDS);
-        assertThat(collect(tEnv, KEYED_QUERY + "batched_keyed")).isEqualTo(expected);
-        assertThat(collect(tEnv, KEYED_QUERY + "fallback_keyed")).isEqualTo(expected);
-        assertThat(collect(tEnv, KEYED_QUERY + "fetched_keyed")).isEqualTo(expected);
-        assertThat(collect(tEnv, KEYED_QUERY + "fetched_fallback_keyed")).isEqualTo(expected);
+        assertThat(collectOnPath(tEnv, KEYED_QUERY + "batched_keyed", true, false)).isEqualTo(expected);
+        assertThat(collectOnPath(tEnv, KEYED_QUERY + "fallback_keyed", false, false)).isEqualTo(expected);
+        assertThat(collectOnPath(tEnv, KEYED_QUERY + "fetched_keyed", true, true)).isEqualTo(expected);
+        assertThat(collectOnPath(tEnv, KEYED_QUERY + "fetched_fallback_keyed", false, true)).isEqualTo(expected);
+    }
+
+    /**
+     * Runs {@code query} over one {@code kafka-native} table of the bids topic as its own job and
+     * asserts from the job's metrics that the source decoded all {@link #BIDS} records (tombstones
+     * too), in native batches iff {@code nativeDecode}, fetched natively iff {@code nativeFetch}.
+     */
+    private static Map<Row, Integer> collectOnPath(
+            StreamTableEnvironment tEnv, String query, boolean nativeDecode, boolean nativeFetch) throws Exception {
+        String job = "native-src-" + UUID.randomUUID();
+        tEnv.getConfig().set("pipeline.name", job);
+        Map<Row, Integer> rows = collect(tEnv, query);
+        assertThat(CollectedMetrics.sum(job, "karrow", "numRecordsDecoded"))
+                .as("records the kafka-native source decoded: %s", query).isEqualTo(BIDS);
+        long nativeBatches = CollectedMetrics.sum(job, "karrow", "numNativeBatches");
+        if (nativeDecode) {
+            assertThat(nativeBatches).as("native decode batches: %s", query).isPositive();
+        } else {
+            assertThat(nativeBatches).as("native decode batches of the per-record fallback: %s", query).isZero();
+        }
+        assertThat(CollectedMetrics.sum(job, "karrow", "numRecordsFetchedNatively"))
+                .as("records fetched natively: %s", query).isEqualTo(nativeFetch ? BIDS : 0);
+        return rows;
     }
 
     @Test

@@ -7,11 +7,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
 import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
+import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -32,6 +34,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntUnaryOperator;
@@ -51,6 +54,8 @@ import java.util.function.IntUnaryOperator;
  *       before the last record's watermark fires, the same for both connectors (without idleness
  *       none would fire: checked by hand, the stock connector's job then never emits a window).
  * </ul>
+ * Each {@code kafka-native} job's {@code karrow} metrics must show that it decoded in native
+ * batches and fetched natively exactly when {@code 'scan.fetch-mode' = 'native'}.
  */
 class KafkaNativeWatermarkITCase {
 
@@ -60,7 +65,12 @@ class KafkaNativeWatermarkITCase {
     private static final long MINUTE = 60_000L;
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniCluster(2);
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .setConfiguration(CollectedMetrics.configuration())
+                    .build());
 
     private static DevRegistry registry;
 
@@ -183,6 +193,31 @@ class KafkaNativeWatermarkITCase {
         return multiset;
     }
 
+    /**
+     * {@link #collect} as its own job over one {@code kafka-native} + {@code avro-confluent-native}
+     * table, asserting from the job's metrics that the source decoded {@code records} records (at
+     * least that many when {@code atLeast}: an unbounded job may read on until it is cancelled) in
+     * native batches, fetched natively iff {@code nativeFetch}.
+     */
+    private static Map<Row, Integer> collectNative(StreamTableEnvironment tEnv, String query, int limit,
+            long records, boolean atLeast, boolean nativeFetch) throws Exception {
+        String job = "watermark-native-" + UUID.randomUUID();
+        tEnv.getConfig().set("pipeline.name", job);
+        Map<Row, Integer> rows = collect(tEnv, query, limit);
+        long decoded = CollectedMetrics.sum(job, "karrow", "numRecordsDecoded");
+        long fetched = CollectedMetrics.sum(job, "karrow", "numRecordsFetchedNatively");
+        if (atLeast) {
+            assertThat(decoded).as("records the kafka-native source decoded: %s", query)
+                    .isGreaterThanOrEqualTo(records);
+        } else {
+            assertThat(decoded).as("records the kafka-native source decoded: %s", query).isEqualTo(records);
+        }
+        assertThat(CollectedMetrics.sum(job, "karrow", "numNativeBatches"))
+                .as("native decode batches: %s", query).isPositive();
+        assertThat(fetched).as("records fetched natively: %s", query).isEqualTo(nativeFetch ? decoded : 0);
+        return rows;
+    }
+
     /** The option that selects the native fetch. */
     private static final String NATIVE_FETCH = ", 'scan.fetch-mode' = 'native'";
 
@@ -205,8 +240,10 @@ class KafkaNativeWatermarkITCase {
         tEnv.executeSql(ddl("fetched", "kafka-native", "avro-confluent-native", topic, bounded + NATIVE_FETCH));
         Map<Row, Integer> stock = collect(tEnv, windowQuery("stock"), Integer.MAX_VALUE);
         assertThat(stock).isEqualTo(expected);
-        assertThat(collect(tEnv, windowQuery("batched"), Integer.MAX_VALUE)).isEqualTo(stock);
-        assertThat(collect(tEnv, windowQuery("fetched"), Integer.MAX_VALUE)).isEqualTo(stock);
+        assertThat(collectNative(tEnv, windowQuery("batched"), Integer.MAX_VALUE, 5_990, false, false))
+                .isEqualTo(stock);
+        assertThat(collectNative(tEnv, windowQuery("fetched"), Integer.MAX_VALUE, 5_990, false, true))
+                .isEqualTo(stock);
     }
 
     @Test
@@ -241,7 +278,10 @@ class KafkaNativeWatermarkITCase {
         tEnv.executeSql(ddl("fetched_idle", "kafka-native", "avro-confluent-native", topic, idle + NATIVE_FETCH));
         Map<Row, Integer> stock = collect(tEnv, windowQuery("stock_idle"), expected.size());
         assertThat(stock).isEqualTo(expected);
-        assertThat(collect(tEnv, windowQuery("batched_idle"), expected.size())).isEqualTo(stock);
-        assertThat(collect(tEnv, windowQuery("fetched_idle"), expected.size())).isEqualTo(stock);
+        // The windows fire only after both closers, the last records of their partitions, decoded.
+        assertThat(collectNative(tEnv, windowQuery("batched_idle"), expected.size(), 3_592, true, false))
+                .isEqualTo(stock);
+        assertThat(collectNative(tEnv, windowQuery("fetched_idle"), expected.size(), 3_592, true, true))
+                .isEqualTo(stock);
     }
 }

@@ -11,12 +11,14 @@ import static io.karrow.flink.testutils.SqlTestSupport.size;
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
 import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
+import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -31,6 +33,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.UUID;
 
 /**
  * End to end through Flink SQL: a real Kafka broker ({@code -Dkarrow.kafka.bootstrap}, started by
@@ -44,7 +47,12 @@ class AvroConfluentNativeITCase {
     private static final String BOOTSTRAP = KafkaTestSupport.bootstrap();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniCluster(2);
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .setConfiguration(CollectedMetrics.configuration())
+                    .build());
 
     private static DevRegistry registry;
 
@@ -182,7 +190,17 @@ class AvroConfluentNativeITCase {
         Map<Row, Integer> expected = collect(tEnv, "SELECT * FROM refs_reference");
         assertThat(size(expected)).isEqualTo(count);
         for (String[] t : tables) {
+            String job = "refs-" + t[0] + "-" + UUID.randomUUID();
+            tEnv.getConfig().set("pipeline.name", job);
             assertThat(collect(tEnv, "SELECT * FROM " + t[0])).as(t[0]).isEqualTo(expected);
+            if (t[1].equals("kafka-native")) {
+                // The kafka-native legs decoded every record in native batches, the second one
+                // fetching natively too.
+                assertThat(CollectedMetrics.sum(job, "karrow", "numRecordsDecoded")).as(t[0]).isEqualTo(count);
+                assertThat(CollectedMetrics.sum(job, "karrow", "numNativeBatches")).as(t[0]).isPositive();
+                assertThat(CollectedMetrics.sum(job, "karrow", "numRecordsFetchedNatively")).as(t[0])
+                        .isEqualTo(t[3].isEmpty() ? 0 : count);
+            }
         }
     }
 

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
 import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
+import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
@@ -14,6 +15,7 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -43,7 +45,12 @@ class AvroConfluentNativeSinkITCase {
     private static final String BOOTSTRAP = KafkaTestSupport.bootstrap();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniCluster(2);
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .setConfiguration(CollectedMetrics.configuration())
+                    .build());
 
     private static DevRegistry registry;
 
@@ -128,6 +135,8 @@ class AvroConfluentNativeSinkITCase {
         StatementSet statements = tEnv.createStatementSet();
         statements.addInsertSql("INSERT INTO out_native" + QUERY);
         statements.addInsertSql("INSERT INTO out_reference" + QUERY);
+        String job = "avro-native-sink-" + UUID.randomUUID();
+        tEnv.getConfig().set("pipeline.name", job);
         statements.execute().await(5, TimeUnit.MINUTES);
 
         List<ConsumerRecord<byte[], byte[]>> reference = KafkaTestSupport.readAll(outReference, readCommitted);
@@ -143,6 +152,9 @@ class AvroConfluentNativeSinkITCase {
         } else {
             assertThat(reference.get(0).key()).isNull();
         }
+        // The native format encoded every record (its key too, when keyed): one serialize call each.
+        assertThat(CollectedMetrics.sum(job, "karrow", "numRecordsEncoded"))
+                .as("serialize calls of avro-confluent-native").isEqualTo((keyed ? 2L : 1L) * expected);
     }
 
     private static void assertSameBytes(String what, byte[] expected, byte[] actual) {

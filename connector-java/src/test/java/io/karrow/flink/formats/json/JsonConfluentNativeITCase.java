@@ -9,10 +9,12 @@ import static io.karrow.flink.testutils.SqlTestSupport.collect;
 import static io.karrow.flink.testutils.SqlTestSupport.size;
 import static io.karrow.flink.testutils.SqlTestSupport.messages;
 
+import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
@@ -32,6 +34,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.UUID;
 
 /**
  * {@code json-confluent-native} from Flink SQL against a real broker ({@code -Dkarrow.kafka.bootstrap})
@@ -53,7 +56,12 @@ class JsonConfluentNativeITCase {
     private static final String FORMAT = JsonConfluentNativeFormatFactory.IDENTIFIER;
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniCluster(2);
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .setConfiguration(CollectedMetrics.configuration())
+                    .build());
 
     private static DevRegistry registry;
     private static int schemaId;
@@ -137,6 +145,22 @@ class JsonConfluentNativeITCase {
                 + extraOptions + ")";
     }
 
+    /**
+     * Runs {@code query} over a {@code kafka-native} table of the framed topic as its own job and
+     * asserts from its metrics that the source decoded all {@link #RECORDS} records (tombstones too)
+     * in native batches.
+     */
+    private static Map<Row, Integer> collectBatched(StreamTableEnvironment tEnv, String query) throws Exception {
+        String job = "jcn-batched-" + UUID.randomUUID();
+        tEnv.getConfig().set("pipeline.name", job);
+        Map<Row, Integer> rows = collect(tEnv, query);
+        assertThat(CollectedMetrics.sum(job, "karrow", "numRecordsDecoded"))
+                .as("records the kafka-native source decoded: %s", query).isEqualTo(RECORDS);
+        assertThat(CollectedMetrics.sum(job, "karrow", "numNativeBatches"))
+                .as("native decode batches: %s", query).isPositive();
+        return rows;
+    }
+
     @Test
     void framedValuesGiveTheRowsJsonGivesForThePayloads() throws Exception {
         StreamTableEnvironment tEnv = tableEnv();
@@ -149,8 +173,8 @@ class JsonConfluentNativeITCase {
         // Tombstones and empty documents give no row; every 11th record is an array of two bids.
         assertThat(size(expected)).isGreaterThan(RECORDS * 95 / 100);
         assertThat(collect(tEnv, "SELECT * FROM swapped")).isEqualTo(expected);
-        assertThat(collect(tEnv, "SELECT * FROM batched")).isEqualTo(expected);
-        assertThat(collect(tEnv, "SELECT * FROM validated")).isEqualTo(expected);
+        assertThat(collectBatched(tEnv, "SELECT * FROM batched")).isEqualTo(expected);
+        assertThat(collectBatched(tEnv, "SELECT * FROM validated")).isEqualTo(expected);
     }
 
     @Test
@@ -165,7 +189,7 @@ class JsonConfluentNativeITCase {
         Map<Row, Integer> expected = collect(tEnv, query + "oracle_keyed");
         assertThat(size(expected)).isGreaterThan(RECORDS * 9 / 10);
         assertThat(collect(tEnv, query + "swapped_keyed")).isEqualTo(expected);
-        assertThat(collect(tEnv, query + "batched_keyed")).isEqualTo(expected);
+        assertThat(collectBatched(tEnv, query + "batched_keyed")).isEqualTo(expected);
     }
 
     @Test
@@ -191,10 +215,16 @@ class JsonConfluentNativeITCase {
         statements.addInsertSql("INSERT INTO out_json" + select);
         statements.addInsertSql("INSERT INTO out_swapped" + select);
         statements.addInsertSql("INSERT INTO out_batched" + select);
+        String job = "jcn-insert-" + UUID.randomUUID();
+        tEnv.getConfig().set("pipeline.name", job);
         statements.execute().await();
 
         Map<String, Integer> expected = keyValueMultiset(KafkaTestSupport.readAll(outJson, false), -1);
         assertThat(size(expected)).isGreaterThan(RECORDS / 2);
+        // Both json-confluent-native sinks encoded every output record natively (the keys are raw):
+        // the swapped one per record, the kafka-native one in batches.
+        assertThat(CollectedMetrics.sum(job, "karrow", "numRecordsEncoded"))
+                .as("records the two native sinks encoded").isEqualTo(2L * size(expected));
         for (String topic : List.of(outSwapped, outBatched)) {
             JsonNode latest = registry.latestVersion(topic + "-value");
             assertThat(latest.get("schemaType").asText()).as(topic).isEqualTo("JSON");

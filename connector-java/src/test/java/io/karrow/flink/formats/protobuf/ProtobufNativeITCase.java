@@ -12,8 +12,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.karrow.flink.formats.protobuf.proto.BidsProto;
 import io.karrow.flink.formats.protobuf.proto.EditionsProto;
 import io.karrow.flink.formats.protobuf.proto.MapsProto;
+import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
@@ -31,6 +33,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.UUID;
 
 /**
  * {@code protobuf-native} from Flink SQL against a real broker ({@code -Dkarrow.kafka.bootstrap}), 3
@@ -52,7 +55,12 @@ class ProtobufNativeITCase {
     private static final String MAPS = MapsProto.Maps.class.getName();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniCluster(2);
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .setConfiguration(CollectedMetrics.configuration())
+                    .build());
 
     private static String bidsTopic;
     private static String mapsTopic;
@@ -201,6 +209,22 @@ class ProtobufNativeITCase {
         {"stock", "kafka", "protobuf"}, {"swapped", "kafka", "protobuf-native"}, {"batched", "kafka-native", "protobuf-native"}
     };
 
+    /**
+     * Runs {@code query} over a {@code kafka-native} + {@code protobuf-native} table of a topic of
+     * {@link #RECORDS} records as its own job and asserts from its metrics that the source decoded
+     * every record in native batches.
+     */
+    private static Map<Row, Integer> collectBatched(StreamTableEnvironment tEnv, String query) throws Exception {
+        String job = "protobuf-native-batched-" + UUID.randomUUID();
+        tEnv.getConfig().set("pipeline.name", job);
+        Map<Row, Integer> rows = collect(tEnv, query);
+        assertThat(CollectedMetrics.sum(job, "karrow", "numRecordsDecoded"))
+                .as("records the kafka-native source decoded: %s", query).isEqualTo(RECORDS);
+        assertThat(CollectedMetrics.sum(job, "karrow", "numNativeBatches"))
+                .as("native decode batches: %s", query).isPositive();
+        return rows;
+    }
+
     @Test
     void valueOnlyTableGivesTheProtobufFormatsRows() throws Exception {
         StreamTableEnvironment tEnv = tableEnv();
@@ -210,7 +234,7 @@ class ProtobufNativeITCase {
         Map<Row, Integer> expected = collect(tEnv, "SELECT * FROM stock");
         assertThat(size(expected)).isEqualTo(RECORDS);
         assertThat(collect(tEnv, "SELECT * FROM swapped")).isEqualTo(expected);
-        assertThat(collect(tEnv, "SELECT * FROM batched")).isEqualTo(expected);
+        assertThat(collectBatched(tEnv, "SELECT * FROM batched")).isEqualTo(expected);
     }
 
     @Test
@@ -225,7 +249,7 @@ class ProtobufNativeITCase {
         Map<Row, Integer> expected = collect(tEnv, "SELECT * FROM m_stock");
         assertThat(size(expected)).isEqualTo(RECORDS);
         assertThat(collect(tEnv, "SELECT * FROM m_swapped")).isEqualTo(expected);
-        assertThat(collect(tEnv, "SELECT * FROM m_batched")).isEqualTo(expected);
+        assertThat(collectBatched(tEnv, "SELECT * FROM m_batched")).isEqualTo(expected);
     }
 
     /**
@@ -242,7 +266,7 @@ class ProtobufNativeITCase {
         Map<Row, Integer> expected = collect(tEnv, "SELECT * FROM ed_stock");
         assertThat(size(expected)).isEqualTo(RECORDS);
         assertThat(collect(tEnv, "SELECT * FROM ed_swapped")).isEqualTo(expected);
-        assertThat(collect(tEnv, "SELECT * FROM ed_batched")).isEqualTo(expected);
+        assertThat(collectBatched(tEnv, "SELECT * FROM ed_batched")).isEqualTo(expected);
 
         String[][] sinks = {{"ed_out_stock", "kafka", "protobuf", createTopic("pb-ed-out-stock", 3)},
                 {"ed_out_swapped", "kafka", "protobuf-native", createTopic("pb-ed-out-swapped", 3)},
@@ -273,7 +297,7 @@ class ProtobufNativeITCase {
         Map<Row, Integer> expected = collect(tEnv, query + "k_stock");
         assertThat(size(expected)).isEqualTo(RECORDS);
         assertThat(collect(tEnv, query + "k_swapped")).isEqualTo(expected);
-        assertThat(collect(tEnv, query + "k_batched")).isEqualTo(expected);
+        assertThat(collectBatched(tEnv, query + "k_batched")).isEqualTo(expected);
     }
 
     @Test

@@ -1,0 +1,76 @@
+package io.karrow.flink.sql;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricConfig;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.reporter.MetricReporter;
+import org.apache.flink.metrics.reporter.MetricReporterFactory;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The counters of the jobs a test ran, by job name, so a test of the sql bundle can assert that a
+ * native path engaged (e.g. {@code karrow.numRecordsFetchedNatively}). A metric reporter ({@link
+ * Factory}, registered in {@code META-INF/services}); the local cluster of a job uses it when the job's
+ * configuration includes {@link #configuration()}. (The connector module's tests have their own; its
+ * test classes are not on this module's class path, which holds the bundle alone.)
+ */
+public final class JobCounters implements MetricReporter {
+
+    private static final Map<String, List<Entry>> BY_JOB_NAME = new ConcurrentHashMap<>();
+
+    private record Entry(String scope, String name, Counter counter) {}
+
+    /** The reporter's factory. */
+    public static final class Factory implements MetricReporterFactory {
+        @Override
+        public MetricReporter createMetricReporter(Properties properties) {
+            return new JobCounters();
+        }
+    }
+
+    /** A configuration that reports to this collector. */
+    public static Configuration configuration() {
+        Configuration conf = new Configuration();
+        conf.setString("metrics.reporter.job-counters.factory.class", Factory.class.getName());
+        return conf;
+    }
+
+    /** The sum over all subtasks of the counters named {@code name} in a group named {@code group} of job {@code jobName}. */
+    public static long sum(String jobName, String group, String name) {
+        long sum = 0;
+        for (Entry e : BY_JOB_NAME.getOrDefault(jobName, List.of())) {
+            if (e.name().equals(name) && (e.scope().endsWith("." + group) || e.scope().contains("." + group + "."))) {
+                sum += e.counter().getCount();
+            }
+        }
+        return sum;
+    }
+
+    @Override
+    public void open(MetricConfig config) {}
+
+    @Override
+    public void close() {}
+
+    @Override
+    public void notifyOfAddedMetric(Metric metric, String metricName, MetricGroup group) {
+        String job = group.getAllVariables().get("<job_name>");
+        if (metric instanceof Counter counter && job != null) {
+            BY_JOB_NAME.computeIfAbsent(job, j -> Collections.synchronizedList(new ArrayList<>()))
+                    .add(new Entry(String.join(".", group.getScopeComponents()), metricName, counter));
+        }
+    }
+
+    @Override
+    public void notifyOfRemovedMetric(Metric metric, String metricName, MetricGroup group) {
+        // Kept: tests read the counters after the job has finished.
+    }
+}
