@@ -479,7 +479,8 @@ impl Connection {
 }
 
 /// The TLS handshake on `socket`, within the request timeout (the socket reads in slices
-/// when the connection can be woken). Only what TLS itself refuses (a certificate, an alert,
+/// when the connection can be woken, and a wake-up ends the handshake with
+/// [`ConnectionError::Woken`]). Only what TLS itself refuses (a certificate, an alert,
 /// a protocol violation) is [`ConnectionError::Tls`], fatal as Kafka's
 /// `SslAuthenticationException`; a socket that fails, closes or times out during the handshake
 /// is [`ConnectionError::Io`], retried as any connection error (Kafka's client reconnects on
@@ -512,6 +513,12 @@ fn tls_handshake(
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
                 ) =>
             {
+                if config.wakeup.as_ref().is_some_and(|w| w.is_woken()) {
+                    return Err(ConnectionError::Woken {
+                        broker: broker.to_string(),
+                        in_flight: false,
+                    });
+                }
                 if Instant::now() >= deadline {
                     return Err(io(std::io::Error::new(
                         std::io::ErrorKind::TimedOut,
@@ -647,6 +654,33 @@ mod tests {
             crate::produce::ProduceError::from_connection(&e),
             crate::produce::ProduceError::Authentication(_)
         ));
+    }
+
+    #[test]
+    fn a_wake_up_ends_a_tls_handshake_the_peer_stalls() {
+        // The peer reads the ClientHello and never answers; without the wake-up the handshake
+        // would end at the request timeout, as an Io error.
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let broker = tls_peer(move |_s| {
+            let _ = stopped.recv();
+        });
+        let wakeup = Wakeup::new();
+        let config = ConnectionConfig {
+            request_timeout: Duration::from_secs(20),
+            wakeup: Some(wakeup.clone()),
+            ..tls_config()
+        };
+        let waker = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            wakeup.wake();
+        });
+        let e = Connection::open(&broker, &config).err().expect("woken");
+        assert!(
+            matches!(&e, ConnectionError::Woken { broker: b, in_flight: false } if *b == broker),
+            "{e:?}"
+        );
+        waker.join().unwrap();
+        drop(stop);
     }
 
     #[test]
