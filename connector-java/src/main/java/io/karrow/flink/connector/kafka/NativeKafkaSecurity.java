@@ -305,37 +305,36 @@ public final class NativeKafkaSecurity {
         return def.parse(known);
     }
 
+    /**
+     * The trust anchors of {@code store}, exactly as Java's default trust manager (the one Kafka's
+     * client uses: {@code unsupported} refuses any other algorithm) takes them: every trusted
+     * certificate entry and, of a private-key entry, its own certificate only (the first of its
+     * chain; the issuers above it are not trusted).
+     */
     private static List<Certificate> trusted(KeyStore store) throws GeneralSecurityException {
-        Set<Certificate> out = new LinkedHashSet<>();
-        for (String alias : Collections.list(store.aliases())) {
-            if (store.isCertificateEntry(alias)) {
-                out.add(store.getCertificate(alias));
-            } else {
-                Certificate[] chain = store.getCertificateChain(alias);
-                if (chain != null) {
-                    Collections.addAll(out, chain);
-                }
-            }
-        }
+        List<Certificate> out = acceptedIssuers(store);
         if (out.isEmpty()) {
             throw new GeneralSecurityException("the SSL truststore holds no certificate");
         }
-        return new ArrayList<>(out);
+        return out;
     }
 
     /** The JVM's default trust (what Kafka's client trusts without a truststore). */
     private static List<Certificate> defaultTrust() throws GeneralSecurityException {
+        return acceptedIssuers(null);
+    }
+
+    /** What the default trust manager built from {@code store} (null: the JVM's) trusts. */
+    private static List<Certificate> acceptedIssuers(@Nullable KeyStore store) throws GeneralSecurityException {
         TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init((KeyStore) null);
-        List<Certificate> out = new ArrayList<>();
+        tmf.init(store);
+        Set<Certificate> out = new LinkedHashSet<>();
         for (TrustManager tm : tmf.getTrustManagers()) {
             if (tm instanceof X509TrustManager) {
-                for (X509Certificate c : ((X509TrustManager) tm).getAcceptedIssuers()) {
-                    out.add(c);
-                }
+                Collections.addAll(out, ((X509TrustManager) tm).getAcceptedIssuers());
             }
         }
-        return out;
+        return new ArrayList<>(out);
     }
 
     private static void appendCertificates(StringBuilder out, List<Certificate> certificates)
