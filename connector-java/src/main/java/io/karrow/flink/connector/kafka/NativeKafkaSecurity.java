@@ -58,7 +58,9 @@ public final class NativeKafkaSecurity {
 
     /**
      * Why the native client cannot connect with the Kafka client properties {@code props} (a table's
-     * {@code properties.*} without the prefix), or null when it can. Reads no file.
+     * {@code properties.*} without the prefix), or null when it can. Reads no key or trust store; with
+     * SASL and a blank {@code sasl.jaas.config} it reads the JVM-wide JAAS configuration, as Kafka's
+     * client would.
      */
     @Nullable
     public static String unsupported(Map<String, String> props) {
@@ -109,17 +111,18 @@ public final class NativeKafkaSecurity {
                     return "'" + key + "' is set";
                 }
             }
-            String jaas = props.get(SaslConfigs.SASL_JAAS_CONFIG);
-            if (!blank(jaas)) {
-                try {
-                    String why = loginModuleUnsupported(loginModule(jaasContext(props)), mechanism);
-                    if (why != null) {
-                        return why;
-                    }
-                } catch (RuntimeException e) {
-                    // Kafka's client fails on it the same way; not a reason to choose a client.
-                    return null;
-                }
+            // The login module comes from sasl.jaas.config or, when it is blank, from the JVM-wide
+            // JAAS configuration (its KafkaClient section), as Kafka's client reads it. One that
+            // cannot be read is no reason to go native: Kafka's client reports it in its own words.
+            AppConfigurationEntry entry;
+            try {
+                entry = loginModule(jaasContext(props));
+            } catch (RuntimeException e) {
+                return "the JAAS configuration cannot be used (" + e.getMessage() + ")";
+            }
+            String why = loginModuleUnsupported(entry, mechanism);
+            if (why != null) {
+                return why;
             }
         }
         return null;
@@ -283,10 +286,14 @@ public final class NativeKafkaSecurity {
         return entries.get(0);
     }
 
+    /** The client JAAS context of {@code props}: its {@code sasl.jaas.config}, else the JVM-wide one. */
     private static JaasContext jaasContext(Map<String, String> props) {
-        Properties p = new Properties();
-        p.putAll(props);
-        return JaasContext.loadClientContext(parsed(p));
+        String jaas = props.get(SaslConfigs.SASL_JAAS_CONFIG);
+        Map<String, Object> configs = new HashMap<>();
+        if (!blank(jaas)) {
+            configs.put(SaslConfigs.SASL_JAAS_CONFIG, new Password(jaas));
+        }
+        return JaasContext.loadClientContext(configs);
     }
 
     /** The client security settings as Kafka's own ConfigDef parses them (types, defaults). */

@@ -3,6 +3,8 @@ package io.karrow.flink.connector.kafka;
 import org.junit.jupiter.api.Test;
 
 import javax.net.ssl.TrustManagerFactory;
+import javax.security.auth.login.AppConfigurationEntry;
+import javax.security.auth.login.Configuration;
 import javax.net.ssl.X509TrustManager;
 
 import java.io.InputStream;
@@ -128,5 +130,47 @@ class NativeKafkaSecurityTest {
             out.add(Base64.getDecoder().decode(quoted.substring(1, quoted.length() - 1)));
         }
         return out;
+    }
+
+    /**
+     * With a blank {@code sasl.jaas.config} Kafka's client takes the login module from the JVM-wide
+     * JAAS configuration: planning reads it too, and keeps the Java client for a module the native
+     * client does not speak, or when there is none to read.
+     */
+    @Test
+    void aBlankJaasConfigIsDecidedByTheJvmWideJaasConfiguration() {
+        Map<String, String> props = new HashMap<>();
+        props.put("security.protocol", "SASL_PLAINTEXT");
+        props.put("sasl.mechanism", "PLAIN");
+        try {
+            jvmWideJaas(null);
+            assertThat(NativeKafkaSecurity.unsupported(props)).as("no KafkaClient section").contains("JAAS");
+            jvmWideJaas("com.sun.security.auth.module.Krb5LoginModule");
+            assertThat(NativeKafkaSecurity.unsupported(props)).contains("Krb5LoginModule");
+            jvmWideJaas("org.apache.kafka.common.security.plain.PlainLoginModule");
+            assertThat(NativeKafkaSecurity.unsupported(props)).isNull();
+            props.put("sasl.mechanism", "SCRAM-SHA-256");
+            assertThat(NativeKafkaSecurity.unsupported(props)).contains("ScramLoginModule");
+        } finally {
+            Configuration.setConfiguration(null);
+        }
+    }
+
+    /** Makes the JVM-wide JAAS configuration's KafkaClient section {@code module} (null: none). */
+    private static void jvmWideJaas(String module) {
+        Configuration.setConfiguration(new Configuration() {
+            @Override
+            public AppConfigurationEntry[] getAppConfigurationEntry(String name) {
+                if (module == null || !name.equals("KafkaClient")) {
+                    return null;
+                }
+                Map<String, String> options = new HashMap<>();
+                options.put("username", "alice");
+                options.put("password", "pw");
+                return new AppConfigurationEntry[] {
+                    new AppConfigurationEntry(module, AppConfigurationEntry.LoginModuleControlFlag.REQUIRED, options)
+                };
+            }
+        });
     }
 }
