@@ -479,8 +479,12 @@ impl Connection {
 }
 
 /// The TLS handshake on `socket`, within the request timeout (the socket reads in slices
-/// when the connection can be woken). A failure names its reason: the certificate, or a
-/// listener that closed the connection because it does not speak TLS.
+/// when the connection can be woken, and a wake-up ends the handshake with
+/// [`ConnectionError::Woken`]). Only what TLS itself refuses (a certificate, an alert,
+/// a protocol violation) is [`ConnectionError::Tls`], fatal as Kafka's
+/// `SslAuthenticationException`; a socket that fails, closes or times out during the handshake
+/// is [`ConnectionError::Io`], retried as any connection error (Kafka's client reconnects on
+/// an `IOException` here), naming a plaintext listener as the likely cause of a close.
 fn tls_handshake(
     broker: &str,
     tls: &tls::TlsConfig,
@@ -490,6 +494,10 @@ fn tls_handshake(
     let failed = |reason: String| ConnectionError::Tls {
         broker: broker.to_string(),
         reason,
+    };
+    let io = |source: std::io::Error| ConnectionError::Io {
+        broker: broker.to_string(),
+        source,
     };
     let name = tls::server_name(broker).map_err(|e| failed(e.to_string()))?;
     let mut conn = rustls::ClientConnection::new(tls.client_config(), name)
@@ -503,25 +511,42 @@ fn tls_handshake(
                 if matches!(
                     e.kind(),
                     std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) && Instant::now() < deadline => {}
+                ) =>
+            {
+                if config.wakeup.as_ref().is_some_and(|w| w.is_woken()) {
+                    return Err(ConnectionError::Woken {
+                        broker: broker.to_string(),
+                        in_flight: false,
+                    });
+                }
+                if Instant::now() >= deadline {
+                    return Err(io(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "the TLS handshake did not complete within the request timeout",
+                    )));
+                }
+            }
             Err(e) => {
-                let reason = match e
+                if let Some(tls_error) = e
                     .get_ref()
                     .and_then(|inner| inner.downcast_ref::<rustls::Error>())
                 {
-                    Some(tls_error) => tls::describe(tls_error),
-                    None if e.kind() == std::io::ErrorKind::UnexpectedEof
-                        || e.kind() == std::io::ErrorKind::ConnectionReset =>
-                    {
+                    return Err(failed(tls::describe(tls_error)));
+                }
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::ConnectionReset
+                ) {
+                    return Err(io(std::io::Error::new(
+                        e.kind(),
                         format!(
-                            "the broker closed the connection during the handshake ({e}): is \
-                             this a plaintext listener? security.protocol is {}",
+                            "the broker closed the connection during the TLS handshake ({e}): \
+                             is this a plaintext listener? security.protocol is {}",
                             config.security.protocol()
-                        )
-                    }
-                    None => e.to_string(),
-                };
-                return Err(failed(reason));
+                        ),
+                    )));
+                }
+                return Err(io(e));
             }
         }
     }
@@ -563,6 +588,99 @@ mod tests {
             .expect("refused")
             .to_string();
         assert!(e.contains("TLS") && e.contains(&broker), "{e}");
+    }
+
+    /// A TLS connection config (the scripted peers never present a certificate).
+    fn tls_config() -> ConnectionConfig {
+        ConnectionConfig {
+            security: Security {
+                tls: Some(tls::unit_test_config()),
+                sasl: None,
+            },
+            ..ConnectionConfig::default()
+        }
+    }
+
+    /// A peer that reads the ClientHello, then does `then` with the socket.
+    fn tls_peer(then: impl FnOnce(TcpStream) + Send + 'static) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        std::thread::spawn(move || {
+            if let Ok((mut s, _)) = listener.accept() {
+                let mut hello = [0u8; 5];
+                let _ = s.read_exact(&mut hello);
+                then(s);
+            }
+        });
+        address
+    }
+
+    #[test]
+    fn a_close_during_the_tls_handshake_is_a_retried_io_error_naming_a_plaintext_listener() {
+        let broker = tls_peer(drop);
+        let e = Connection::open(&broker, &tls_config())
+            .err()
+            .expect("closed");
+        assert!(matches!(e, ConnectionError::Io { .. }), "{e:?}");
+        let text = e.to_string();
+        assert!(
+            text.contains(&broker) && text.contains("plaintext listener"),
+            "{text}"
+        );
+        // Retried by the producer and the fetch, as Kafka's client reconnects on an
+        // IOException during the handshake.
+        assert!(matches!(
+            crate::produce::ProduceError::from_connection(&e),
+            crate::produce::ProduceError::Connection(_)
+        ));
+        assert!(matches!(
+            crate::fetch::session::connect_error(e),
+            crate::FetchError::Io { .. }
+        ));
+    }
+
+    #[test]
+    fn an_alert_during_the_tls_handshake_fails_at_once() {
+        // handshake_failure (40), as a broker refusing the client sends it.
+        let broker = tls_peer(|mut s| {
+            let _ = s.write_all(&[0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x28]);
+            std::thread::sleep(Duration::from_millis(200));
+        });
+        let e = Connection::open(&broker, &tls_config())
+            .err()
+            .expect("refused");
+        assert!(matches!(e, ConnectionError::Tls { .. }), "{e:?}");
+        assert!(matches!(
+            crate::produce::ProduceError::from_connection(&e),
+            crate::produce::ProduceError::Authentication(_)
+        ));
+    }
+
+    #[test]
+    fn a_wake_up_ends_a_tls_handshake_the_peer_stalls() {
+        // The peer reads the ClientHello and never answers; without the wake-up the handshake
+        // would end at the request timeout, as an Io error.
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let broker = tls_peer(move |_s| {
+            let _ = stopped.recv();
+        });
+        let wakeup = Wakeup::new();
+        let config = ConnectionConfig {
+            request_timeout: Duration::from_secs(20),
+            wakeup: Some(wakeup.clone()),
+            ..tls_config()
+        };
+        let waker = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            wakeup.wake();
+        });
+        let e = Connection::open(&broker, &config).err().expect("woken");
+        assert!(
+            matches!(&e, ConnectionError::Woken { broker: b, in_flight: false } if *b == broker),
+            "{e:?}"
+        );
+        waker.join().unwrap();
+        drop(stop);
     }
 
     #[test]

@@ -20,7 +20,11 @@
 mod support;
 
 use std::collections::HashMap;
+use std::io::Read;
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use karrow_kafka::compression::Codec;
@@ -399,10 +403,84 @@ fn a_listener_of_the_other_kind_is_named() {
             sasl: None,
         },
     );
+    // A close during the handshake is a socket error (retried), not a TLS refusal.
     assert!(
-        e.contains("SSL handshake failed") && e.contains("plaintext listener"),
+        !e.contains("SSL handshake failed") && e.contains("plaintext listener"),
         "{e}"
     );
     let e = failure(&s.plaintext, s.sasl_plaintext("alice-secret"));
     assert!(e.contains("ILLEGAL_SASL_STATE"), "{e}");
+}
+
+/// A proxy to `target` whose first connection is closed after the ClientHello arrives (a broker
+/// going away mid-handshake); every later one is forwarded. Returns its address and the count
+/// of connections it accepted.
+fn closes_the_first_handshake(target: String) -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let address = listener.local_addr().expect("address").to_string();
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let count = accepted.clone();
+    std::thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(mut client) = client else { continue };
+            if count.fetch_add(1, Ordering::SeqCst) == 0 {
+                let mut hello = [0u8; 5];
+                let _ = client.read_exact(&mut hello);
+                continue;
+            }
+            let Ok(server) = TcpStream::connect(&target) else {
+                continue;
+            };
+            for (mut from, mut to) in [
+                (
+                    client.try_clone().expect("clone"),
+                    server.try_clone().expect("clone"),
+                ),
+                (server, client),
+            ] {
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut from, &mut to);
+                    let _ = to.shutdown(std::net::Shutdown::Both);
+                });
+            }
+        }
+    });
+    (address, accepted)
+}
+
+#[test]
+fn a_connection_closed_during_the_tls_handshake_is_retried() {
+    let Some(s) = secured() else { return };
+    let (proxy, accepted) = closes_the_first_handshake(s.sasl_ssl.clone());
+    let topic = unique("handshake-retry");
+    create_topic(&s.plaintext, &topic, 1);
+    // Kafka's producer reconnects after an IOException during the handshake; so does this one.
+    let mut producer = Producer::open(ProducerConfig {
+        bootstrap: vec![proxy.clone()],
+        connection: ConnectionConfig {
+            security: s.sasl_ssl(Mechanism::ScramSha256, "alice-secret"),
+            ..ConnectionConfig::default()
+        },
+        ..ProducerConfig::default()
+    })
+    .unwrap_or_else(|e| panic!("producer through {proxy}: {e}"));
+    producer
+        .append(
+            &topic,
+            0,
+            &RecordRef {
+                key: None,
+                value: Some(b"after a closed handshake"),
+                timestamp: 1_700_000_000_000,
+                header_count: 0,
+                headers: &[],
+            },
+        )
+        .unwrap_or_else(|e| panic!("append: {e}"));
+    producer.flush().unwrap_or_else(|e| panic!("flush: {e}"));
+    assert_eq!(producer.acknowledged(), 1);
+    assert!(
+        accepted.load(Ordering::SeqCst) >= 2,
+        "the closed handshake was followed by another connection"
+    );
 }

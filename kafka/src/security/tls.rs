@@ -225,6 +225,24 @@ pub(crate) fn describe(e: &rustls::Error) -> String {
     }
 }
 
+/// A client configuration trusting a test CA that signs nothing (for tests whose peer is
+/// scripted: the handshake never reaches a certificate check, or fails it).
+#[cfg(test)]
+pub(crate) fn unit_test_config() -> TlsConfig {
+    use base64::Engine as _;
+    let pem = include_str!("testdata/ca.pem");
+    let body: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+    let der = base64::engine::general_purpose::STANDARD
+        .decode(body)
+        .expect("testdata/ca.pem is base64");
+    TlsConfig::new(&TlsSettings {
+        trusted_certificates: vec![der],
+        verify_hostname: true,
+        ..TlsSettings::default()
+    })
+    .expect("the test CA is usable")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -58,7 +58,9 @@ public final class NativeKafkaSecurity {
 
     /**
      * Why the native client cannot connect with the Kafka client properties {@code props} (a table's
-     * {@code properties.*} without the prefix), or null when it can. Reads no file.
+     * {@code properties.*} without the prefix), or null when it can. Reads no key or trust store; with
+     * SASL and a blank {@code sasl.jaas.config} it reads the JVM-wide JAAS configuration, as Kafka's
+     * client would.
      */
     @Nullable
     public static String unsupported(Map<String, String> props) {
@@ -109,17 +111,18 @@ public final class NativeKafkaSecurity {
                     return "'" + key + "' is set";
                 }
             }
-            String jaas = props.get(SaslConfigs.SASL_JAAS_CONFIG);
-            if (!blank(jaas)) {
-                try {
-                    String why = loginModuleUnsupported(loginModule(jaasContext(props)), mechanism);
-                    if (why != null) {
-                        return why;
-                    }
-                } catch (RuntimeException e) {
-                    // Kafka's client fails on it the same way; not a reason to choose a client.
-                    return null;
-                }
+            // The login module comes from sasl.jaas.config or, when it is blank, from the JVM-wide
+            // JAAS configuration (its KafkaClient section), as Kafka's client reads it. One that
+            // cannot be read is no reason to go native: Kafka's client reports it in its own words.
+            AppConfigurationEntry entry;
+            try {
+                entry = loginModule(jaasContext(props));
+            } catch (RuntimeException e) {
+                return "the JAAS configuration cannot be used (" + e.getMessage() + ")";
+            }
+            String why = loginModuleUnsupported(entry, mechanism);
+            if (why != null) {
+                return why;
             }
         }
         return null;
@@ -283,10 +286,14 @@ public final class NativeKafkaSecurity {
         return entries.get(0);
     }
 
+    /** The client JAAS context of {@code props}: its {@code sasl.jaas.config}, else the JVM-wide one. */
     private static JaasContext jaasContext(Map<String, String> props) {
-        Properties p = new Properties();
-        p.putAll(props);
-        return JaasContext.loadClientContext(parsed(p));
+        String jaas = props.get(SaslConfigs.SASL_JAAS_CONFIG);
+        Map<String, Object> configs = new HashMap<>();
+        if (!blank(jaas)) {
+            configs.put(SaslConfigs.SASL_JAAS_CONFIG, new Password(jaas));
+        }
+        return JaasContext.loadClientContext(configs);
     }
 
     /** The client security settings as Kafka's own ConfigDef parses them (types, defaults). */
@@ -305,37 +312,36 @@ public final class NativeKafkaSecurity {
         return def.parse(known);
     }
 
+    /**
+     * The trust anchors of {@code store}, exactly as Java's default trust manager (the one Kafka's
+     * client uses: {@code unsupported} refuses any other algorithm) takes them: every trusted
+     * certificate entry and, of a private-key entry, its own certificate only (the first of its
+     * chain; the issuers above it are not trusted).
+     */
     private static List<Certificate> trusted(KeyStore store) throws GeneralSecurityException {
-        Set<Certificate> out = new LinkedHashSet<>();
-        for (String alias : Collections.list(store.aliases())) {
-            if (store.isCertificateEntry(alias)) {
-                out.add(store.getCertificate(alias));
-            } else {
-                Certificate[] chain = store.getCertificateChain(alias);
-                if (chain != null) {
-                    Collections.addAll(out, chain);
-                }
-            }
-        }
+        List<Certificate> out = acceptedIssuers(store);
         if (out.isEmpty()) {
             throw new GeneralSecurityException("the SSL truststore holds no certificate");
         }
-        return new ArrayList<>(out);
+        return out;
     }
 
     /** The JVM's default trust (what Kafka's client trusts without a truststore). */
     private static List<Certificate> defaultTrust() throws GeneralSecurityException {
+        return acceptedIssuers(null);
+    }
+
+    /** What the default trust manager built from {@code store} (null: the JVM's) trusts. */
+    private static List<Certificate> acceptedIssuers(@Nullable KeyStore store) throws GeneralSecurityException {
         TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init((KeyStore) null);
-        List<Certificate> out = new ArrayList<>();
+        tmf.init(store);
+        Set<Certificate> out = new LinkedHashSet<>();
         for (TrustManager tm : tmf.getTrustManagers()) {
             if (tm instanceof X509TrustManager) {
-                for (X509Certificate c : ((X509TrustManager) tm).getAcceptedIssuers()) {
-                    out.add(c);
-                }
+                Collections.addAll(out, ((X509TrustManager) tm).getAcceptedIssuers());
             }
         }
-        return out;
+        return new ArrayList<>(out);
     }
 
     private static void appendCertificates(StringBuilder out, List<Certificate> certificates)

@@ -125,6 +125,8 @@ class KafkaNativeDynamicTableFactoryTest {
         for (String protocol : List.of("SSL", "SASL_PLAINTEXT", "SASL_SSL")) {
             options.put("properties.security.protocol", protocol);
             options.put("properties.sasl.mechanism", "SCRAM-SHA-512");
+            options.put("properties.sasl.jaas.config",
+                    "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"a\" password=\"b\";");
             assertThat(((KafkaNativeDynamicSource) source(options)).isNativeFetch()).as(protocol).isTrue();
             // GSSAPI (Kafka's default mechanism) and OAUTHBEARER keep Kafka's consumer.
             options.put("properties.sasl.mechanism", "OAUTHBEARER");
@@ -199,6 +201,8 @@ class KafkaNativeDynamicTableFactoryTest {
         for (String protocol : List.of("SSL", "SASL_PLAINTEXT", "SASL_SSL")) {
             options.put("properties.security.protocol", protocol);
             options.put("properties.sasl.mechanism", "PLAIN");
+            options.put("properties.sasl.jaas.config",
+                    "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"a\" password=\"b\";");
             assertThat(((KafkaNativeDynamicSink) sink(options)).nativeProduce()).as(protocol).isTrue();
             options.put("properties.sasl.mechanism", "GSSAPI");
             assertThat(((KafkaNativeDynamicSink) sink(options)).nativeProduce())

@@ -2,7 +2,22 @@ package io.karrow.flink.connector.kafka;
 
 import org.junit.jupiter.api.Test;
 
+import javax.net.ssl.TrustManagerFactory;
+import javax.security.auth.login.AppConfigurationEntry;
+import javax.security.auth.login.Configuration;
+import javax.net.ssl.X509TrustManager;
+
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
@@ -75,5 +90,87 @@ class NativeKafkaSecurityTest {
                 .doesNotContain("clientKey");
         props.setProperty("ssl.endpoint.identification.algorithm", "");
         assertThat(NativeKafkaSecurity.configJson(props)).contains("\"verifyHostname\":false");
+    }
+
+    /**
+     * A truststore whose only entry is a private key with the chain [leaf, CA]: Java's default trust
+     * manager trusts the leaf alone (the first certificate of a key entry), and so must the native
+     * client; the CA above it is not a trust anchor.
+     */
+    @Test
+    void aKeyEntryOfTheTruststoreTrustsItsOwnCertificateOnlyAsJavaDoes() throws Exception {
+        Path store = Paths.get(NativeKafkaSecurityTest.class.getResource("/security/key-entry-with-ca-chain.p12").toURI());
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(store)) {
+            ks.load(in, "changeit".toCharArray());
+        }
+        Certificate[] chain = ks.getCertificateChain("leaf");
+        assertThat(chain).hasSize(2);
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(ks);
+        X509Certificate[] javaTrusts = ((X509TrustManager) tmf.getTrustManagers()[0]).getAcceptedIssuers();
+        assertThat(javaTrusts).as("what the JDK trusts").containsExactly((X509Certificate) chain[0]);
+
+        Properties props = new Properties();
+        props.setProperty("security.protocol", "SSL");
+        props.setProperty("ssl.truststore.location", store.toString());
+        props.setProperty("ssl.truststore.type", "PKCS12");
+        props.setProperty("ssl.truststore.password", "changeit");
+        assertThat(trustedCertificates(NativeKafkaSecurity.configJson(props)))
+                .as("what the native client trusts").containsExactly(chain[0].getEncoded());
+    }
+
+    /** The DER certificates of the configuration's {@code trustedCertificates}. */
+    private static List<byte[]> trustedCertificates(String json) {
+        String marker = "\"trustedCertificates\":[";
+        int start = json.indexOf(marker) + marker.length();
+        String list = json.substring(start, json.indexOf(']', start));
+        List<byte[]> out = new ArrayList<>();
+        for (String quoted : list.split(",")) {
+            out.add(Base64.getDecoder().decode(quoted.substring(1, quoted.length() - 1)));
+        }
+        return out;
+    }
+
+    /**
+     * With a blank {@code sasl.jaas.config} Kafka's client takes the login module from the JVM-wide
+     * JAAS configuration: planning reads it too, and keeps the Java client for a module the native
+     * client does not speak, or when there is none to read.
+     */
+    @Test
+    void aBlankJaasConfigIsDecidedByTheJvmWideJaasConfiguration() {
+        Map<String, String> props = new HashMap<>();
+        props.put("security.protocol", "SASL_PLAINTEXT");
+        props.put("sasl.mechanism", "PLAIN");
+        try {
+            jvmWideJaas(null);
+            assertThat(NativeKafkaSecurity.unsupported(props)).as("no KafkaClient section").contains("JAAS");
+            jvmWideJaas("com.sun.security.auth.module.Krb5LoginModule");
+            assertThat(NativeKafkaSecurity.unsupported(props)).contains("Krb5LoginModule");
+            jvmWideJaas("org.apache.kafka.common.security.plain.PlainLoginModule");
+            assertThat(NativeKafkaSecurity.unsupported(props)).isNull();
+            props.put("sasl.mechanism", "SCRAM-SHA-256");
+            assertThat(NativeKafkaSecurity.unsupported(props)).contains("ScramLoginModule");
+        } finally {
+            Configuration.setConfiguration(null);
+        }
+    }
+
+    /** Makes the JVM-wide JAAS configuration's KafkaClient section {@code module} (null: none). */
+    private static void jvmWideJaas(String module) {
+        Configuration.setConfiguration(new Configuration() {
+            @Override
+            public AppConfigurationEntry[] getAppConfigurationEntry(String name) {
+                if (module == null || !name.equals("KafkaClient")) {
+                    return null;
+                }
+                Map<String, String> options = new HashMap<>();
+                options.put("username", "alice");
+                options.put("password", "pw");
+                return new AppConfigurationEntry[] {
+                    new AppConfigurationEntry(module, AppConfigurationEntry.LoginModuleControlFlag.REQUIRED, options)
+                };
+            }
+        });
     }
 }
