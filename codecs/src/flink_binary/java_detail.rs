@@ -5,7 +5,10 @@
 //!   keeps the epoch millis only. Flink's JSON decoder does not cut a parsed fraction to
 //!   the declared precision, so a stock source hands such values on;
 //! - a lone UTF-16 surrogate in a string: Flink's `StringUtf8Utils.encodeUTF8`, like the
-//!   JDK's UTF-8 encoder, stores it as `?`. Jackson reads `"\uD83D"` into such a string.
+//!   JDK's UTF-8 encoder, stores it as `?`. Jackson reads `"\uD83D"` into such a string;
+//! - a NaN other than the canonical one as a FLOAT / DOUBLE element of an array or a key
+//!   or value of a map: `BinaryArrayWriter` stores every NaN as `Float.NaN` / `Double.NaN`
+//!   (a row field keeps its bits). Avro's and Protobuf's decoders hand on the bits read.
 //!
 //! flink-json's writer reads both from the Java values (`TimestampData` as it is,
 //! `StringData.toString()`), so it writes every fraction digit and the escape `\uD83D`.
@@ -17,13 +20,15 @@
 //!   (p > 3: epoch millis in the variable part, nano-of-millisecond in the slot);
 //! - every string holds its Java string's UTF-16 text as UTF-8, except that a surrogate
 //!   which is not half of a pair is the 3-byte sequence of its code unit (`ED A0..BF
-//!   80..BF`, as in WTF-8), read back by [`crate::java::utf8::java_text_pieces`].
+//!   80..BF`, as in WTF-8), read back by [`crate::java::utf8::java_text_pieces`];
+//! - every FLOAT / DOUBLE array element, map key and map value holds the Java value's raw
+//!   bits (same slots as Flink's layout, so the encoders read them unchanged).
 //!
-//! Only the JSON and Protobuf encoders take marked images (flink-protobuf hashes and
-//! compares a map key's Java string; it writes every lone surrogate as `?`, and has no
-//! timestamps): the Java side marks images only for the formats whose stock writer reads
-//! these details, and only rows that carry one, so an image from Flink's runtime or a
-//! native decoder is never marked.
+//! Only the JSON, Protobuf and Avro encoders take marked images (flink-protobuf and
+//! flink-avro hash and compare a map key's Java string, write every lone surrogate as `?`
+//! and a float's raw bits; flink-avro writes a timestamp's epoch millis): the Java side
+//! marks images only for the formats whose stock writer reads these details, and only rows
+//! that carry one, so an image from Flink's runtime or a native decoder is never marked.
 
 /// The bit of the top-level header byte that marks a Java-detail image.
 pub(crate) const JAVA_DETAIL_MARK: u8 = 0x80;

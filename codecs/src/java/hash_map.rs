@@ -616,6 +616,36 @@ pub(crate) fn string_map_order(keys: &[&str]) -> Vec<usize> {
     order
 }
 
+/// [`string_map_order`] for keys given as the UTF-16 units of Java strings (which may hold
+/// lone surrogates): hashed by `String.hashCode`, equal when their units are.
+pub(crate) fn units_map_order(keys: &[Vec<u16>]) -> Vec<usize> {
+    struct Units<'a>(&'a [Vec<u16>]);
+    impl JavaKeys for Units<'_> {
+        fn same(&self, a: u32, b: u32) -> bool {
+            self.0[a as usize] == self.0[b as usize]
+        }
+        fn compare(&self, a: u32, b: u32) -> Ordering {
+            // `String.compareTo`: lexicographic over UTF-16 code units.
+            self.0[a as usize].cmp(&self.0[b as usize])
+        }
+    }
+    let mut map = JavaHashMap::default();
+    map.clear_with_capacity(expected_size_capacity(keys.len()));
+    let units = Units(keys);
+    for (index, key) in keys.iter().enumerate() {
+        // Indexes past u32 cannot occur: a map image holds fewer than 2^31 entries.
+        map.put(
+            string_hash_of_units(key.iter().copied()),
+            index as u32,
+            index as u32,
+            &units,
+        );
+    }
+    let mut order = Vec::with_capacity(keys.len());
+    map.for_each(|_, value| order.push(value as usize));
+    order
+}
+
 /// For a map whose entries a Flink decoder `put` in this order into a `new HashMap<>()`
 /// (flink-json's map converters): `hash_codes[i]` is entry `i`'s key `hashCode()` (0 for a
 /// NULL key) and `first_equal[i]` the index of the first entry whose key equals it (`i`

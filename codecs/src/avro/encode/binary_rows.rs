@@ -2,6 +2,13 @@
 //! Arrow encoders (`encoders/`): nullable types as `["null", T]` unions, maps in Java
 //! `HashMap` order, decimals as minimal two's-complement bytes, timestamps as epoch millis.
 //!
+//! A Java-detail image (marked by the Java image writer for a `GenericRowData` that holds
+//! a lone UTF-16 surrogate or sub-millisecond nanos, see `flink_binary::java_detail`)
+//! holds every string as its Java text and every timestamp laid out at precision 9:
+//! flink-avro writes such a string as the JDK's UTF-8 encoder does (`new Utf8(String)`,
+//! each lone surrogate `?`), keys its map `HashMap<String, _>` by the Java string (a lone
+//! surrogate takes part in the hash and in equality), and writes a timestamp's epoch millis.
+//!
 //! Why a second input: the format-swap sink encodes one row per call, and reading a
 //! one-row Arrow batch per row (builders, `finish`, then the encoders) measured 0.22x of
 //! flink-avro in JMH; reading the image while writing the datum allocates nothing.
@@ -10,10 +17,12 @@ use std::borrow::Cow;
 
 use super::arrow::write_long;
 use crate::error::{CodecError, ErrorContext};
+use crate::flink_binary::java_detail::ImageForm;
 use crate::flink_binary::layout::element_size;
 use crate::flink_binary::slots::{read_i32, Slots};
 use crate::java::big_integer::{from_byte_array, to_byte_array};
-use crate::java::hash_map::string_map_order;
+use crate::java::hash_map::{string_map_order, units_map_order};
+use crate::java::utf8::{java_detail_units, java_detail_utf8};
 use crate::types::{FlinkField, FlinkKind, FlinkType};
 
 fn failure(message: String) -> CodecError {
@@ -35,6 +44,7 @@ pub(crate) fn encode_row(
     fields: &[FlinkField],
     out: &mut Vec<u8>,
     path: &str,
+    form: ImageForm,
 ) -> Result<(), CodecError> {
     let slots = Slots::row(buf, base, fields.len())?;
     for (i, field) in fields.iter().enumerate() {
@@ -43,7 +53,7 @@ pub(crate) fn encode_row(
         } else {
             format!("{path}.{}", field.name)
         };
-        encode_slot(&slots, i, 8, &field.ty, out, &name)?;
+        encode_slot(&slots, i, 8, &field.ty, out, &name, form)?;
     }
     Ok(())
 }
@@ -56,6 +66,7 @@ fn encode_slot(
     ty: &FlinkType,
     out: &mut Vec<u8>,
     path: &str,
+    form: ImageForm,
 ) -> Result<(), CodecError> {
     if ty.kind == FlinkKind::Null {
         return Ok(());
@@ -72,7 +83,7 @@ fn encode_slot(
             "field '{path}': null value for a NOT NULL type"
         )));
     }
-    encode_value(slots, i, size, ty, out, path)
+    encode_value(slots, i, size, ty, out, path, form)
 }
 
 fn encode_value(
@@ -82,6 +93,7 @@ fn encode_value(
     ty: &FlinkType,
     out: &mut Vec<u8>,
     path: &str,
+    form: ImageForm,
 ) -> Result<(), CodecError> {
     match &ty.kind {
         FlinkKind::Null => {}
@@ -100,7 +112,7 @@ fn encode_value(
         FlinkKind::Double => out.extend_from_slice(&slots.fixed::<8>(i, size)),
         FlinkKind::Timestamp(p) | FlinkKind::TimestampLtz(p) => {
             // Flink writes epoch milliseconds; sub-millisecond digits are dropped.
-            let millis = if *p <= 3 {
+            let millis = if form.compact_timestamp(*p <= 3) {
                 i64::from_le_bytes(slots.fixed::<8>(i, size))
             } else {
                 let (at, _nanos) = slots.reference(i, size);
@@ -112,10 +124,14 @@ fn encode_value(
             };
             write_long(millis, out);
         }
-        FlinkKind::Char(_)
-        | FlinkKind::VarChar(_)
-        | FlinkKind::Binary(_)
-        | FlinkKind::VarBinary(_) => write_bytes(slots.var(i, size)?, out),
+        FlinkKind::Char(_) | FlinkKind::VarChar(_) => {
+            let bytes = slots.var(i, size)?;
+            match form {
+                ImageForm::Flink => write_bytes(bytes, out),
+                ImageForm::JavaDetail => write_bytes(java_detail_utf8(bytes).as_bytes(), out),
+            }
+        }
+        FlinkKind::Binary(_) | FlinkKind::VarBinary(_) => write_bytes(slots.var(i, size)?, out),
         FlinkKind::Decimal { precision, .. } => {
             let unscaled = if *precision <= 18 {
                 i64::from_le_bytes(slots.fixed::<8>(i, size)) as i128
@@ -131,7 +147,7 @@ fn encode_value(
         }
         FlinkKind::Row(fields) => {
             let (at, _) = slots.reference(i, size);
-            encode_row(slots.buf, at, fields, out, path)?;
+            encode_row(slots.buf, at, fields, out, path, form)?;
         }
         FlinkKind::Array(element) => {
             let (at, _) = slots.reference(i, size);
@@ -140,18 +156,18 @@ fn encode_value(
             if items.arity > 0 {
                 write_long(items.arity as i64, out);
                 for j in 0..items.arity {
-                    encode_slot(&items, j, esize, element, out, path)?;
+                    encode_slot(&items, j, esize, element, out, path, form)?;
                 }
             }
             out.push(0);
         }
-        FlinkKind::Map(key, value) => encode_map(slots, i, size, key, value, out, path)?,
+        FlinkKind::Map(key, value) => encode_map(slots, i, size, key, value, out, path, form)?,
         FlinkKind::Multiset(element) => {
             let count = FlinkType {
                 nullable: true,
                 kind: FlinkKind::Int,
             };
-            encode_map(slots, i, size, element, &count, out, path)?
+            encode_map(slots, i, size, element, &count, out, path, form)?
         }
     }
     Ok(())
@@ -159,6 +175,9 @@ fn encode_value(
 
 /// Maps: entries in the iteration order of the `java.util.HashMap` Flink copies the map
 /// into; a NULL key slot reads as the empty string, as `BinaryArrayData.getString` does.
+/// The keys of a Java-detail image are Java strings: hashed and compared by their UTF-16
+/// units (lone surrogates included), written with each lone surrogate as `?`.
+#[allow(clippy::too_many_arguments)]
 fn encode_map(
     slots: &Slots<'_>,
     i: usize,
@@ -167,6 +186,7 @@ fn encode_map(
     value: &FlinkType,
     out: &mut Vec<u8>,
     path: &str,
+    form: ImageForm,
 ) -> Result<(), CodecError> {
     let (at, _) = slots.reference(i, size);
     let key_size = usize::try_from(read_i32(slots.buf, at)?)
@@ -182,17 +202,29 @@ fn encode_map(
         )));
     }
     let mut texts: Vec<Cow<'_, str>> = Vec::with_capacity(keys.arity);
-    for k in 0..keys.arity {
-        let bytes = keys.var(k, ksize)?;
-        texts.push(String::from_utf8_lossy(bytes));
-    }
-    let borrowed: Vec<&str> = texts.iter().map(|t| t.as_ref()).collect();
-    let order = string_map_order(&borrowed);
+    let order = match form {
+        ImageForm::Flink => {
+            for k in 0..keys.arity {
+                texts.push(String::from_utf8_lossy(keys.var(k, ksize)?));
+            }
+            let borrowed: Vec<&str> = texts.iter().map(|t| t.as_ref()).collect();
+            string_map_order(&borrowed)
+        }
+        ImageForm::JavaDetail => {
+            let mut units = Vec::with_capacity(keys.arity);
+            for k in 0..keys.arity {
+                let bytes = keys.var(k, ksize)?;
+                units.push(java_detail_units(bytes).collect::<Vec<u16>>());
+                texts.push(java_detail_utf8(bytes));
+            }
+            units_map_order(&units)
+        }
+    };
     if !order.is_empty() {
         write_long(order.len() as i64, out);
         for k in order {
-            write_bytes(borrowed[k].as_bytes(), out);
-            encode_slot(&values, k, vsize, value, out, path)?;
+            write_bytes(texts[k].as_bytes(), out);
+            encode_slot(&values, k, vsize, value, out, path, form)?;
         }
     }
     out.push(0);

@@ -10,6 +10,7 @@ use self::arrow::encoder_for;
 use self::binary_rows::encode_row;
 use super::derive::derive_schema_json;
 use crate::error::CodecError;
+use crate::flink_binary::java_detail::ImageForm;
 use crate::types::FlinkType;
 
 /// Encodes rows of one Flink row type with a registered writer schema id.
@@ -63,7 +64,7 @@ impl AvroConfluentEncoder {
         for (row, image) in images.into_iter().enumerate() {
             out.bytes.push(0);
             out.bytes.extend_from_slice(&header);
-            encode_row(image, 0, fields, &mut out.bytes, "")
+            encode_row(image, 0, fields, &mut out.bytes, "", ImageForm::of(image))
                 .map_err(|e| e.at(row, Some(self.schema_id)))?;
             out.offsets.push(offset(out.bytes.len())?);
         }
@@ -113,4 +114,99 @@ impl AvroConfluentEncoder {
 
 fn offset(n: usize) -> Result<i32, CodecError> {
     i32::try_from(n).map_err(|_| CodecError::InvalidType("encoded batch exceeds 2 GiB".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flink_binary::java_detail::JAVA_DETAIL_MARK;
+    use crate::flink_binary::test_images::{image, s, V};
+    use crate::types::{FlinkField, FlinkKind};
+
+    fn not_null(kind: FlinkKind) -> FlinkType {
+        FlinkType {
+            nullable: false,
+            kind,
+        }
+    }
+
+    fn row_type(timestamp_precision: u8) -> FlinkType {
+        let string = || not_null(FlinkKind::VarChar(i32::MAX as u32));
+        let field = |name: &str, ty| FlinkField {
+            name: name.into(),
+            ty,
+        };
+        not_null(FlinkKind::Row(vec![
+            field(
+                "m",
+                not_null(FlinkKind::Map(
+                    Box::new(string()),
+                    Box::new(not_null(FlinkKind::Int)),
+                )),
+            ),
+            field("s", string()),
+            field("t", not_null(FlinkKind::Timestamp(timestamp_precision))),
+        ]))
+    }
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    #[test]
+    fn marked_images_key_maps_by_the_java_strings_and_write_question_marks() {
+        // A Java-detail image (strings as Java text, a lone surrogate its 3-byte unit, the
+        // TIMESTAMP(3) laid out at precision 9). flink-avro's HashMap<String, Object>
+        // (expected size 3: 8 buckets) holds "a\uD800" (hash 58303, bucket 7), "a?" (3070,
+        // bucket 6) and "a\uDC00" (59327, bucket 7) as three keys; new Utf8(String) writes
+        // each lone surrogate as '?'.
+        let values = [
+            V::Map(vec![
+                (V::Bytes(vec![b'a', 0xED, 0xA0, 0x80]), V::I32(1)),
+                (s("a?"), V::I32(2)),
+                (V::Bytes(vec![b'a', 0xED, 0xB0, 0x80]), V::I32(3)),
+            ]),
+            V::Bytes(vec![b'x', 0xED, 0xA0, 0xBD]),
+            V::Ts(1234, 567_000),
+        ];
+        let mut marked = image(&row_type(9), &values);
+        marked[0] |= JAVA_DETAIL_MARK;
+        let encoder = AvroConfluentEncoder::new(row_type(3), 7).unwrap();
+        let mut out = EncodedBatch::default();
+        encoder
+            .encode_binary_rows([marked.as_slice()], &mut out)
+            .unwrap();
+        assert_eq!(
+            hex(&out.bytes),
+            "0000000007".to_owned()
+                + "06"
+                + "04613f04"
+                + "04613f02"
+                + "04613f06"
+                + "00"
+                + "04783f"
+                + "a413"
+        );
+    }
+
+    #[test]
+    fn unmarked_images_keep_flinks_layout() {
+        // The same strings unmarked are Flink's layout, written as they are; the timestamp
+        // sits in its compact slot.
+        let values = [
+            V::Map(vec![(s("b"), V::I32(1))]),
+            V::Bytes(vec![b'x', 0xED, 0xA0, 0xBD]),
+            V::Ts(1234, 0),
+        ];
+        let plain = image(&row_type(3), &values);
+        let encoder = AvroConfluentEncoder::new(row_type(3), 7).unwrap();
+        let mut out = EncodedBatch::default();
+        encoder
+            .encode_binary_rows([plain.as_slice()], &mut out)
+            .unwrap();
+        assert_eq!(
+            hex(&out.bytes),
+            "0000000007".to_owned() + "02" + "026202" + "00" + "0878eda0bd" + "a413"
+        );
+    }
 }

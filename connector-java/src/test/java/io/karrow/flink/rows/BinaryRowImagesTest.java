@@ -114,4 +114,51 @@ class BinaryRowImagesTest {
                 .isEqualTo(new byte[] {(byte) 0xED, (byte) 0xA0, (byte) 0xBD, (byte) 0xC3, (byte) 0xA9, (byte) 0xF0,
                     (byte) 0x9F, (byte) 0x98, (byte) 0x80, (byte) 0xED, (byte) 0xB8, (byte) 0x80});
     }
+
+    /**
+     * A NaN payload as an array element or map value is a detail ({@code BinaryArrayWriter} stores the
+     * canonical NaN there): the marked image keeps the bits; a row field keeps them in Flink's layout.
+     */
+    @Test
+    void markedImagesKeepNaNPayloadsOfArrayElementsAndMapValues() {
+        RowType type = (RowType) DataTypes.ROW(
+                DataTypes.FIELD("f", DataTypes.ARRAY(DataTypes.FLOAT())),
+                DataTypes.FIELD("m", DataTypes.MAP(DataTypes.STRING(), DataTypes.DOUBLE())),
+                DataTypes.FIELD("x", DataTypes.FLOAT())).notNull().getLogicalType();
+        float odd = Float.intBitsToFloat(0xffc00001);
+        double oddDouble = Double.longBitsToDouble(0x7ff8000000000abcL);
+        java.util.Map<Object, Object> map = new java.util.HashMap<>();
+        map.put(StringData.fromString("k"), oddDouble);
+        GenericRowData row = GenericRowData.of(new GenericArrayData(new Object[] {1.5f, null, odd}),
+                new org.apache.flink.table.data.GenericMapData(map), odd);
+
+        BinaryRowData marked = pointTo(new BinaryRowImages(type, true, true).image(row).clone(), 3);
+        assertThat(marked.getRowKind().toByteValue()).isZero();
+        assertThat(new BinaryRowImages(type, true, true).image(row)[0] & 0x80).isEqualTo(0x80);
+        assertThat(Float.floatToRawIntBits(marked.getArray(0).getFloat(2))).isEqualTo(0xffc00001);
+        assertThat(marked.getArray(0).isNullAt(1)).isTrue();
+        assertThat(marked.getArray(0).getFloat(0)).isEqualTo(1.5f);
+        assertThat(Double.doubleToRawLongBits(marked.getMap(1).valueArray().getDouble(0)))
+                .isEqualTo(0x7ff8000000000abcL);
+        assertThat(marked.getMap(1).keyArray().getString(0).toString()).isEqualTo("k");
+        assertThat(Float.floatToRawIntBits(marked.getFloat(2))).isEqualTo(0xffc00001);
+
+        // Flink's own layout: the elements canonical, the row field as it is
+        BinaryRowData plain = pointTo(new BinaryRowImages(type, true, false).image(row).clone(), 3);
+        assertThat(Float.floatToRawIntBits(plain.getArray(0).getFloat(2))).isEqualTo(0x7fc00000);
+        assertThat(Double.doubleToRawLongBits(plain.getMap(1).valueArray().getDouble(0)))
+                .isEqualTo(0x7ff8000000000000L);
+        assertThat(Float.floatToRawIntBits(plain.getFloat(2))).isEqualTo(0xffc00001);
+        // a canonical NaN in an array is no detail
+        GenericRowData canonical = GenericRowData.of(new GenericArrayData(new float[] {Float.NaN}), null, odd);
+        assertThat(new BinaryRowImages(type, true, true).image(canonical)[0] & 0x80).isZero();
+    }
+
+    private static BinaryRowData pointTo(byte[] image, int arity) {
+        // the RowKind header byte without the mark, so Flink's accessors read the image
+        image[0] &= 0x7f;
+        BinaryRowData row = new BinaryRowData(arity);
+        row.pointTo(MemorySegmentFactory.wrap(image), 0, image.length);
+        return row;
+    }
 }

@@ -18,8 +18,10 @@ import org.apache.flink.table.types.logical.RowType;
  * the returned array is valid until the next call.
  *
  * <p>For a format whose stock writer reads what a Java row holds beyond the binary layout (JSON:
- * sub-millisecond nanos of compact timestamps, lone surrogates in strings), a row that is not binary
- * and carries such a detail is written as a marked image instead ({@link JavaDetailImages}).
+ * sub-millisecond nanos of compact timestamps, lone surrogates in strings; Avro and Protobuf: lone
+ * surrogates in map keys, NaN payloads of FLOAT / DOUBLE elements in arrays and maps), a row that is
+ * not binary and carries such a detail is written as a marked image instead ({@link
+ * JavaDetailImages}).
  */
 public final class BinaryRowImages {
 
@@ -50,8 +52,9 @@ public final class BinaryRowImages {
      *
      * @param rejectNullMapKeys see {@link #BinaryRowImages(RowType, boolean)}
      * @param keepJavaDetail whether a row that is not binary and carries sub-millisecond nanos in a
-     *     compact timestamp or a lone surrogate in a string gets a marked image that keeps them (for
-     *     the JSON and Protobuf encoders, which read the mark; see {@link JavaDetailImages})
+     *     compact timestamp, a lone surrogate in a string or a NaN payload in an array or map gets a
+     *     marked image that keeps them (for the JSON, Protobuf and Avro encoders, which read the mark;
+     *     see {@link JavaDetailImages})
      */
     public BinaryRowImages(RowType rowType, boolean rejectNullMapKeys, boolean keepJavaDetail) {
         this.arity = rowType.getFieldCount();

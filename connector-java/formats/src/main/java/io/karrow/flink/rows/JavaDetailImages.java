@@ -8,12 +8,16 @@ import org.apache.flink.table.data.MapData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.data.binary.BinaryArrayData;
 import org.apache.flink.table.data.binary.BinaryFormat;
+import org.apache.flink.table.data.binary.BinaryMapData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinaryStringData;
+import org.apache.flink.table.runtime.typeutils.ArrayDataSerializer;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.MapType;
@@ -28,19 +32,23 @@ import java.util.List;
 
 /**
  * Row images that keep what a Java row holds beyond Flink's binary layout, for the formats whose
- * stock writer reads it (flink-json; flink-protobuf, which hashes and compares a map key's Java
- * string): the nano-of-millisecond of a TIMESTAMP / TIMESTAMP_LTZ of
- * precision at most 3 (a {@code BinaryRowData} keeps its epoch millis only) and a lone UTF-16
- * surrogate in a string (Flink stores it as {@code '?'}). Flink's JSON decoder hands both on in a
- * {@code GenericRowData}: it keeps every parsed fraction digit whatever the precision, and Jackson
- * reads {@code "\uD83D"} into a Java string.
+ * stock writer reads it (flink-json; flink-protobuf and flink-avro, which hash and compare a map
+ * key's Java string and write a float's raw bits): the nano-of-millisecond of a TIMESTAMP /
+ * TIMESTAMP_LTZ of precision at most 3 (a {@code BinaryRowData} keeps its epoch millis only), a lone
+ * UTF-16 surrogate in a string (Flink stores it as {@code '?'}), and a NaN other than the canonical
+ * one as a FLOAT / DOUBLE element of an array or key or value of a map or multiset ({@code
+ * BinaryArrayWriter} stores every NaN as {@code Float.NaN} / {@code Double.NaN}; a row field keeps
+ * its bits). Flink's JSON decoder hands the first two on in a {@code GenericRowData}: it keeps every
+ * parsed fraction digit whatever the precision, and Jackson reads {@code "\uD83D"} into a Java
+ * string; Flink's Avro and Protobuf decoders hand on a float's bits as they were written.
  *
  * <p>Only a row that carries such a detail ({@link #carriesDetail}) gets a <em>marked</em> image,
  * whose layout is described next to its reader, in {@code codecs/src/flink_binary/java_detail.rs}:
  * bit {@link #MARK} of the header byte set, every TIMESTAMP / TIMESTAMP_LTZ laid out as a
  * non-compact one (precision 9), every string as its Java text in UTF-8 with a lone surrogate as the
- * 3-byte sequence of its code unit. Values inside binary structures ({@link BinaryFormat}) cannot
- * carry a detail, but are copied field by field into the marked layout too. Not thread-safe.
+ * 3-byte sequence of its code unit, every FLOAT / DOUBLE element with the bits the Java value has
+ * ({@code floatToRawIntBits}). Values inside binary structures ({@link BinaryFormat}) cannot carry a
+ * detail, but are copied field by field into the marked layout too. Not thread-safe.
  */
 final class JavaDetailImages {
 
@@ -130,16 +138,16 @@ final class JavaDetailImages {
                                     positions.stream().mapToInt(Integer::intValue).toArray());
                 }
                 case ARRAY: {
-                    Node element = of(((ArrayType) type).getElementType());
+                    Node element = ofElement(((ArrayType) type).getElementType());
                     return element == null ? null : new Node(type, new Node[] {element}, null);
                 }
                 case MAP: {
-                    Node key = of(((MapType) type).getKeyType());
-                    Node value = of(((MapType) type).getValueType());
+                    Node key = ofElement(((MapType) type).getKeyType());
+                    Node value = ofElement(((MapType) type).getValueType());
                     return key == null && value == null ? null : new Node(type, new Node[] {key, value}, null);
                 }
                 case MULTISET: {
-                    Node element = of(((MultisetType) type).getElementType());
+                    Node element = ofElement(((MultisetType) type).getElementType());
                     return element == null ? null : new Node(type, new Node[] {element, null}, null);
                 }
                 default:
@@ -147,9 +155,25 @@ final class JavaDetailImages {
             }
         }
 
+        /**
+         * The node of an element of an array or a key or value of a map: FLOAT and DOUBLE too, whose
+         * NaN payloads {@code BinaryArrayWriter} drops there.
+         */
+        static Node ofElement(LogicalType type) {
+            return isFloating(type) ? new Node(type, null, null) : of(type);
+        }
+
         /** Whether {@code value} (of this node's type, not null) carries a detail. */
         boolean carries(Object value) {
             if (children == null) {
+                if (value instanceof Float) {
+                    float f = (Float) value;
+                    return Float.floatToRawIntBits(f) != Float.floatToIntBits(f);
+                }
+                if (value instanceof Double) {
+                    double d = (Double) value;
+                    return Double.doubleToRawLongBits(d) != Double.doubleToLongBits(d);
+                }
                 if (value instanceof TimestampData) {
                     return ((TimestampData) value).getNanoOfMillisecond() != 0;
                 }
@@ -260,19 +284,72 @@ final class JavaDetailImages {
                 }
                 return copy;
             }
-            case ARRAY:
-                return javaTextArray((ArrayData) value, ((ArrayType) type).getElementType());
+            case ARRAY: {
+                LogicalType element = ((ArrayType) type).getElementType();
+                GenericArrayData items = javaTextArray((ArrayData) value, element);
+                return isFloating(element) ? rawBitsArray(items, element) : items;
+            }
             case MAP:
-                return new ArraysMapData(
-                        javaTextArray(((MapData) value).keyArray(), ((MapType) type).getKeyType()),
-                        javaTextArray(((MapData) value).valueArray(), ((MapType) type).getValueType()));
+                return javaTextMap((MapData) value, ((MapType) type).getKeyType(), ((MapType) type).getValueType());
             case MULTISET:
-                return new ArraysMapData(
-                        javaTextArray(((MapData) value).keyArray(), ((MultisetType) type).getElementType()),
-                        javaTextArray(((MapData) value).valueArray(), new IntType(false)));
+                return javaTextMap((MapData) value, ((MultisetType) type).getElementType(), new IntType(false));
             default:
                 return value;
         }
+    }
+
+    /**
+     * A map's marked copy, entry for entry: its key and value arrays as {@link ArraysMapData}, or as a
+     * {@link BinaryMapData} of arrays laid out here when keys or values are FLOAT / DOUBLE (Flink's
+     * map serializer would write their elements through {@code BinaryArrayWriter}, which drops NaN
+     * payloads).
+     */
+    private static MapData javaTextMap(MapData map, LogicalType keyType, LogicalType valueType) {
+        GenericArrayData keys = javaTextArray(map.keyArray(), keyType);
+        GenericArrayData values = javaTextArray(map.valueArray(), valueType);
+        if (!isFloating(keyType) && !isFloating(valueType)) {
+            return new ArraysMapData(keys, values);
+        }
+        return BinaryMapData.valueOf(binaryArray(keys, keyType), binaryArray(values, valueType));
+    }
+
+    private static boolean isFloating(LogicalType type) {
+        LogicalTypeRoot root = type.getTypeRoot();
+        return root == LogicalTypeRoot.FLOAT || root == LogicalTypeRoot.DOUBLE;
+    }
+
+    /**
+     * {@code items} (already a marked copy) as a binary array of the marked layout, its FLOAT /
+     * DOUBLE elements with their raw bits.
+     */
+    private static BinaryArrayData binaryArray(GenericArrayData items, LogicalType elementType) {
+        return isFloating(elementType)
+                ? rawBitsArray(items, elementType)
+                : new ArrayDataSerializer(markedLayout(elementType)).toBinaryArray(items).copy();
+    }
+
+    /**
+     * The binary array of FLOAT / DOUBLE {@code items} whose elements hold the bits of the Java values
+     * ({@code floatToRawIntBits} / {@code doubleToRawLongBits}), where {@code BinaryArrayWriter}
+     * stores every NaN as the canonical one; nulls as Flink lays them out.
+     */
+    private static BinaryArrayData rawBitsArray(GenericArrayData items, LogicalType elementType) {
+        BinaryArrayData array = new ArrayDataSerializer(elementType).toBinaryArray(items).copy();
+        MemorySegment segment = array.getSegments()[0];
+        int n = items.size();
+        int values = array.getOffset() + BinaryArrayData.calculateHeaderInBytes(n);
+        boolean isFloat = elementType.getTypeRoot() == LogicalTypeRoot.FLOAT;
+        for (int i = 0; i < n; i++) {
+            if (items.isNullAt(i)) {
+                continue;
+            }
+            if (isFloat) {
+                segment.putInt(values + 4 * i, Float.floatToRawIntBits(items.getFloat(i)));
+            } else {
+                segment.putLong(values + 8 * i, Double.doubleToRawLongBits(items.getDouble(i)));
+            }
+        }
+        return array;
     }
 
     private static GenericArrayData javaTextArray(ArrayData array, LogicalType elementType) {

@@ -59,6 +59,19 @@ public class AvroConfluentNativeSerializationSchema extends NativeSerializationS
     }
 
 
+    /**
+     * flink-avro puts each map key's Java string ({@code StringData.toString()}) into a {@code
+     * HashMap}, so a lone surrogate in a key takes part in the key's hash and equality (the map's
+     * order and which keys are one), where a binary image holds {@code '?'}; and Avro writes a
+     * float's raw bits, NaN payloads inside arrays and maps included, which {@code BinaryArrayWriter}
+     * drops. Such rows reach native code as marked images. Their timestamps' sub-millisecond nanos
+     * are kept there too, and dropped by the encoder as flink-avro drops them.
+     */
+    @Override
+    protected boolean keepsJavaDetail() {
+        return true;
+    }
+
     /** NULL map keys are rejected before native code, as Avro maps cannot hold them. */
     @Override
     protected boolean handlesNullMapKeys() {

@@ -64,8 +64,10 @@ public class ProtobufNativeSerializationSchema extends NativeSerializationSchema
     /**
      * flink-protobuf puts each map key's Java string ({@code StringData.toString()}) into a {@code
      * HashMap}, so a lone surrogate in a key takes part in the key's hash and equality (the map's
-     * order and which keys are one), where a binary image holds {@code '?'}; such rows reach native
-     * code as marked images. No protobuf column holds a timestamp, the other detail they keep.
+     * order and which keys are one), where a binary image holds {@code '?'}; and protobuf-java writes
+     * a float's raw bits, NaN payloads inside arrays and maps included, which {@code
+     * BinaryArrayWriter} drops. Such rows reach native code as marked images. No protobuf column
+     * holds a timestamp, the other detail they keep.
      */
     @Override
     protected boolean keepsJavaDetail() {
