@@ -200,6 +200,18 @@ public final class KafkaTestSupport {
     }
 
     /**
+     * A MiniCluster extension of one TaskManager with {@code slots} slots that reports its jobs'
+     * counters to {@link CollectedMetrics}, so a test can assert that a native path engaged.
+     */
+    public static MiniClusterExtension miniClusterWithMetrics(int slots) {
+        return new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                .setNumberTaskManagers(1)
+                .setNumberSlotsPerTaskManager(slots)
+                .setConfiguration(CollectedMetrics.configuration())
+                .build());
+    }
+
+    /**
      * All records of every partition of {@code topic}, partition by partition in offset order, up to
      * the end offsets at the time of the call ({@code read_committed} skips aborted transactions).
      */
