@@ -2,6 +2,7 @@ package io.karrow.flink.formats.json;
 
 import static io.karrow.flink.testutils.KafkaTestSupport.createTopic;
 import static io.karrow.flink.testutils.KafkaTestSupport.producer;
+import static io.karrow.flink.testutils.KafkaTestSupport.topicWith;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static io.karrow.flink.testutils.SqlTestSupport.tableEnv;
@@ -23,7 +24,6 @@ import org.apache.flink.types.Row;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,8 +31,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -59,7 +57,8 @@ class JsonConfluentNativeITCase {
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniClusterWithMetrics(2);
 
-    private static DevRegistry registry;
+    @RegisterExtension
+    static final DevRegistry registry = DevRegistry.perClass();
     private static int schemaId;
     private static String plainTopic;
     private static String framedTopic;
@@ -68,7 +67,6 @@ class JsonConfluentNativeITCase {
     static void setUp() throws Exception {
         // Fail (not skip) when the broker is absent: CI must start it.
         KafkaTestSupport.requireBroker();
-        registry = DevRegistry.start();
         schemaId = registry.register("producer-bids-value", "JSON",
                 "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\"}");
         plainTopic = createTopic("jcn-plain", 3);
@@ -82,13 +80,6 @@ class JsonConfluentNativeITCase {
                 producer.send(new ProducerRecord<>(framedTopic, i % 3, key, payload == null ? null : framed(schemaId, payload)));
             }
             producer.flush();
-        }
-    }
-
-    @AfterAll
-    static void tearDown() {
-        if (registry != null) {
-            registry.close();
         }
     }
 
@@ -219,30 +210,13 @@ class JsonConfluentNativeITCase {
      * that id, which is removed before the text is taken.
      */
     private static Map<String, Integer> keyValueMultiset(List<ConsumerRecord<byte[], byte[]>> records, int headerId) {
-        Map<String, Integer> multiset = new HashMap<>();
-        HexFormat hex = HexFormat.of();
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-            String key = r.key() == null ? "null" : hex.formatHex(r.key());
-            byte[] value = r.value();
-            if (value != null && headerId >= 0) {
+        return KafkaTestSupport.keyValueMultiset(records, value -> {
+            if (headerId >= 0) {
                 assertThat(Arrays.copyOfRange(value, 0, 5)).isEqualTo(framed(headerId, new byte[0]));
                 value = Arrays.copyOfRange(value, 5, value.length);
             }
-            String text = value == null ? "null" : new String(value, StandardCharsets.UTF_8);
-            multiset.merge(key + " -> " + text, 1, Integer::sum);
-        }
-        return multiset;
-    }
-
-    private static String topicWith(String prefix, List<byte[]> values) throws Exception {
-        String topic = createTopic(prefix, 1);
-        try (KafkaProducer<byte[], byte[]> producer = producer()) {
-            for (byte[] value : values) {
-                producer.send(new ProducerRecord<>(topic, 0, null, value));
-            }
-            producer.flush();
-        }
-        return topic;
+            return new String(value, StandardCharsets.UTF_8);
+        });
     }
 
     private static byte[] utf8(String text) {

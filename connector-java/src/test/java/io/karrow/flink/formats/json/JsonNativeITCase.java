@@ -28,8 +28,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -233,15 +231,9 @@ class JsonNativeITCase {
                         .contains("field: auction"));
     }
 
+    /** The records as a multiset of key hex and value text. */
     private static Map<String, Integer> keyValueMultiset(List<ConsumerRecord<byte[], byte[]>> records) {
-        Map<String, Integer> multiset = new HashMap<>();
-        HexFormat hex = HexFormat.of();
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-            String key = r.key() == null ? "null" : hex.formatHex(r.key());
-            String value = r.value() == null ? "null" : new String(r.value(), StandardCharsets.UTF_8);
-            multiset.merge(key + " -> " + value, 1, Integer::sum);
-        }
-        return multiset;
+        return KafkaTestSupport.keyValueMultiset(records, v -> new String(v, StandardCharsets.UTF_8));
     }
 
 }

@@ -1,7 +1,7 @@
 package io.karrow.flink.formats.protobuf;
 
 import static io.karrow.flink.testutils.KafkaTestSupport.createTopic;
-import static io.karrow.flink.testutils.KafkaTestSupport.producer;
+import static io.karrow.flink.testutils.KafkaTestSupport.topicWith;
 import static io.karrow.flink.testutils.SqlTestSupport.collect;
 import static io.karrow.flink.testutils.SqlTestSupport.collectDecodedInBatches;
 import static io.karrow.flink.testutils.SqlTestSupport.collectDecodedPerRecord;
@@ -23,9 +23,6 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -84,22 +81,15 @@ class ProtobufConfluentNativeITCase {
             + "}\n"
             + "message Refund { int64 id = 1; }\n";
 
-    private static DevRegistry registry;
+    @RegisterExtension
+    static final DevRegistry registry = DevRegistry.perClass();
     private static int shopId;
 
     @BeforeAll
     static void setUp() throws Exception {
         KafkaTestSupport.requireBroker();
-        registry = DevRegistry.start();
         registry.register("pcn-common-value", "PROTOBUF", COMMON);
         shopId = registerWithReference("pcn-shop-value", SHOP, "common.proto", "pcn-common-value", 1);
-    }
-
-    @AfterAll
-    static void tearDown() {
-        if (registry != null) {
-            registry.close();
-        }
     }
 
     /** Registers a PROTOBUF schema with one reference (the test registry helper has none). */
@@ -197,17 +187,6 @@ class ProtobufConfluentNativeITCase {
             out.writeInt64(2, qty);
             out.writeByteArray(3, price);
         });
-    }
-
-    private static String topicWith(String prefix, List<byte[]> values) throws Exception {
-        String topic = createTopic(prefix, 1);
-        try (KafkaProducer<byte[], byte[]> producer = producer()) {
-            for (byte[] value : values) {
-                producer.send(new ProducerRecord<>(topic, 0, null, value));
-            }
-            producer.flush();
-        }
-        return topic;
     }
 
     private static String table(String name, String connector, String topic, String columns, String extraOptions) {

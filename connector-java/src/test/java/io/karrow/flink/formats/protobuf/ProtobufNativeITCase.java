@@ -30,7 +30,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -371,14 +370,8 @@ class ProtobufNativeITCase {
                         .contains("channel"));
     }
 
+    /** The records as a multiset of key hex and value hex. */
     private static Map<String, Integer> keyValueMultiset(List<ConsumerRecord<byte[], byte[]>> records) {
-        Map<String, Integer> multiset = new HashMap<>();
-        HexFormat hex = HexFormat.of();
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-            String key = r.key() == null ? "null" : hex.formatHex(r.key());
-            String value = r.value() == null ? "null" : hex.formatHex(r.value());
-            multiset.merge(key + " -> " + value, 1, Integer::sum);
-        }
-        return multiset;
+        return KafkaTestSupport.keyValueMultiset(records, HexFormat.of()::formatHex);
     }
 }
