@@ -6,6 +6,10 @@
 
 use serde_json::Value;
 
+// JSON text with object keys sorted at every level (bounded by serde_json's own nesting limit of
+// the parsed request): the canonical form a JSON Schema's text gets too.
+use crate::dev::schema::json::canonical;
+
 /// `metadata` and `ruleSet` of one schema (`None`: not given).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Contract {
@@ -72,45 +76,6 @@ impl Contract {
             .iter()
             .all(|(k, v)| properties.get(k).and_then(Value::as_str) == Some(v.as_str()))
     }
-}
-
-/// JSON text with object keys sorted at every level (bounded by serde_json's own nesting
-/// limit of the parsed request).
-fn canonical(value: &Value) -> String {
-    fn write(value: &Value, out: &mut String) {
-        match value {
-            Value::Object(map) => {
-                let mut keys: Vec<&String> = map.keys().collect();
-                keys.sort();
-                out.push('{');
-                for (i, k) in keys.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(&Value::String(k.clone()).to_string());
-                    out.push(':');
-                    if let Some(v) = map.get(k) {
-                        write(v, out);
-                    }
-                }
-                out.push('}');
-            }
-            Value::Array(items) => {
-                out.push('[');
-                for (i, v) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    write(v, out);
-                }
-                out.push(']');
-            }
-            other => out.push_str(&other.to_string()),
-        }
-    }
-    let mut out = String::new();
-    write(value, &mut out);
-    out
 }
 
 #[cfg(test)]

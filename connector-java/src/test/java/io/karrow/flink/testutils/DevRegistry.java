@@ -2,6 +2,9 @@ package io.karrow.flink.testutils;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -25,18 +28,42 @@ import java.util.concurrent.TimeUnit;
  * <p>The binary is taken from the system property {@code karrow.registry.binary}, else from {@code
  * ../target/release/karrow}, else {@code ../target/debug/karrow}. If the system property {@code
  * karrow.registry.url} is set, that running registry is used instead and no process is started.
+ *
+ * <p>A test class that needs one registry for all its tests registers {@link #perClass()} ({@code
+ * @RegisterExtension static final DevRegistry registry = DevRegistry.perClass();}): it is started
+ * before the class's {@code @BeforeAll} methods run and closed after its tests.
  */
-public final class DevRegistry implements AutoCloseable {
+public final class DevRegistry implements AutoCloseable, BeforeAllCallback, AfterAllCallback {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final Process process;
-    private final String url;
+    private Process process;
+    private String url;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
 
     private DevRegistry(Process process, String url) {
         this.process = process;
         this.url = url;
+    }
+
+    /** A registry for {@code @RegisterExtension} on a static field, started before the class's tests. */
+    public static DevRegistry perClass() {
+        return new DevRegistry(null, null);
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        if (url != null) {
+            throw new IllegalStateException("this registry is already started");
+        }
+        DevRegistry started = start();
+        process = started.process;
+        url = started.url;
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close();
     }
 
     /** Starts the dev registry (or attaches to {@code -Dkarrow.registry.url}). */

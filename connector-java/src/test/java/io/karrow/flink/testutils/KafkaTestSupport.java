@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -30,6 +31,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -196,6 +198,46 @@ public final class KafkaTestSupport {
         return new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
                 .setNumberTaskManagers(1)
                 .setNumberSlotsPerTaskManager(slots)
+                .build());
+    }
+
+    /** A new one-partition topic holding {@code values} in order (null keys); returns its name. */
+    public static String topicWith(String prefix, List<byte[]> values) throws Exception {
+        String topic = createTopic(prefix, 1);
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (byte[] value : values) {
+                producer.send(new ProducerRecord<>(topic, 0, null, value));
+            }
+            producer.flush();
+        }
+        return topic;
+    }
+
+    /**
+     * The records as a multiset of {@code "<key hex> -> <value text>"} ({@code null} for a null key or
+     * value), the value rendered by {@code valueText}: what two sinks' output topics are compared by.
+     */
+    public static Map<String, Integer> keyValueMultiset(
+            List<ConsumerRecord<byte[], byte[]>> records, Function<byte[], String> valueText) {
+        Map<String, Integer> multiset = new HashMap<>();
+        HexFormat hex = HexFormat.of();
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            String key = r.key() == null ? "null" : hex.formatHex(r.key());
+            String value = r.value() == null ? "null" : valueText.apply(r.value());
+            multiset.merge(key + " -> " + value, 1, Integer::sum);
+        }
+        return multiset;
+    }
+
+    /**
+     * A MiniCluster extension of one TaskManager with {@code slots} slots that reports its jobs'
+     * counters to {@link CollectedMetrics}, so a test can assert that a native path engaged.
+     */
+    public static MiniClusterExtension miniClusterWithMetrics(int slots) {
+        return new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                .setNumberTaskManagers(1)
+                .setNumberSlotsPerTaskManager(slots)
+                .setConfiguration(CollectedMetrics.configuration())
                 .build());
     }
 

@@ -7,6 +7,7 @@ import io.karrow.flink.nativebridge.NativeSessionConfig;
 import io.karrow.flink.rows.BinaryToGenericRows;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -43,6 +44,7 @@ public abstract class NativeDeserializationSchema<C extends Serializable>
     private transient NativeHandle decoder;
     private transient BinaryToGenericRows toGeneric;
     private transient DirectRecordBuffers recordBuffers;
+    private transient NativeDecodeMetrics metrics;
 
     /**
      * Creates the schema.
@@ -76,9 +78,16 @@ public abstract class NativeDeserializationSchema<C extends Serializable>
         return decoderSession();
     }
 
-    /** Loads the native library and opens a decoder, replacing any decoder of an earlier call. */
+    /**
+     * Loads the native library and opens a decoder, replacing any decoder of an earlier call.
+     * Registers {@link NativeDecodeMetrics} ({@code karrow.numValuesDecodedNatively}, {@code
+     * numRowsDecodedNatively}, {@code nativeValueDecodeTimeNanos}) in the context's metric group, so a
+     * job shows that the per-record native path ran.
+     */
     @Override
     public void open(InitializationContext context) throws Exception {
+        MetricGroup group = context == null ? null : context.getMetricGroup();
+        metrics = group == null ? null : NativeDecodeMetrics.of(group);
         openDecoder();
     }
 
@@ -107,11 +116,23 @@ public abstract class NativeDeserializationSchema<C extends Serializable>
         if (recordBuffers == null) {
             recordBuffers = new DirectRecordBuffers();
         }
-        return recordBuffers.call(handle, message, KarrowNative::decodeOneDirect);
+        if (metrics == null) {
+            return recordBuffers.call(handle, message, KarrowNative::decodeOneDirect);
+        }
+        long start = System.nanoTime();
+        byte[] written = recordBuffers.call(handle, message, KarrowNative::decodeOneDirect);
+        metrics.recordValue(System.nanoTime() - start);
+        return written;
     }
 
-    /** A decoded row as this schema emits it ({@code GenericRowData} when the consumer needs it). */
+    /**
+     * A decoded row as this schema emits it ({@code GenericRowData} when the consumer needs it);
+     * counted as emitted ({@link NativeDecodeMetrics}), so call it once per row given out.
+     */
     protected RowData produced(RowData row) {
+        if (metrics != null) {
+            metrics.recordRow();
+        }
         return toGeneric == null ? row : toGeneric.toGeneric(row);
     }
 

@@ -3,6 +3,7 @@ package io.karrow.flink.formats;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.nativebridge.NativeLibraryLoader;
 
 import org.apache.flink.table.api.EnvironmentSettings;
@@ -31,8 +32,11 @@ import java.util.stream.Stream;
  *
  * <p>The same rows are written through {@code json} and {@code json-native} (parallelism 1, so one
  * file each): the files must hold the same bytes; each directory read back through both formats must
- * give the same rows. The native library must be loaded by the {@code json-native} statements and
- * not before (the stock statements run first in this JVM), so the native path is shown to engage.
+ * give the same rows. Flink's filesystem connector opens formats with an unregistered metric group,
+ * so karrow's metrics cannot show the native paths engaging here; instead the native library must be
+ * loaded by the {@code json-native} INSERT and not before (the stock statements run first in this
+ * JVM), and a malformed line read through {@code json-native} must fail in native code (a {@link
+ * KarrowNativeException} among the causes; Flink's {@code json} fails in Jackson).
  */
 class FilesystemFormatsITCase {
 
@@ -84,6 +88,21 @@ class FilesystemFormatsITCase {
         assertThat(collect(env, "SELECT * FROM stock_as_native")).containsExactlyInAnyOrderElementsOf(stockRead);
         assertThat(collect(env, "SELECT * FROM native_out")).containsExactlyInAnyOrderElementsOf(stockRead);
         assertThat(collect(env, "SELECT * FROM native_as_stock")).containsExactlyInAnyOrderElementsOf(stockRead);
+        assertReadFailsInNativeCode(env, dir.resolve("malformed"));
+    }
+
+    /**
+     * A {@code json-native} table over a file whose line is not JSON fails the read with the native
+     * decoder's error: the read path is karrow's, not a silent fallback to Flink's {@code json}.
+     */
+    static void assertReadFailsInNativeCode(TableEnvironment env, Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("part-0.json"), "{\"id\": not json}\n");
+        env.executeSql("CREATE TABLE malformed (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '"
+                + dir.toUri() + "', 'format' = 'json-native')");
+        assertThatThrownBy(() -> collect(env, "SELECT * FROM malformed"))
+                .hasStackTraceContaining("Failed to deserialize JSON")
+                .hasStackTraceContaining(KarrowNativeException.class.getName());
     }
 
     private static String table(String name, Path path, String format) {

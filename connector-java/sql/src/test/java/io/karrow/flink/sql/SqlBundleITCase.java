@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.karrow.flink.nativebridge.NativeLibraryLoader;
+import io.karrow.flink.testutils.CollectedMetrics;
 
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.ExplainDetail;
@@ -22,7 +23,7 @@ import java.util.UUID;
  * {@code kafka-native} sink with {@code json-native} writes to a real broker
  * ({@code -Dkarrow.kafka.bootstrap}); the topic is read back through the stock {@code kafka} + {@code
  * json} and through {@code kafka-native} + {@code json-native} with the native fetch: the same rows.
- * The jobs' {@code karrow} metrics ({@link JobCounters}) show that the native paths engaged: the sink
+ * The jobs' {@code karrow} metrics ({@link CollectedMetrics}) show that the native paths engaged: the sink
  * encoded every row natively, the native source fetched every record natively and decoded it in
  * native batches, so a fallback to Kafka's consumer or to flink-json cannot pass.
  */
@@ -45,7 +46,7 @@ class SqlBundleITCase {
 
         String topic = "sql-bundle-" + UUID.randomUUID();
         TableEnvironment env = TableEnvironment.create(EnvironmentSettings.newInstance().inStreamingMode()
-                .withConfiguration(JobCounters.configuration()).build());
+                .withConfiguration(CollectedMetrics.configuration()).build());
         env.getConfig().set("parallelism.default", "1");
         String sinkJob = "sql-bundle-sink-" + topic;
         env.getConfig().set("pipeline.name", sinkJob);
@@ -58,7 +59,7 @@ class SqlBundleITCase {
                 .contains("\"type\" : \"KafkaNativeBatchEncode");
         env.executeSql(insert).await();
         assertThat(NativeLibraryLoader.isLoaded()).as("the native sink engaged the native library").isTrue();
-        assertThat(JobCounters.sum(sinkJob, "karrow", "numRecordsEncoded"))
+        assertThat(CollectedMetrics.sum(sinkJob, "karrow", "numRecordsEncoded"))
                 .as("rows the kafka-native sink encoded natively").isEqualTo(5);
 
         String bounded = "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',";
@@ -70,11 +71,11 @@ class SqlBundleITCase {
         String sourceJob = "sql-bundle-native-fetch-" + topic;
         env.getConfig().set("pipeline.name", sourceJob);
         assertThat(collect(env, "SELECT * FROM native_in")).containsExactlyInAnyOrderElementsOf(stock);
-        assertThat(JobCounters.sum(sourceJob, "karrow", "numRecordsFetchedNatively"))
+        assertThat(CollectedMetrics.sum(sourceJob, "karrow", "numRecordsFetchedNatively"))
                 .as("records the native fetch read").isEqualTo(5);
-        assertThat(JobCounters.sum(sourceJob, "karrow", "numRecordsDecoded"))
+        assertThat(CollectedMetrics.sum(sourceJob, "karrow", "numRecordsDecoded"))
                 .as("records the kafka-native source decoded").isEqualTo(5);
-        assertThat(JobCounters.sum(sourceJob, "karrow", "numNativeBatches"))
+        assertThat(CollectedMetrics.sum(sourceJob, "karrow", "numNativeBatches"))
                 .as("native decode batches").isPositive();
     }
 

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -41,12 +40,7 @@ class KafkaNativeJsonJavaDetailITCase {
             "(id BIGINT, ts TIMESTAMP(3), lt TIMESTAMP_LTZ(3), s STRING, m MAP<STRING, TIMESTAMP(3)>, a ARRAY<STRING>)";
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .setConfiguration(CollectedMetrics.configuration())
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniClusterWithMetrics(2);
 
     @BeforeAll
     static void setUp() {

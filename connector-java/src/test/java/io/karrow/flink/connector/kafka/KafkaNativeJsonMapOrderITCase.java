@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
@@ -45,12 +44,7 @@ class KafkaNativeJsonMapOrderITCase {
 
     /** Reports to {@link CollectedMetrics}, so the native decode and encode are seen to engage. */
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .setConfiguration(CollectedMetrics.configuration())
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniClusterWithMetrics(2);
 
     @BeforeAll
     static void setUp() {

@@ -14,19 +14,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.karrow.flink.connector.kafka.SinkParity.FailOnce;
 import io.karrow.flink.connector.kafka.SinkParity.Job;
-import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.FinalizedVersionRange;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -57,27 +54,15 @@ class KafkaNativeSinkITCase {
     private static final String AT_LEAST_ONCE = "'sink.delivery-guarantee' = 'at-least-once',";
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .setConfiguration(CollectedMetrics.configuration())
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniClusterWithMetrics(2);
 
-    private static DevRegistry registry;
+    @RegisterExtension
+    static final DevRegistry registry = DevRegistry.perClass();
 
     @BeforeAll
     static void setUp() throws Exception {
         // Fail (not skip) when the broker is absent: CI must start it.
         KafkaTestSupport.requireBroker();
-        registry = DevRegistry.start();
-    }
-
-    @AfterAll
-    static void tearDown() {
-        if (registry != null) {
-            registry.close();
-        }
     }
 
     /** The three sinks of one comparison: stock, kafka-native with Kafka's producer, kafka-native native. */

@@ -17,13 +17,11 @@ import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -51,29 +49,17 @@ class KafkaNativeSourceITCase {
 
     /** Reports to {@link CollectedMetrics}, so each job's path is seen to engage. */
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .setConfiguration(CollectedMetrics.configuration())
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniClusterWithMetrics(2);
 
-    private static DevRegistry registry;
+    @RegisterExtension
+    static final DevRegistry registry = DevRegistry.perClass();
     private static String bidsTopic;
 
     @BeforeAll
     static void setUp() throws Exception {
         // Fail (not skip) when the broker is absent: CI must start it.
         KafkaTestSupport.requireBroker();
-        registry = DevRegistry.start();
         bidsTopic = bidsTopic();
-    }
-
-    @AfterAll
-    static void tearDown() {
-        if (registry != null) {
-            registry.close();
-        }
     }
 
     /**

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static io.karrow.flink.testutils.SqlTestSupport.tableEnv;
 import static io.karrow.flink.testutils.SqlTestSupport.collect;
+import static io.karrow.flink.testutils.SqlTestSupport.collectDecodedPerRecord;
 import static io.karrow.flink.testutils.SqlTestSupport.size;
 
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
@@ -18,12 +19,10 @@ import io.karrow.flink.testutils.KafkaTestSupport;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -47,27 +46,15 @@ class AvroConfluentNativeITCase {
     private static final String BOOTSTRAP = KafkaTestSupport.bootstrap();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .setConfiguration(CollectedMetrics.configuration())
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniClusterWithMetrics(2);
 
-    private static DevRegistry registry;
+    @RegisterExtension
+    static final DevRegistry registry = DevRegistry.perClass();
 
     @BeforeAll
     static void setUp() throws Exception {
         // Fail (not skip) when the broker is absent: CI must start it.
         KafkaTestSupport.requireBroker();
-        registry = DevRegistry.start();
-    }
-
-    @AfterAll
-    static void tearDown() {
-        if (registry != null) {
-            registry.close();
-        }
     }
 
     private static void produce(String topic, List<byte[]> keys, List<byte[]> values) {
@@ -128,7 +115,7 @@ class AvroConfluentNativeITCase {
         tEnv.executeSql(valueOnlyDdl("bids_native", topic, "avro-confluent-native"));
         tEnv.executeSql(valueOnlyDdl("bids_reference", topic, "avro-confluent-reference"));
         Map<Row, Integer> expected = collect(tEnv, "SELECT * FROM bids_reference");
-        Map<Row, Integer> actual = collect(tEnv, "SELECT * FROM bids_native");
+        Map<Row, Integer> actual = collectDecodedPerRecord(tEnv, "SELECT * FROM bids_native", BIDS);
         assertThat(size(expected)).isEqualTo(BIDS);
         assertThat(actual).isEqualTo(expected);
     }
@@ -193,6 +180,11 @@ class AvroConfluentNativeITCase {
             String job = "refs-" + t[0] + "-" + UUID.randomUUID();
             tEnv.getConfig().set("pipeline.name", job);
             assertThat(collect(tEnv, "SELECT * FROM " + t[0])).as(t[0]).isEqualTo(expected);
+            if (t[0].equals("refs_native")) {
+                // The stock kafka leg: the native format decoded every value, per record.
+                assertThat(CollectedMetrics.sum(job, "karrow", "numValuesDecodedNatively")).as(t[0]).isEqualTo(count);
+                assertThat(CollectedMetrics.sum(job, "karrow", "numRowsDecodedNatively")).as(t[0]).isEqualTo(count);
+            }
             if (t[1].equals("kafka-native")) {
                 // The kafka-native legs decoded every record in native batches, the second one
                 // fetching natively too.
@@ -211,7 +203,7 @@ class AvroConfluentNativeITCase {
         tEnv.executeSql(keyedDdl("keyed_native", topic, "avro-confluent-native"));
         tEnv.executeSql(keyedDdl("keyed_reference", topic, "avro-confluent-reference"));
         Map<Row, Integer> expected = collect(tEnv, "SELECT * FROM keyed_reference");
-        Map<Row, Integer> actual = collect(tEnv, "SELECT * FROM keyed_native");
+        Map<Row, Integer> actual = collectDecodedPerRecord(tEnv, "SELECT * FROM keyed_native", BIDS);
         assertThat(size(expected)).isEqualTo(BIDS);
         assertThat(actual).isEqualTo(expected);
     }

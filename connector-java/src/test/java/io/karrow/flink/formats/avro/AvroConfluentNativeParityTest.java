@@ -11,9 +11,8 @@ import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.table.types.logical.RowType;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -34,19 +33,8 @@ class AvroConfluentNativeParityTest {
 
     private static final int RECORDS = Integer.getInteger("karrow.corpus.records", 10_000);
 
-    private static DevRegistry registry;
-
-    @BeforeAll
-    static void startRegistry() throws Exception {
-        registry = DevRegistry.start();
-    }
-
-    @AfterAll
-    static void stopRegistry() {
-        if (registry != null) {
-            registry.close();
-        }
-    }
+    @RegisterExtension
+    static final DevRegistry registry = DevRegistry.perClass();
 
     static List<AvroCorpus> corpora() {
         return AvroCorpora.all();

@@ -12,11 +12,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.functions.ScalarFunction;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -55,27 +53,15 @@ class ConfluentPythonClientITCase {
 
     /** Reports to {@link CollectedMetrics}, so the native fetch is seen to engage. */
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .setConfiguration(CollectedMetrics.configuration())
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniClusterWithMetrics(2);
 
-    private static DevRegistry registry;
+    @RegisterExtension
+    static final DevRegistry registry = DevRegistry.perClass();
 
     @BeforeAll
     static void setUp() throws Exception {
         KafkaTestSupport.requireBroker();
         ConfluentPythonPeer.requireClient();
-        registry = DevRegistry.start();
-    }
-
-    @AfterAll
-    static void tearDown() {
-        if (registry != null) {
-            registry.close();
-        }
     }
 
     private static final String PROTOBUF = "protobuf-confluent-native";

@@ -26,9 +26,8 @@ import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.util.Collector;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -56,19 +55,8 @@ class JsonConfluentNativeSchemaTest {
             DataTypes.FIELD("tags", DataTypes.ARRAY(DataTypes.STRING()))).notNull();
     private static final RowType ROW_TYPE = (RowType) PHYSICAL.getLogicalType();
 
-    private static DevRegistry registry;
-
-    @BeforeAll
-    static void startRegistry() throws Exception {
-        registry = DevRegistry.start();
-    }
-
-    @AfterAll
-    static void stopRegistry() {
-        if (registry != null) {
-            registry.close();
-        }
-    }
+    @RegisterExtension
+    static final DevRegistry registry = DevRegistry.perClass();
 
     private static Map<String, String> options(String... keyValues) {
         Map<String, String> map = new HashMap<>();

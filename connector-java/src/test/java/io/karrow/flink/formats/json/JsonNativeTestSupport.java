@@ -1,10 +1,9 @@
 package io.karrow.flink.formats.json;
 
+import io.karrow.flink.testutils.TestInitContext;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.catalog.CatalogTable;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ObjectIdentifier;
@@ -19,8 +18,6 @@ import org.apache.flink.table.factories.SerializationFormatFactory;
 import org.apache.flink.table.runtime.connector.sink.SinkRuntimeProviderContext;
 import org.apache.flink.table.runtime.connector.source.ScanRuntimeProviderContext;
 import org.apache.flink.table.types.DataType;
-import org.apache.flink.util.SimpleUserCodeClassLoader;
-import org.apache.flink.util.UserCodeClassLoader;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -61,7 +58,7 @@ final class JsonNativeTestSupport {
         DeserializationSchema<RowData> schema = factory
                 .createDecodingFormat(context(physical, metadataColumn), Configuration.fromMap(options))
                 .createRuntimeDecoder(ScanRuntimeProviderContext.INSTANCE, physical);
-        schema.open(InitContext.INSTANCE);
+        schema.open(TestInitContext.INSTANCE);
         return schema;
     }
 
@@ -73,23 +70,7 @@ final class JsonNativeTestSupport {
         SerializationSchema<RowData> schema = factory
                 .createEncodingFormat(context(physical, false), Configuration.fromMap(options))
                 .createRuntimeEncoder(new SinkRuntimeProviderContext(false), physical);
-        schema.open(InitContext.INSTANCE);
+        schema.open(TestInitContext.INSTANCE);
         return schema;
-    }
-
-    /** A minimal open context for both directions. */
-    static final class InitContext
-            implements DeserializationSchema.InitializationContext, SerializationSchema.InitializationContext {
-        static final InitContext INSTANCE = new InitContext();
-
-        @Override
-        public MetricGroup getMetricGroup() {
-            return new UnregisteredMetricsGroup();
-        }
-
-        @Override
-        public UserCodeClassLoader getUserCodeClassLoader() {
-            return SimpleUserCodeClassLoader.create(Thread.currentThread().getContextClassLoader());
-        }
     }
 }

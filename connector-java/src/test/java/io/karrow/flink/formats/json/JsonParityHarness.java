@@ -1,5 +1,6 @@
 package io.karrow.flink.formats.json;
 
+import io.karrow.flink.testutils.TestInitContext;
 import io.karrow.flink.formats.BatchDeserializationSchema;
 import io.karrow.flink.nativebridge.DirectValueBuffer;
 import io.karrow.flink.testutils.BatchDecoding;
@@ -8,8 +9,6 @@ import io.karrow.flink.testutils.RowDataDiff;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.catalog.CatalogTable;
 import org.apache.flink.table.catalog.Column;
@@ -32,8 +31,6 @@ import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.MultisetType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.TypeConversions;
-import org.apache.flink.util.SimpleUserCodeClassLoader;
-import org.apache.flink.util.UserCodeClassLoader;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -194,7 +191,7 @@ final class JsonParityHarness {
         DeserializationSchema<RowData> schema = factory
                 .createDecodingFormat(context(rowType, metadataColumn), Configuration.fromMap(options))
                 .createRuntimeDecoder(ScanRuntimeProviderContext.INSTANCE, physical);
-        schema.open(InitContext.INSTANCE);
+        schema.open(TestInitContext.INSTANCE);
         return schema;
     }
 
@@ -207,7 +204,7 @@ final class JsonParityHarness {
         SerializationSchema<RowData> schema = factory
                 .createEncodingFormat(context(rowType, false), Configuration.fromMap(options))
                 .createRuntimeEncoder(new SinkRuntimeProviderContext(false), physical);
-        schema.open(InitContext.INSTANCE);
+        schema.open(TestInitContext.INSTANCE);
         return schema;
     }
 
@@ -219,22 +216,6 @@ final class JsonParityHarness {
             } catch (Exception ignored) {
                 // best effort
             }
-        }
-    }
-
-    /** The initialization context a task would pass (unregistered metrics, the test class loader). */
-    static final class InitContext
-            implements DeserializationSchema.InitializationContext, SerializationSchema.InitializationContext {
-        static final InitContext INSTANCE = new InitContext();
-
-        @Override
-        public MetricGroup getMetricGroup() {
-            return new UnregisteredMetricsGroup();
-        }
-
-        @Override
-        public UserCodeClassLoader getUserCodeClassLoader() {
-            return SimpleUserCodeClassLoader.create(Thread.currentThread().getContextClassLoader());
         }
     }
 

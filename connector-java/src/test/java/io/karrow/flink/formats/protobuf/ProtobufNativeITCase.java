@@ -3,6 +3,9 @@ package io.karrow.flink.formats.protobuf;
 import static io.karrow.flink.testutils.KafkaTestSupport.createTopic;
 import static io.karrow.flink.testutils.KafkaTestSupport.producer;
 import static io.karrow.flink.testutils.SqlTestSupport.collect;
+import static io.karrow.flink.testutils.SqlTestSupport.collectDecodedInBatches;
+import static io.karrow.flink.testutils.SqlTestSupport.collectDecodedPerRecord;
+import static io.karrow.flink.testutils.SqlTestSupport.nameNextJobs;
 import static io.karrow.flink.testutils.SqlTestSupport.messages;
 import static io.karrow.flink.testutils.SqlTestSupport.size;
 import static io.karrow.flink.testutils.SqlTestSupport.tableEnv;
@@ -15,7 +18,6 @@ import io.karrow.flink.formats.protobuf.proto.MapsProto;
 import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
@@ -28,12 +30,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.UUID;
 
 /**
  * {@code protobuf-native} from Flink SQL against a real broker ({@code -Dkarrow.kafka.bootstrap}), 3
@@ -55,12 +55,7 @@ class ProtobufNativeITCase {
     private static final String MAPS = MapsProto.Maps.class.getName();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .setConfiguration(CollectedMetrics.configuration())
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniClusterWithMetrics(2);
 
     private static String bidsTopic;
     private static String mapsTopic;
@@ -209,22 +204,6 @@ class ProtobufNativeITCase {
         {"stock", "kafka", "protobuf"}, {"swapped", "kafka", "protobuf-native"}, {"batched", "kafka-native", "protobuf-native"}
     };
 
-    /**
-     * Runs {@code query} over a {@code kafka-native} + {@code protobuf-native} table of a topic of
-     * {@link #RECORDS} records as its own job and asserts from its metrics that the source decoded
-     * every record in native batches.
-     */
-    private static Map<Row, Integer> collectBatched(StreamTableEnvironment tEnv, String query) throws Exception {
-        String job = "protobuf-native-batched-" + UUID.randomUUID();
-        tEnv.getConfig().set("pipeline.name", job);
-        Map<Row, Integer> rows = collect(tEnv, query);
-        assertThat(CollectedMetrics.sum(job, "karrow", "numRecordsDecoded"))
-                .as("records the kafka-native source decoded: %s", query).isEqualTo(RECORDS);
-        assertThat(CollectedMetrics.sum(job, "karrow", "numNativeBatches"))
-                .as("native decode batches: %s", query).isPositive();
-        return rows;
-    }
-
     @Test
     void valueOnlyTableGivesTheProtobufFormatsRows() throws Exception {
         StreamTableEnvironment tEnv = tableEnv();
@@ -233,8 +212,8 @@ class ProtobufNativeITCase {
         }
         Map<Row, Integer> expected = collect(tEnv, "SELECT * FROM stock");
         assertThat(size(expected)).isEqualTo(RECORDS);
-        assertThat(collect(tEnv, "SELECT * FROM swapped")).isEqualTo(expected);
-        assertThat(collectBatched(tEnv, "SELECT * FROM batched")).isEqualTo(expected);
+        assertThat(collectDecodedPerRecord(tEnv, "SELECT * FROM swapped", RECORDS)).isEqualTo(expected);
+        assertThat(collectDecodedInBatches(tEnv, "SELECT * FROM batched", RECORDS)).isEqualTo(expected);
     }
 
     @Test
@@ -248,8 +227,8 @@ class ProtobufNativeITCase {
         }
         Map<Row, Integer> expected = collect(tEnv, "SELECT * FROM m_stock");
         assertThat(size(expected)).isEqualTo(RECORDS);
-        assertThat(collect(tEnv, "SELECT * FROM m_swapped")).isEqualTo(expected);
-        assertThat(collectBatched(tEnv, "SELECT * FROM m_batched")).isEqualTo(expected);
+        assertThat(collectDecodedPerRecord(tEnv, "SELECT * FROM m_swapped", RECORDS)).isEqualTo(expected);
+        assertThat(collectDecodedInBatches(tEnv, "SELECT * FROM m_batched", RECORDS)).isEqualTo(expected);
     }
 
     /**
@@ -265,8 +244,8 @@ class ProtobufNativeITCase {
         }
         Map<Row, Integer> expected = collect(tEnv, "SELECT * FROM ed_stock");
         assertThat(size(expected)).isEqualTo(RECORDS);
-        assertThat(collect(tEnv, "SELECT * FROM ed_swapped")).isEqualTo(expected);
-        assertThat(collectBatched(tEnv, "SELECT * FROM ed_batched")).isEqualTo(expected);
+        assertThat(collectDecodedPerRecord(tEnv, "SELECT * FROM ed_swapped", RECORDS)).isEqualTo(expected);
+        assertThat(collectDecodedInBatches(tEnv, "SELECT * FROM ed_batched", RECORDS)).isEqualTo(expected);
 
         String[][] sinks = {{"ed_out_stock", "kafka", "protobuf", createTopic("pb-ed-out-stock", 3)},
                 {"ed_out_swapped", "kafka", "protobuf-native", createTopic("pb-ed-out-swapped", 3)},
@@ -276,11 +255,15 @@ class ProtobufNativeITCase {
             tEnv.executeSql(sinkTable(sink, EDITIONS_COLUMNS, EDITIONS, ""));
             statements.addInsertSql("INSERT INTO " + sink[0] + " SELECT * FROM ed_stock");
         }
+        String job = nameNextJobs(tEnv, "protobuf-native-editions-insert");
         statements.execute().await();
         Map<String, Integer> written = keyValueMultiset(KafkaTestSupport.readAll(sinks[0][3], false));
         assertThat(size(written)).isEqualTo(RECORDS);
         assertThat(keyValueMultiset(KafkaTestSupport.readAll(sinks[1][3], false))).isEqualTo(written);
         assertThat(keyValueMultiset(KafkaTestSupport.readAll(sinks[2][3], false))).isEqualTo(written);
+        // Both protobuf-native sinks encoded every record natively: per record and in batches.
+        assertThat(CollectedMetrics.sum(job, "karrow", "numRecordsEncoded"))
+                .as("records the two protobuf-native sinks encoded").isEqualTo(2L * RECORDS);
     }
 
     @Test
@@ -296,8 +279,8 @@ class ProtobufNativeITCase {
                 + " date_time, extra FROM ";
         Map<Row, Integer> expected = collect(tEnv, query + "k_stock");
         assertThat(size(expected)).isEqualTo(RECORDS);
-        assertThat(collect(tEnv, query + "k_swapped")).isEqualTo(expected);
-        assertThat(collectBatched(tEnv, query + "k_batched")).isEqualTo(expected);
+        assertThat(collectDecodedPerRecord(tEnv, query + "k_swapped", RECORDS)).isEqualTo(expected);
+        assertThat(collectDecodedInBatches(tEnv, query + "k_batched", RECORDS)).isEqualTo(expected);
     }
 
     @Test
@@ -322,11 +305,15 @@ class ProtobufNativeITCase {
         statements.addInsertSql("INSERT INTO out_stock" + select);
         statements.addInsertSql("INSERT INTO out_swapped" + select);
         statements.addInsertSql("INSERT INTO out_batched" + select);
+        String job = nameNextJobs(tEnv, "protobuf-native-insert");
         statements.execute().await();
         Map<String, Integer> expected = keyValueMultiset(KafkaTestSupport.readAll(outStock, false));
         assertThat(size(expected)).isGreaterThan(RECORDS / 2);
         assertThat(keyValueMultiset(KafkaTestSupport.readAll(outSwapped, false))).isEqualTo(expected);
         assertThat(keyValueMultiset(KafkaTestSupport.readAll(outBatched, false))).isEqualTo(expected);
+        // Both protobuf-native sinks encoded every output record natively (the keys are raw, not native).
+        assertThat(CollectedMetrics.sum(job, "karrow", "numRecordsEncoded"))
+                .as("records the two protobuf-native sinks encoded").isEqualTo(2L * size(expected));
     }
 
     /** Truncated, bad tag, wrong wire type, invalid proto3 UTF-8, and good values, in two partitions. */
@@ -356,8 +343,9 @@ class ProtobufNativeITCase {
         Map<Row, Integer> expected = collect(tEnv, "SELECT * FROM bad_stock");
         // The good values and the wrong-wire-type one (an unknown field for protobuf-java).
         assertThat(size(expected)).isEqualTo(3);
-        assertThat(collect(tEnv, "SELECT * FROM bad_swapped")).isEqualTo(expected);
-        assertThat(collect(tEnv, "SELECT * FROM bad_batched")).isEqualTo(expected);
+        // Every value reached native code, the skipped ones too.
+        assertThat(collectDecodedPerRecord(tEnv, "SELECT * FROM bad_swapped", MIXED.size())).isEqualTo(expected);
+        assertThat(collectDecodedInBatches(tEnv, "SELECT * FROM bad_batched", MIXED.size())).isEqualTo(expected);
     }
 
     @Test
@@ -382,14 +370,8 @@ class ProtobufNativeITCase {
                         .contains("channel"));
     }
 
+    /** The records as a multiset of key hex and value hex. */
     private static Map<String, Integer> keyValueMultiset(List<ConsumerRecord<byte[], byte[]>> records) {
-        Map<String, Integer> multiset = new HashMap<>();
-        HexFormat hex = HexFormat.of();
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-            String key = r.key() == null ? "null" : hex.formatHex(r.key());
-            String value = r.value() == null ? "null" : hex.formatHex(r.value());
-            multiset.merge(key + " -> " + value, 1, Integer::sum);
-        }
-        return multiset;
+        return KafkaTestSupport.keyValueMultiset(records, HexFormat.of()::formatHex);
     }
 }

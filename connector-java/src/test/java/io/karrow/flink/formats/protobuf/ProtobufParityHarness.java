@@ -1,5 +1,6 @@
 package io.karrow.flink.formats.protobuf;
 
+import io.karrow.flink.testutils.TestInitContext;
 import io.karrow.flink.formats.BatchDeserializationSchema;
 import io.karrow.flink.formats.BatchSerializationSchema;
 import io.karrow.flink.formats.ValueBatchEncoder;
@@ -11,8 +12,6 @@ import io.karrow.flink.testutils.BatchDecoding;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.catalog.CatalogTable;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ObjectIdentifier;
@@ -37,8 +36,6 @@ import org.apache.flink.table.types.logical.MapType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.utils.TypeConversions;
 import org.apache.flink.util.Collector;
-import org.apache.flink.util.SimpleUserCodeClassLoader;
-import org.apache.flink.util.UserCodeClassLoader;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -187,7 +184,7 @@ final class ProtobufParityHarness {
                 .createDecodingFormat(context(rowType, metadataColumn), Configuration.fromMap(options))
                 .createRuntimeDecoder(ScanRuntimeProviderContext.INSTANCE, physical);
         try {
-            schema.open(InitContext.INSTANCE);
+            schema.open(TestInitContext.INSTANCE);
         } catch (Exception | Error e) {
             closeQuietly(schema);
             throw e;
@@ -215,7 +212,7 @@ final class ProtobufParityHarness {
                 .createEncodingFormat(context(rowType, false), Configuration.fromMap(options))
                 .createRuntimeEncoder(new SinkRuntimeProviderContext(false), physical);
         try {
-            schema.open(InitContext.INSTANCE);
+            schema.open(TestInitContext.INSTANCE);
         } catch (Exception | Error e) {
             closeQuietly(schema);
             throw e;
@@ -231,22 +228,6 @@ final class ProtobufParityHarness {
             } catch (Exception ignored) {
                 // best effort
             }
-        }
-    }
-
-    /** The initialization context a task would pass. */
-    static final class InitContext
-            implements DeserializationSchema.InitializationContext, SerializationSchema.InitializationContext {
-        static final InitContext INSTANCE = new InitContext();
-
-        @Override
-        public MetricGroup getMetricGroup() {
-            return new UnregisteredMetricsGroup();
-        }
-
-        @Override
-        public UserCodeClassLoader getUserCodeClassLoader() {
-            return SimpleUserCodeClassLoader.create(Thread.currentThread().getContextClassLoader());
         }
     }
 

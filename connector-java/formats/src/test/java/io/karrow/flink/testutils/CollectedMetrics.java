@@ -18,7 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Counters of the jobs a test MiniCluster ran, by job name, so a test can assert that a native path
  * engaged (e.g. {@code karrow.numRecordsEncoded}). A metric reporter ({@link Factory}, registered in
  * {@code META-INF/services}); a cluster uses it when its configuration comes from {@link
- * #configuration()}.
+ * #configuration()}. In karrow-formats' test-jar, which the connector's and the sql bundle's tests
+ * use too.
  */
 public final class CollectedMetrics implements MetricReporter {
 
