@@ -7,12 +7,13 @@
 #   make test-cluster  karrow jobs on a standalone Flink 2.2 cluster (JobManager + 2 TaskManagers, tests/cluster/)
 #   make fuzz-short / fuzz-long   coverage-guided fuzzing of every parser (fuzz/README.md)
 #   make test-broker-restart   the broker killed mid-fetch, mid-produce, mid-transaction (not in make test)
+#   make test-tv1   the native producer's tests on a broker with the old transaction protocol (not in make test)
 #   make soak   SOAK_RECORDS (10M) through the native fetch + decode path, RSS printed (not in make test)
 
 CARGO ?= cargo
 MVN ?= mvn -B -ntp
 
-.PHONY: native jar test test-cluster test-rust test-rust-checked lint test-java test-java-jvms test-python demo bench bench-source bench-fetch bench-produce bench-produce-e2e fuzz-short fuzz-long test-fuzz-replay test-broker-restart soak nexmark nexmark-short clean
+.PHONY: native jar test test-cluster test-rust test-rust-checked lint test-java test-java-jvms test-python demo bench bench-source bench-fetch bench-produce bench-produce-e2e fuzz-short fuzz-long test-fuzz-replay test-broker-restart test-tv1 soak nexmark nexmark-short clean
 
 native:
 	$(CARGO) build --release -p karrow-native -p karrow
@@ -49,6 +50,12 @@ test-python: native
 # a plain build of the fuzz crate, no instrumentation, seconds to run.
 test-fuzz-replay:
 	$(CARGO) test --manifest-path fuzz/Cargo.toml --lib --test replay
+
+# The old transaction protocol (#20): the Rust and Flink tests that need a broker formatted with
+# transaction.version=1, on one started next to the default broker (KAFKA_PORT, KAFKA_PORT+5/+6),
+# both stopped afterwards (tests/run-tv1-tests.sh). Not part of `make test`: it adds more than 90 s.
+test-tv1: native
+	bash tests/run-tv1-tests.sh
 
 # Fault injection (#20, kafka/tests/broker_restart.rs): the broker killed and restarted under
 # the native fetch, the idempotent producer and a native transaction, on a broker of its own

@@ -178,6 +178,16 @@ class KafkaNativeSinkITCase {
     }
 
     /**
+     * As {@link #exactlyOnceSurvivesAFailureAndRestart} with parallelism 2 on three partitions: two
+     * writers per sink, each restored writer aborting the transactions its subtask owns (the
+     * default broker; the old protocol runs the same in {@link #exactlyOnceOnTheOldTransactionProtocol}).
+     */
+    @Test
+    void exactlyOnceSurvivesATaskRestartAtParallelismTwo() throws Exception {
+        exactlyOnceFailover(BOOTSTRAP, 3, 2);
+    }
+
+    /**
      * Exactly-once with a failure between pre-commit and commit: the committer of the stock sink and
      * that of native produce each fail once before their first commit ({@link FailingCommitTableFactory}),
      * after the checkpoint whose transactions they were to commit completed. The job fails over and
@@ -255,7 +265,21 @@ class KafkaNativeSinkITCase {
      */
     @Test
     void aTransactionOpenPastItsTimeoutFailsTheJobNamingTheTimeout() throws Exception {
-        Job job = new Job(BOOTSTRAP, registry, 1, 1);
+        transactionTimeout(BOOTSTRAP);
+    }
+
+    /**
+     * As {@link #aTransactionOpenPastItsTimeoutFailsTheJobNamingTheTimeout}, on the old transaction
+     * protocol ({@code transaction.version=1}): the coordinator's abort bumps the epoch there too, and
+     * the partition leader refuses the next batch with the old one.
+     */
+    @Test
+    void aTransactionOpenPastItsTimeoutFailsTheJobOnTheOldTransactionProtocol() throws Exception {
+        transactionTimeout(requireTv1());
+    }
+
+    private static void transactionTimeout(String bootstrap) throws Exception {
+        Job job = new Job(bootstrap, registry, 1, 1);
         job.tEnv.createTemporarySystemFunction("slow_rows", SlowRows.class);
         // Rows keep coming for at least 40 s; the broker aborts a timed-out transaction within
         // transaction.abort.timed.out.transaction.cleanup.interval.ms (10 s) of its timeout.
@@ -288,14 +312,7 @@ class KafkaNativeSinkITCase {
      */
     @Test
     void exactlyOnceOnTheOldTransactionProtocol() throws Exception {
-        String tv1 = KafkaTestSupport.bootstrapTv1();
-        Assumptions.assumeTrue(tv1 != null, "no broker with transaction.version=1 (-Dkarrow.kafka.bootstrap.tv1)");
-        try (Admin admin = KafkaTestSupport.admin(tv1)) {
-            FinalizedVersionRange version = admin.describeFeatures().featureMetadata().get(30, TimeUnit.SECONDS)
-                    .finalizedFeatures().get("transaction.version");
-            assertThat(version).as("the broker's finalized transaction.version").isNotNull();
-            assertThat(version.maxVersionLevel()).as("the broker's transaction.version").isEqualTo((short) 1);
-        }
+        String tv1 = requireTv1();
         Job job = new Job(tv1, registry, 3, 2);
         Trio keyed = trio(job, exactlyOnce(), true, METADATA_COLUMNS, METADATA_QUERY);
         Trio keyless = trio(job, exactlyOnce() + "'properties.compression.type' = 'lz4',", false, "", SinkParity.QUERY);
@@ -305,6 +322,22 @@ class KafkaNativeSinkITCase {
         exactlyOnceFailover(tv1, 3, 2);
         failingCommitter(tv1, false);
         failingCommitter(tv1, true);
+    }
+
+    /**
+     * The broker formatted with {@code transaction.version=1} ({@code -Dkarrow.kafka.bootstrap.tv1}),
+     * checked to run that protocol; the test is skipped without one.
+     */
+    private static String requireTv1() throws Exception {
+        String tv1 = KafkaTestSupport.bootstrapTv1();
+        Assumptions.assumeTrue(tv1 != null, "no broker with transaction.version=1 (-Dkarrow.kafka.bootstrap.tv1)");
+        try (Admin admin = KafkaTestSupport.admin(tv1)) {
+            FinalizedVersionRange version = admin.describeFeatures().featureMetadata().get(30, TimeUnit.SECONDS)
+                    .finalizedFeatures().get("transaction.version");
+            assertThat(version).as("the broker's finalized transaction.version").isNotNull();
+            assertThat(version.maxVersionLevel()).as("the broker's transaction.version").isEqualTo((short) 1);
+        }
+        return tv1;
     }
 
     private static void exactlyOnceFailover(String bootstrap, int partitions, int parallelism) throws Exception {
