@@ -8,6 +8,7 @@ pub mod avro;
 pub mod error;
 pub mod flink_binary;
 pub mod framing;
+pub mod id_cache;
 pub mod java;
 pub mod json;
 pub mod protobuf;

@@ -9,7 +9,7 @@
 //! [`SchemaSource`] is given (`validate-schema-id`): then each id must name a JSON
 //! schema in the registry, checked once per id; a failed check is never skipped.
 
-use std::collections::HashSet;
+use crate::id_cache::IdCache;
 use std::sync::Arc;
 
 use crate::error::{CodecError, ErrorContext};
@@ -31,7 +31,8 @@ pub struct JsonConfluentDecoder {
 /// `validate-schema-id`: the source and the ids it has confirmed.
 struct IdCheck {
     source: Arc<dyn SchemaSource>,
-    confirmed: HashSet<i32>,
+    /// Bounded (`crate::id_cache`'s policy): an evicted id is checked again.
+    confirmed: IdCache<()>,
 }
 
 impl std::fmt::Debug for JsonConfluentDecoder {
@@ -59,7 +60,7 @@ impl JsonConfluentDecoder {
             ignore_parse_errors: options.ignore_parse_errors,
             ids: schema_ids.map(|source| IdCheck {
                 source,
-                confirmed: HashSet::new(),
+                confirmed: IdCache::default(),
             }),
         })
     }
@@ -89,7 +90,7 @@ impl JsonConfluentDecoder {
 
 impl IdCheck {
     fn require(&mut self, id: i32) -> Result<(), CodecError> {
-        if self.confirmed.contains(&id) {
+        if self.confirmed.get(id).is_some() {
             return Ok(());
         }
         self.source
@@ -102,7 +103,7 @@ impl IdCheck {
                     ..ErrorContext::default()
                 },
             })?;
-        self.confirmed.insert(id);
+        self.confirmed.insert(id, ());
         Ok(())
     }
 }

@@ -35,6 +35,18 @@ pub struct RegistrySettings {
     /// Extra registry-client properties.
     #[serde(default)]
     pub properties: BTreeMap<String, String>,
+    /// `request-timeout`: one whole request, in milliseconds (absent: the client's default).
+    #[serde(default)]
+    pub request_timeout_ms: Option<u64>,
+    /// `max-retries`: retries after a connect error, a timeout or a 5xx answer.
+    #[serde(default)]
+    pub max_retries: Option<u32>,
+    /// `retry-backoff`: the delay before the first retry, in milliseconds.
+    #[serde(default)]
+    pub retry_backoff_ms: Option<u64>,
+    /// `retry-backoff-max`: the longest delay between two retries, in milliseconds.
+    #[serde(default)]
+    pub retry_backoff_max_ms: Option<u64>,
 }
 
 impl RegistrySettings {
@@ -45,6 +57,19 @@ impl RegistrySettings {
         cfg.bearer_token = self.bearer_auth_token.clone();
         cfg.ssl_ca_pem = self.ssl_ca_pem.clone();
         cfg.properties = self.properties.clone();
+        // Validated by the Java factory (RegistryDecoderConfig); the client checks them again.
+        if let Some(ms) = self.request_timeout_ms {
+            cfg.timeout = std::time::Duration::from_millis(ms);
+        }
+        if let Some(n) = self.max_retries {
+            cfg.max_retries = n;
+        }
+        if let Some(ms) = self.retry_backoff_ms {
+            cfg.initial_backoff = std::time::Duration::from_millis(ms);
+        }
+        if let Some(ms) = self.retry_backoff_max_ms {
+            cfg.max_backoff = std::time::Duration::from_millis(ms);
+        }
         cfg
     }
 }
@@ -329,6 +354,29 @@ mod tests {
         assert_eq!(confluent.schema.as_deref(), Some("{}"));
         let no_subject = format!(r#"{{"row_type":{ROW},"confluent":{{"url":"http://r:1"}}}}"#);
         assert!(JsonEncoderConfig::from_json(&no_subject).is_err());
+    }
+
+    #[test]
+    fn registry_bounds_default_to_the_clients_and_are_taken_when_given() {
+        let defaults =
+            AvroDecoderConfig::from_json(&format!(r#"{{"row_type":{ROW},"url":"http://r:1"}}"#))
+                .unwrap()
+                .registry_config();
+        let stock = karrow_registry::RegistryConfig::from_url("http://r:1");
+        assert_eq!(defaults.timeout, stock.timeout);
+        assert_eq!(defaults.max_retries, stock.max_retries);
+        assert_eq!(defaults.initial_backoff, stock.initial_backoff);
+        assert_eq!(defaults.max_backoff, stock.max_backoff);
+        let set = AvroDecoderConfig::from_json(&format!(
+            r#"{{"row_type":{ROW},"url":"http://r:1","request_timeout_ms":1500,"max_retries":0,
+                "retry_backoff_ms":5,"retry_backoff_max_ms":50}}"#
+        ))
+        .unwrap()
+        .registry_config();
+        assert_eq!(set.timeout, std::time::Duration::from_millis(1500));
+        assert_eq!(set.max_retries, 0);
+        assert_eq!(set.initial_backoff, std::time::Duration::from_millis(5));
+        assert_eq!(set.max_backoff, std::time::Duration::from_millis(50));
     }
 
     #[test]

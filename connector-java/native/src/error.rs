@@ -15,6 +15,18 @@ pub enum NativeError {
     /// The registry client could not be built.
     #[error(transparent)]
     Registry(Box<RegistryError>),
+    /// A sink could not register (or find) its writer schema: the registry refused it or
+    /// could not be reached within the client's bounds. Begins like the stock format's
+    /// message ("Could not register schema in registry") and names the subject and URL(s).
+    #[error("Could not register schema in registry: subject '{subject}' at {urls}: {source}")]
+    Register {
+        /// The subject the schema was to be registered under.
+        subject: String,
+        /// The registry URL(s) configured.
+        urls: String,
+        /// The client's failure.
+        source: Box<RegistryError>,
+    },
     /// The configuration passed from Java is invalid.
     #[error("invalid karrow configuration: {0}")]
     Config(String),

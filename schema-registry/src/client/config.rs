@@ -10,6 +10,10 @@ use crate::error::RegistryError;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default number of retries after a connect error or 5xx answer.
 pub const DEFAULT_MAX_RETRIES: u32 = 3;
+/// Default delay before the first retry; doubled per retry up to [`DEFAULT_MAX_BACKOFF`].
+pub const DEFAULT_INITIAL_BACKOFF: Duration = Duration::from_millis(100);
+/// Default upper bound of one delay between retries.
+pub const DEFAULT_MAX_BACKOFF: Duration = Duration::from_secs(2);
 /// Default number of entries in each client cache.
 pub const DEFAULT_CACHE_CAPACITY: usize = 1000;
 
@@ -27,8 +31,13 @@ pub struct RegistryConfig {
     pub ssl_ca_pem: Option<String>,
     /// Timeout of one whole request (connect, send, receive).
     pub timeout: Duration,
-    /// Retries after a connect error or 5xx answer, with bounded exponential backoff.
+    /// Retries after a connect error, a timeout or a 5xx answer, with bounded exponential
+    /// backoff.
     pub max_retries: u32,
+    /// Delay before the first retry; doubled per retry, at most `max_backoff`.
+    pub initial_backoff: Duration,
+    /// Upper bound of one delay between retries.
+    pub max_backoff: Duration,
     /// Maximum entries in each cache (schemas by id, ids by registered schema).
     pub cache_capacity: usize,
     /// Further client properties, kept for callers (e.g. Flink `properties.*` options).
@@ -50,6 +59,8 @@ impl RegistryConfig {
             ssl_ca_pem: None,
             timeout: DEFAULT_TIMEOUT,
             max_retries: DEFAULT_MAX_RETRIES,
+            initial_backoff: DEFAULT_INITIAL_BACKOFF,
+            max_backoff: DEFAULT_MAX_BACKOFF,
             cache_capacity: DEFAULT_CACHE_CAPACITY,
             properties: BTreeMap::new(),
         }
@@ -82,6 +93,12 @@ impl RegistryConfig {
         if self.timeout.is_zero() {
             return invalid("timeout must be greater than zero".into());
         }
+        if self.max_backoff < self.initial_backoff {
+            return invalid(format!(
+                "max_backoff ({:?}) must not be shorter than initial_backoff ({:?})",
+                self.max_backoff, self.initial_backoff
+            ));
+        }
         Ok(())
     }
 }
@@ -104,6 +121,8 @@ impl fmt::Debug for RegistryConfig {
             .field("ssl_ca_pem", &self.ssl_ca_pem.as_ref().map(|p| p.len()))
             .field("timeout", &self.timeout)
             .field("max_retries", &self.max_retries)
+            .field("initial_backoff", &self.initial_backoff)
+            .field("max_backoff", &self.max_backoff)
             .field("cache_capacity", &self.cache_capacity)
             .field("properties", &self.properties.keys().collect::<Vec<_>>())
             .finish()

@@ -14,10 +14,6 @@ use crate::CONTENT_TYPE;
 
 use super::config::RegistryConfig;
 
-/// First backoff delay; doubled per retry up to [`MAX_BACKOFF`].
-const INITIAL_BACKOFF: Duration = Duration::from_millis(100);
-/// Upper bound of one backoff delay.
-const MAX_BACKOFF: Duration = Duration::from_secs(2);
 /// Error bodies longer than this are cut in messages.
 const MAX_MESSAGE_CHARS: usize = 300;
 
@@ -69,6 +65,8 @@ pub(crate) struct Transport {
     urls: Vec<String>,
     authorization: Option<String>,
     max_retries: u32,
+    initial_backoff: Duration,
+    max_backoff: Duration,
     /// Index of the URL that answered last; tried first next time.
     preferred: AtomicUsize,
 }
@@ -110,6 +108,8 @@ impl Transport {
             urls: cfg.urls.clone(),
             authorization,
             max_retries: cfg.max_retries,
+            initial_backoff: cfg.initial_backoff,
+            max_backoff: cfg.max_backoff,
             preferred: AtomicUsize::new(0),
         })
     }
@@ -128,7 +128,7 @@ impl Transport {
         let mut last_error = None;
         for attempt in 0..attempts {
             if attempt > 0 {
-                std::thread::sleep(backoff(attempt - 1));
+                std::thread::sleep(backoff(attempt - 1, self.initial_backoff, self.max_backoff));
             }
             let index = (first + attempt as usize) % self.urls.len();
             let url = format!("{}{}", self.urls[index], path);
@@ -203,11 +203,9 @@ impl Transport {
     }
 }
 
-/// The delay before retry number `retry` (0-based): 100 ms doubling, at most 2 s.
-fn backoff(retry: u32) -> Duration {
-    INITIAL_BACKOFF
-        .saturating_mul(1u32 << retry.min(16))
-        .min(MAX_BACKOFF)
+/// The delay before retry number `retry` (0-based): `initial` doubling, at most `max`.
+fn backoff(retry: u32, initial: Duration, max: Duration) -> Duration {
+    initial.saturating_mul(1u32 << retry.min(16)).min(max)
 }
 
 /// Parses the trusted CA certificates from PEM text.
@@ -316,9 +314,14 @@ mod tests {
 
     #[test]
     fn backoff_is_bounded() {
-        assert_eq!(backoff(0), Duration::from_millis(100));
-        assert_eq!(backoff(1), Duration::from_millis(200));
-        assert_eq!(backoff(40), MAX_BACKOFF);
+        use crate::client::{DEFAULT_INITIAL_BACKOFF as I, DEFAULT_MAX_BACKOFF as M};
+        assert_eq!(backoff(0, I, M), Duration::from_millis(100));
+        assert_eq!(backoff(1, I, M), Duration::from_millis(200));
+        assert_eq!(backoff(40, I, M), M);
+        let (i, m) = (Duration::from_millis(7), Duration::from_millis(20));
+        assert_eq!(backoff(1, i, m), Duration::from_millis(14));
+        assert_eq!(backoff(2, i, m), m);
+        assert_eq!(backoff(3, Duration::ZERO, m), Duration::ZERO);
     }
 
     #[test]

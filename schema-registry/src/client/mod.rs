@@ -9,7 +9,10 @@ use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 
-pub use config::{RegistryConfig, DEFAULT_CACHE_CAPACITY, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT};
+pub use config::{
+    RegistryConfig, DEFAULT_CACHE_CAPACITY, DEFAULT_INITIAL_BACKOFF, DEFAULT_MAX_BACKOFF,
+    DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT,
+};
 
 use crate::error::RegistryError;
 use crate::model::{CompatibilityLevel, RegisteredSchema, SchemaDefinition, SubjectVersion};

@@ -9,7 +9,6 @@ mod map_order;
 pub mod resolve;
 pub mod skip;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::{Array, RecordBatch};
@@ -24,6 +23,7 @@ use super::model::AvroNode;
 use crate::error::{CodecError, ErrorContext};
 use crate::flink_binary::{write_batch_rows, RowImages};
 use crate::framing::split_confluent;
+use crate::id_cache::IdCache;
 use crate::schema_source::{by_id, resolve_references, SchemaSource, SchemaType};
 use crate::types::{row_arrow_fields, FlinkField, FlinkKind, FlinkType};
 
@@ -51,7 +51,8 @@ pub struct AvroConfluentDecoder {
     reader: AvroNode,
     fields: Vec<FlinkField>,
     root: StructDecoder,
-    plans: HashMap<i32, Plan>,
+    /// Plans by writer schema id, bounded (`crate::id_cache`'s policy).
+    plans: IdCache<Plan>,
     /// The plan of the last value's schema id: consecutive values almost always share
     /// it, and this skips the map lookup per value.
     current: Option<(i32, Plan)>,
@@ -113,7 +114,7 @@ impl AvroConfluentDecoder {
             reader,
             fields: fields.to_vec(),
             root: StructDecoder::new(fields, false),
-            plans: HashMap::new(),
+            plans: IdCache::default(),
             current: None,
             source,
         })
@@ -125,7 +126,7 @@ impl AvroConfluentDecoder {
     }
 
     fn plan(&mut self, id: i32) -> Result<Plan, CodecError> {
-        if let Some(plan) = self.plans.get(&id) {
+        if let Some(plan) = self.plans.get(id) {
             return Ok(plan.clone());
         }
         let context = ErrorContext {

@@ -2,7 +2,7 @@
 //! message-index array read by [`crate::framing`], the schema compiled once per id, a
 //! [`ProtobufRowDecoder`] per (id, index path), then exactly `protobuf-native`'s rules.
 
-use std::collections::HashMap;
+use crate::id_cache::IdCache;
 use std::sync::Arc;
 
 use prost_reflect::MessageDescriptor;
@@ -20,7 +20,8 @@ pub struct ProtobufConfluentDecoder {
     row_type: FlinkType,
     options: ProtobufOptions,
     source: Arc<dyn SchemaSource>,
-    schemas: HashMap<i32, SchemaEntry>,
+    /// Writer schemas by id, bounded (`crate::id_cache`'s policy).
+    schemas: IdCache<SchemaEntry>,
     /// The index path of the value being decoded (reused).
     path: Vec<i32>,
 }
@@ -59,7 +60,7 @@ impl ProtobufConfluentDecoder {
             row_type: row_type.clone(),
             options,
             source,
-            schemas: HashMap::new(),
+            schemas: IdCache::default(),
             path: Vec::new(),
         })
     }
@@ -94,17 +95,15 @@ impl ProtobufConfluentDecoder {
                 ))
             }
         };
-        let entry = match self.schemas.entry(id) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                let schema = resolve_schema(self.source.as_ref(), id)
-                    .map_err(|message| schema_error(message, id))?;
-                e.insert(SchemaEntry {
+        let source = &self.source;
+        let entry = self.schemas.get_or_try_insert_with(id, || {
+            resolve_schema(source.as_ref(), id)
+                .map(|schema| SchemaEntry {
                     schema,
                     decoders: Vec::new(),
                 })
-            }
-        };
+                .map_err(|message| schema_error(message, id))
+        })?;
         let path = self.path.as_slice();
         let position = match entry.decoders.iter().position(|(p, _)| **p == *path) {
             Some(position) => position,

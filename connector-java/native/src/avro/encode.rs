@@ -52,10 +52,16 @@ impl AvroEncodeSession {
                 explicit.clone()
             }
         };
-        let id = client.register(
-            &config.subject,
-            &SchemaDefinition::avro(schema).with_references(references),
-        )?;
+        let id = client
+            .register(
+                &config.subject,
+                &SchemaDefinition::avro(schema).with_references(references),
+            )
+            .map_err(|source| NativeError::Register {
+                subject: config.subject.clone(),
+                urls: config.decoder.registry.url.clone(),
+                source: Box::new(source),
+            })?;
         let encoder = AvroConfluentEncoder::new(row_type, id)?;
         Ok(AvroEncodeSession {
             encoder,

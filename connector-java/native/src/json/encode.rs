@@ -113,7 +113,13 @@ fn register_writer_schema(
         None => derive_json_schema(row_type)?,
     };
     let client = RegistryClient::new(confluent.registry.registry_config())?;
-    Ok(client.register(&confluent.subject, &SchemaDefinition::json(schema))?)
+    client
+        .register(&confluent.subject, &SchemaDefinition::json(schema))
+        .map_err(|source| NativeError::Register {
+            subject: confluent.subject.clone(),
+            urls: confluent.registry.url.clone(),
+            source: Box::new(source),
+        })
 }
 
 impl Session for JsonEncodeSession {

@@ -121,10 +121,16 @@ fn open_confluent(
         &imports,
     )?;
     let encoder = ProtobufRowEncoder::new(&writer.message, row_type, options)?;
-    let id = client.register(
-        subject,
-        &SchemaDefinition::protobuf(writer.text).with_references(references),
-    )?;
+    let id = client
+        .register(
+            subject,
+            &SchemaDefinition::protobuf(writer.text).with_references(references),
+        )
+        .map_err(|source| NativeError::Register {
+            subject: subject.to_string(),
+            urls: confluent.registry.url.clone(),
+            source: Box::new(source),
+        })?;
     Ok(ProtobufConfluentEncoder::new(encoder, id, &writer.path))
 }
 

@@ -179,7 +179,9 @@ class AvroConfluentNativeEncodingFactoryTest {
                 + LogicalTypeJson.toJson(PHYSICAL.getLogicalType())
                 + ",\"url\":\"http://r:1\",\"schema\":null,\"basic_auth_credentials_source\":null,"
                 + "\"basic_auth_user_info\":null,\"bearer_auth_credentials_source\":null,\"bearer_auth_token\":null,"
-                + "\"ssl_ca_pem\":null,\"properties\":{},\"subject\":\"bids-value\"}");
+                + "\"ssl_ca_pem\":null,"
+                + "\"request_timeout_ms\":10000,\"max_retries\":3,\"retry_backoff_ms\":100,\"retry_backoff_max_ms\":2000,"
+                + "\"properties\":{},\"subject\":\"bids-value\"}");
         assertThatThrownBy(() -> format.createRuntimeEncoder(new SinkRuntimeProviderContext(false),
                 DataTypes.ROW(DataTypes.FIELD("t", DataTypes.TIMESTAMP(6))).notNull()))
                 .hasMessageContaining("Avro does not support TIMESTAMP type with precision: 6");

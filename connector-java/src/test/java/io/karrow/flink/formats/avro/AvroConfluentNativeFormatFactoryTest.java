@@ -81,14 +81,15 @@ class AvroConfluentNativeFormatFactoryTest {
         assertThat(factory.optionalOptions()).extracting(o -> o.key()).containsExactlyInAnyOrder(
                 "subject", "schema", "schema.references", "properties", "ssl.keystore.location", "ssl.keystore.password",
                 "ssl.truststore.location", "ssl.truststore.password", "basic-auth.credentials-source",
-                "basic-auth.user-info", "bearer-auth.credentials-source", "bearer-auth.token");
+                "basic-auth.user-info", "bearer-auth.credentials-source", "bearer-auth.token",
+                "request-timeout", "max-retries", "retry-backoff", "retry-backoff-max");
         assertThat(AvroConfluentNativeFormatOptions.URL.fallbackKeys()).extracting(k -> k.getKey())
                 .containsExactly("schema-registry.url");
         assertThat(AvroConfluentNativeFormatOptions.SUBJECT.fallbackKeys()).extracting(k -> k.getKey())
                 .containsExactly("schema-registry.subject");
         assertThat(AvroConfluentNativeFormatOptions.SCHEMA.fallbackKeys()).extracting(k -> k.getKey())
                 .containsExactly("schema-registry.schema");
-        assertThat(factory.forwardOptions()).hasSize(13);
+        assertThat(factory.forwardOptions()).hasSize(17);
     }
 
     @Test
@@ -143,6 +144,43 @@ class AvroConfluentNativeFormatFactoryTest {
     }
 
     @Test
+    void registryClientBoundsAreReadAndValidatedAtPlanning() throws Exception {
+        Configuration defaults = Configuration.fromMap(Map.of("url", "http://r:1"));
+        RegistryDecoderConfig stock = RegistryDecoderConfig.fromOptions("avro-confluent-native", defaults, null, null);
+        // The defaults are the client's own (schema-registry's RegistryConfig::from_url).
+        assertThat(stock.getRequestTimeoutMs()).isEqualTo(10_000);
+        assertThat(stock.getMaxRetries()).isEqualTo(3);
+        assertThat(stock.getRetryBackoffMs()).isEqualTo(100);
+        assertThat(stock.getRetryBackoffMaxMs()).isEqualTo(2_000);
+        Map<String, String> bounds = Map.of("url", "http://r:1", "request-timeout", "1500 ms", "max-retries", "0",
+                "retry-backoff", "5 ms", "retry-backoff-max", "1 min");
+        decodingFormat(bounds, Map.of(), false);
+        RegistryDecoderConfig set =
+                RegistryDecoderConfig.fromOptions("avro-confluent-native", Configuration.fromMap(bounds), null, null);
+        assertThat(set.toRegistryJson()).contains("\"request_timeout_ms\":1500,\"max_retries\":0,"
+                + "\"retry_backoff_ms\":5,\"retry_backoff_max_ms\":60000,");
+        assertThat(set).isNotEqualTo(stock);
+
+        Map<Map<String, String>, String> invalid = Map.of(
+                Map.of("request-timeout", "0 ms"), "Option 'request-timeout' of 'avro-confluent-native' must be between",
+                Map.of("request-timeout", "2 h"), "Option 'request-timeout' of 'avro-confluent-native' must be between",
+                Map.of("max-retries", "-1"), "Option 'max-retries' of 'avro-confluent-native' must be between 0 and 100",
+                Map.of("max-retries", "101"), "Option 'max-retries' of 'avro-confluent-native' must be between 0 and 100",
+                Map.of("retry-backoff", "11 min"), "Option 'retry-backoff' of 'avro-confluent-native' must be between",
+                Map.of("retry-backoff", "3 s"), "Option 'retry-backoff-max' of 'avro-confluent-native' (2000 ms) must not be "
+                        + "shorter than 'retry-backoff' (3000 ms)");
+        invalid.forEach((options, message) -> {
+            Map<String, String> all = new java.util.HashMap<>(options);
+            all.put("url", "http://r:1");
+            assertThatThrownBy(() -> decodingFormat(all, Map.of(), false))
+                    .isInstanceOf(ValidationException.class)
+                    .hasMessageContaining(message);
+        });
+        assertThatThrownBy(() -> decodingFormat(Map.of("url", "http://r:1", "request-timeout", "soon"), Map.of(), false))
+                .hasMessageContaining("request-timeout");
+    }
+
+    @Test
     void configJsonFollowsTheContract() throws Exception {
         RegistryDecoderConfig config = new RegistryDecoderConfig("http://r:1", null, "USER_INFO", null, null, null,
                 null, null, Map.of("basic.auth.user.info", "u:p"));
@@ -150,7 +188,9 @@ class AvroConfluentNativeFormatFactoryTest {
         assertThat(json).isEqualTo("{\"row_type\":" + LogicalTypeJson.toJson(PHYSICAL.getLogicalType())
                 + ",\"url\":\"http://r:1\",\"schema\":null,\"basic_auth_credentials_source\":\"USER_INFO\","
                 + "\"basic_auth_user_info\":\"u:p\",\"bearer_auth_credentials_source\":null,\"bearer_auth_token\":null,"
-                + "\"ssl_ca_pem\":null,\"properties\":{\"basic.auth.user.info\":\"u:p\"}}");
+                + "\"ssl_ca_pem\":null,"
+                + "\"request_timeout_ms\":10000,\"max_retries\":3,\"retry_backoff_ms\":100,\"retry_backoff_max_ms\":2000,"
+                + "\"properties\":{\"basic.auth.user.info\":\"u:p\"}}");
         assertThat(LogicalTypeJson.toJson(PHYSICAL.getLogicalType())).isEqualTo(
                 "{\"type\":\"ROW\",\"nullable\":false,\"fields\":[{\"name\":\"a\",\"type\":{\"type\":\"BIGINT\",\"nullable\":true}},"
                         + "{\"name\":\"b\",\"type\":{\"type\":\"VARCHAR\",\"nullable\":true,\"length\":2147483647}}]}");

@@ -150,7 +150,7 @@ class JsonConfluentNativeFormatFactoryTest {
                 "subject", "schema", "properties", "ssl.keystore.location", "ssl.keystore.password",
                 "ssl.truststore.location", "ssl.truststore.password", "basic-auth.credentials-source",
                 "basic-auth.user-info", "bearer-auth.credentials-source", "bearer-auth.token");
-        assertThat(factory.optionalOptions()).hasSize(8 + 11 + 1);
+        assertThat(factory.optionalOptions()).hasSize(8 + 11 + 4 + 1);
 
         // The JSON options keep Flink's defaults; validate-schema-id is off by default.
         Map<String, Object> defaults = keysAndDefaults(factory.optionalOptions());
@@ -231,7 +231,9 @@ class JsonConfluentNativeFormatFactoryTest {
                 "http://r:1", null, null, null, "STATIC_TOKEN", "t", null, null, Map.of("k", "v"));
         String registryFields = "\"url\":\"http://r:1\",\"schema\":null,\"basic_auth_credentials_source\":null,"
                 + "\"basic_auth_user_info\":null,\"bearer_auth_credentials_source\":\"STATIC_TOKEN\","
-                + "\"bearer_auth_token\":\"t\",\"ssl_ca_pem\":null,\"properties\":{\"k\":\"v\"}";
+                + "\"bearer_auth_token\":\"t\",\"ssl_ca_pem\":null,"
+                + "\"request_timeout_ms\":10000,\"max_retries\":3,\"retry_backoff_ms\":100,\"retry_backoff_max_ms\":2000,"
+                + "\"properties\":{\"k\":\"v\"}";
         assertThat(new JsonDecoderConfig(false, true, "SQL", true, JsonConfluentConfig.forDecoding(registry, true))
                 .toConfigJson(ROW_TYPE))
                 .isEqualTo("{\"row_type\":" + row + ",\"options\":{\"fail_on_missing_field\":false,"

@@ -101,7 +101,8 @@ class ProtobufConfluentNativeFormatFactoryTest {
                 "subject", "schema", "schema.references", "message-name", "ignore-parse-errors", "read-default-values",
                 "write-null-string-literal", "properties", "ssl.keystore.location", "ssl.keystore.password",
                 "ssl.truststore.location", "ssl.truststore.password", "basic-auth.credentials-source",
-                "basic-auth.user-info", "bearer-auth.credentials-source", "bearer-auth.token");
+                "basic-auth.user-info", "bearer-auth.credentials-source", "bearer-auth.token",
+                "request-timeout", "max-retries", "retry-backoff", "retry-backoff-max");
         assertThat(keys(factory.forwardOptions()))
                 .contains("url", "subject", "schema", "schema.references", "message-name")
                 .doesNotContain("ignore-parse-errors", "read-default-values");

@@ -4,7 +4,11 @@ import static io.karrow.flink.formats.registry.RegistryFormatOptions.BASIC_AUTH_
 import static io.karrow.flink.formats.registry.RegistryFormatOptions.BASIC_AUTH_USER_INFO;
 import static io.karrow.flink.formats.registry.RegistryFormatOptions.BEARER_AUTH_CREDENTIALS_SOURCE;
 import static io.karrow.flink.formats.registry.RegistryFormatOptions.BEARER_AUTH_TOKEN;
+import static io.karrow.flink.formats.registry.RegistryFormatOptions.MAX_RETRIES;
 import static io.karrow.flink.formats.registry.RegistryFormatOptions.PROPERTIES;
+import static io.karrow.flink.formats.registry.RegistryFormatOptions.REQUEST_TIMEOUT;
+import static io.karrow.flink.formats.registry.RegistryFormatOptions.RETRY_BACKOFF;
+import static io.karrow.flink.formats.registry.RegistryFormatOptions.RETRY_BACKOFF_MAX;
 import static io.karrow.flink.formats.registry.RegistryFormatOptions.SSL_KEYSTORE_LOCATION;
 import static io.karrow.flink.formats.registry.RegistryFormatOptions.SSL_TRUSTSTORE_LOCATION;
 import static io.karrow.flink.formats.registry.RegistryFormatOptions.SSL_TRUSTSTORE_PASSWORD;
@@ -13,12 +17,14 @@ import static io.karrow.flink.formats.registry.RegistryFormatOptions.URL;
 import io.karrow.flink.nativebridge.JsonText;
 import io.karrow.flink.nativebridge.LogicalTypeJson;
 
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.types.logical.RowType;
 
 import java.io.IOException;
 import java.io.Serializable;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -46,6 +52,11 @@ public final class RegistryDecoderConfig implements Serializable {
     private final String truststoreLocation;
     private final String truststorePassword;
     private final TreeMap<String, String> properties;
+    /** The registry client's bounds: request timeout, retries and backoff (milliseconds). */
+    private long requestTimeoutMs = REQUEST_TIMEOUT.defaultValue().toMillis();
+    private int maxRetries = MAX_RETRIES.defaultValue();
+    private long retryBackoffMs = RETRY_BACKOFF.defaultValue().toMillis();
+    private long retryBackoffMaxMs = RETRY_BACKOFF_MAX.defaultValue().toMillis();
 
     /** Creates the settings; every argument but {@code url} and {@code properties} may be null. */
     public RegistryDecoderConfig(
@@ -91,7 +102,7 @@ public final class RegistryDecoderConfig implements Serializable {
                             : "; use '" + clientCertificateAlternative
                                     + "' for registries that require client certificates."));
         }
-        return new RegistryDecoderConfig(
+        RegistryDecoderConfig config = new RegistryDecoderConfig(
                 formatOptions.get(URL),
                 schema,
                 formatOptions.getOptional(BASIC_AUTH_CREDENTIALS_SOURCE).orElse(null),
@@ -101,6 +112,39 @@ public final class RegistryDecoderConfig implements Serializable {
                 formatOptions.getOptional(SSL_TRUSTSTORE_LOCATION).orElse(null),
                 formatOptions.getOptional(SSL_TRUSTSTORE_PASSWORD).orElse(null),
                 formatOptions.getOptional(PROPERTIES).orElse(Map.of()));
+        config.requestTimeoutMs = millis(identifier, formatOptions, REQUEST_TIMEOUT, 1, MAX_REQUEST_TIMEOUT_MS);
+        config.maxRetries = formatOptions.get(MAX_RETRIES);
+        if (config.maxRetries < 0 || config.maxRetries > MAX_MAX_RETRIES) {
+            throw new ValidationException("Option '" + MAX_RETRIES.key() + "' of '" + identifier
+                    + "' must be between 0 and " + MAX_MAX_RETRIES + ", but is " + config.maxRetries + ".");
+        }
+        config.retryBackoffMs = millis(identifier, formatOptions, RETRY_BACKOFF, 0, MAX_BACKOFF_MS);
+        config.retryBackoffMaxMs = millis(identifier, formatOptions, RETRY_BACKOFF_MAX, 0, MAX_BACKOFF_MS);
+        if (config.retryBackoffMaxMs < config.retryBackoffMs) {
+            throw new ValidationException("Option '" + RETRY_BACKOFF_MAX.key() + "' of '" + identifier + "' ("
+                    + config.retryBackoffMaxMs + " ms) must not be shorter than '" + RETRY_BACKOFF.key() + "' ("
+                    + config.retryBackoffMs + " ms).");
+        }
+        return config;
+    }
+
+    /** Longest accepted {@code request-timeout}: one hour. */
+    static final long MAX_REQUEST_TIMEOUT_MS = Duration.ofHours(1).toMillis();
+    /** Most accepted {@code max-retries}. */
+    static final int MAX_MAX_RETRIES = 100;
+    /** Longest accepted {@code retry-backoff} and {@code retry-backoff-max}: ten minutes. */
+    static final long MAX_BACKOFF_MS = Duration.ofMinutes(10).toMillis();
+
+    /** The duration option {@code option} in whole milliseconds, checked to lie in {@code [min, max]}. */
+    private static long millis(
+            String identifier, ReadableConfig formatOptions, ConfigOption<Duration> option,
+            long min, long max) {
+        Duration value = formatOptions.get(option);
+        if (value.isNegative() || value.compareTo(Duration.ofMillis(max)) > 0 || value.toMillis() < min) {
+            throw new ValidationException("Option '" + option.key() + "' of '" + identifier + "' must be between "
+                    + Duration.ofMillis(min) + " and " + Duration.ofMillis(max) + ", but is " + value + ".");
+        }
+        return value.toMillis();
     }
 
     private String orProperty(String value, String propertyKey) {
@@ -110,6 +154,26 @@ public final class RegistryDecoderConfig implements Serializable {
     /** The registry URL(s). */
     public String getUrl() {
         return url;
+    }
+
+    /** The timeout of one registry request, in milliseconds ({@code request-timeout}). */
+    public long getRequestTimeoutMs() {
+        return requestTimeoutMs;
+    }
+
+    /** The retries of a failed registry request ({@code max-retries}). */
+    public int getMaxRetries() {
+        return maxRetries;
+    }
+
+    /** The delay before the first retry, in milliseconds ({@code retry-backoff}). */
+    public long getRetryBackoffMs() {
+        return retryBackoffMs;
+    }
+
+    /** The longest delay between two retries, in milliseconds ({@code retry-backoff-max}). */
+    public long getRetryBackoffMaxMs() {
+        return retryBackoffMaxMs;
     }
 
     /** The explicit reader schema, or null when it is derived from the row type. */
@@ -149,6 +213,10 @@ public final class RegistryDecoderConfig implements Serializable {
         field(out, "bearer_auth_credentials_source", bearerAuthCredentialsSource);
         field(out, "bearer_auth_token", bearerAuthToken);
         field(out, "ssl_ca_pem", caPem);
+        out.append(",\"request_timeout_ms\":").append(requestTimeoutMs);
+        out.append(",\"max_retries\":").append(maxRetries);
+        out.append(",\"retry_backoff_ms\":").append(retryBackoffMs);
+        out.append(",\"retry_backoff_max_ms\":").append(retryBackoffMaxMs);
         out.append(",\"properties\":");
         JsonText.appendStringMap(out, properties);
         return out.append('}').toString();
@@ -176,13 +244,18 @@ public final class RegistryDecoderConfig implements Serializable {
                 && Objects.equals(bearerAuthToken, that.bearerAuthToken)
                 && Objects.equals(truststoreLocation, that.truststoreLocation)
                 && Objects.equals(truststorePassword, that.truststorePassword)
-                && properties.equals(that.properties);
+                && properties.equals(that.properties)
+                && requestTimeoutMs == that.requestTimeoutMs
+                && maxRetries == that.maxRetries
+                && retryBackoffMs == that.retryBackoffMs
+                && retryBackoffMaxMs == that.retryBackoffMaxMs;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(url, schema, basicAuthCredentialsSource, basicAuthUserInfo,
-                bearerAuthCredentialsSource, bearerAuthToken, truststoreLocation, truststorePassword, properties);
+                bearerAuthCredentialsSource, bearerAuthToken, truststoreLocation, truststorePassword, properties,
+                requestTimeoutMs, maxRetries, retryBackoffMs, retryBackoffMaxMs);
     }
 
     @Override

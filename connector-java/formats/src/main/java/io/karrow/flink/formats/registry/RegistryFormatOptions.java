@@ -3,6 +3,7 @@ package io.karrow.flink.formats.registry;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 
@@ -98,6 +99,43 @@ public final class RegistryFormatOptions {
                                     + "Options of this format have higher precedence.");
 
     /**
+     * Timeout of one registry request (connect, send, answer), after which it counts as failed and
+     * is retried (see {@link #MAX_RETRIES}). Karrow's own option; Flink's {@code avro-confluent} has
+     * none (Confluent's client takes {@code http.*.timeout.ms} properties instead).
+     */
+    public static final ConfigOption<Duration> REQUEST_TIMEOUT =
+            ConfigOptions.key("request-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(10))
+                    .withDescription("Timeout of one Schema Registry request (connect, send and answer); "
+                            + "between 1 ms and 1 h.");
+
+    /** Retries of a registry request after a connect error, a timeout or a 5xx answer. */
+    public static final ConfigOption<Integer> MAX_RETRIES =
+            ConfigOptions.key("max-retries")
+                    .intType()
+                    .defaultValue(3)
+                    .withDescription("Retries of a Schema Registry request after a connect error, a timeout "
+                            + "or a 5xx answer; between 0 and 100. A look-up fails after at most "
+                            + "(max-retries + 1) x request-timeout plus the backoffs.");
+
+    /** Delay before the first retry; doubled per retry up to {@link #RETRY_BACKOFF_MAX}. */
+    public static final ConfigOption<Duration> RETRY_BACKOFF =
+            ConfigOptions.key("retry-backoff")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(100))
+                    .withDescription("Delay before the first retry of a Schema Registry request, doubled per "
+                            + "retry up to 'retry-backoff-max'; between 0 and 10 min.");
+
+    /** Longest delay between two retries. */
+    public static final ConfigOption<Duration> RETRY_BACKOFF_MAX =
+            ConfigOptions.key("retry-backoff-max")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(2))
+                    .withDescription("Longest delay between two retries of a Schema Registry request; "
+                            + "at least 'retry-backoff', at most 10 min.");
+
+    /**
      * The optional options that say how to reach the registry (TLS, authentication, client
      * properties); every registry format ({@code avro-confluent-native}, {@code json-confluent-native})
      * accepts and forwards them, next to {@link #URL} and {@link #SUBJECT}.
@@ -111,7 +149,11 @@ public final class RegistryFormatOptions {
             BASIC_AUTH_CREDENTIALS_SOURCE,
             BASIC_AUTH_USER_INFO,
             BEARER_AUTH_CREDENTIALS_SOURCE,
-            BEARER_AUTH_TOKEN);
+            BEARER_AUTH_TOKEN,
+            REQUEST_TIMEOUT,
+            MAX_RETRIES,
+            RETRY_BACKOFF,
+            RETRY_BACKOFF_MAX);
 
     private RegistryFormatOptions() {}
 }
