@@ -37,6 +37,9 @@ pub struct PartitionResponse {
     /// `last_fetched_epoch` before the fetch offset; `None` when absent or when its epoch
     /// is negative (Kafka's `FetchResponse.isDivergingEpoch`).
     pub diverging: Option<DivergingEpoch>,
+    /// The broker id of the replica the leader asks this client to fetch the partition
+    /// from (KIP-392, `client.rack`); -1 (any negative value): none.
+    pub preferred_read_replica: i32,
 }
 
 /// Where the leader's log ends for the fetch's last fetched epoch, when it diverges.
@@ -133,7 +136,7 @@ fn parse(buf: &[u8], correlation_id: i32, max_partitions: usize) -> Result<Fetch
                     first_offset,
                 });
             }
-            r.i32()?; // preferred_read_replica
+            let preferred_read_replica = r.i32()?;
             let start = r.position();
             let len = r.compact_len()?.unwrap_or(0);
             let records_start = r.position();
@@ -150,6 +153,7 @@ fn parse(buf: &[u8], correlation_id: i32, max_partitions: usize) -> Result<Fetch
                 aborted,
                 records: records_start..records_start + len,
                 diverging,
+                preferred_read_replica,
             });
         }
         r.skip_tagged_fields()?;
@@ -220,6 +224,12 @@ mod tests {
             }]
         );
         assert_eq!(&buf[p.records.clone()], b"batches");
+        assert_eq!(p.preferred_read_replica, -1);
+        let mut part = TestPartition::new("t", 3, 0, 100);
+        part.preferred_read_replica = 2;
+        let buf = fetch_response(5, &part, &[]);
+        let p = &parse_fetch_response(&buf, 5, 1).unwrap().partitions[0];
+        assert_eq!(p.preferred_read_replica, 2);
     }
 
     #[test]
