@@ -67,7 +67,8 @@ impl Cluster {
 
     /// `tests/services/kafka-cluster.sh ARGS` (at most 180 s).
     fn sh(&self, args: &[&str]) -> Output {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/services/kafka-cluster.sh");
+        let script =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/services/kafka-cluster.sh");
         let out = Command::new("timeout")
             .arg("180")
             .arg("bash")
@@ -99,7 +100,13 @@ impl Cluster {
         let assignment = assignment(replicas);
         self.tool(
             "org.apache.kafka.tools.TopicCommand",
-            &["--create", "--topic", topic, "--replica-assignment", &assignment],
+            &[
+                "--create",
+                "--topic",
+                topic,
+                "--replica-assignment",
+                &assignment,
+            ],
         );
     }
 
@@ -118,7 +125,10 @@ impl Cluster {
         let file = std::env::temp_dir().join(format!("{topic}-reassign.json"));
         std::fs::write(
             &file,
-            format!("{{\"version\":1,\"partitions\":[{}]}}", partitions.join(",")),
+            format!(
+                "{{\"version\":1,\"partitions\":[{}]}}",
+                partitions.join(",")
+            ),
         )
         .expect("write the reassignment");
         let path = file.to_string_lossy().into_owned();
@@ -146,7 +156,12 @@ impl Cluster {
                 .args(["120", "bash"])
                 .arg(&script)
                 .args(["run-class", "org.apache.kafka.tools.LeaderElectionCommand"])
-                .args(["--bootstrap-server", &bootstrap, "--election-type", "PREFERRED"])
+                .args([
+                    "--bootstrap-server",
+                    &bootstrap,
+                    "--election-type",
+                    "PREFERRED",
+                ])
                 .args(["--topic", topic, "--partition", &p])
                 .env("KAFKA_CLUSTER_PORT", self.port.to_string())
                 .output();
@@ -301,7 +316,8 @@ fn read(
             .unwrap_or_else(|e| panic!("a poll failed: {e}"))
             .expect("the callback does not fail");
         progress.store(back.total(), Ordering::SeqCst);
-        back.retried.extend(polled.retried.iter().map(|&(_, code)| code));
+        back.retried
+            .extend(polled.retried.iter().map(|&(_, code)| code));
         assert!(polled.out_of_range.is_empty(), "{polled:?}");
         assert!(polled.truncated.is_empty(), "{polled:?}");
         for slot in polled.leader_changed {
@@ -378,7 +394,8 @@ fn leaders_move_under_the_native_fetch_and_every_record_arrives_once_in_order() 
         })
     };
 
-    let mut session = FetchSession::new("karrow-cluster-test", Isolation::ReadUncommitted, limits());
+    let mut session =
+        FetchSession::new("karrow-cluster-test", Isolation::ReadUncommitted, limits());
     for p in 0..partitions {
         let leader = cluster.leader(&topic, p).expect("a leader");
         session.assign(p, &topic, p, &leader, 0, i64::MAX);
@@ -439,8 +456,9 @@ fn a_reader_with_a_rack_fetches_from_the_replica_in_it_and_falls_back_to_the_lea
     produce(&cluster, &topic, partitions, 0, first);
     let (leader, follower) = (cluster.node(1), cluster.node(2));
 
-    let mut session = FetchSession::new("karrow-cluster-test", Isolation::ReadUncommitted, limits())
-        .with_rack("rack-2");
+    let mut session =
+        FetchSession::new("karrow-cluster-test", Isolation::ReadUncommitted, limits())
+            .with_rack("rack-2");
     for p in 0..partitions {
         assert_eq!(cluster.leader(&topic, p), Some(leader.clone()));
         session.assign(p, &topic, p, &leader, 0, i64::MAX);
@@ -489,7 +507,11 @@ fn a_reader_with_a_rack_fetches_from_the_replica_in_it_and_falls_back_to_the_lea
         session.records_by_broker()
     );
     back.assert_exact(partitions, first + second);
-    let from_leader = session.records_by_broker().get(&leader).copied().unwrap_or(0);
+    let from_leader = session
+        .records_by_broker()
+        .get(&leader)
+        .copied()
+        .unwrap_or(0);
     assert!(from_leader > 0, "{:?}", session.records_by_broker());
     cluster.sh(&["start-node", "2"]);
 }

@@ -142,7 +142,15 @@ mod tests {
                 last_fetched_epoch: -1,
             },
         ];
-        write_fetch_request(&mut out, 9, "c", &FetchLimits::default(), true, "r1", &parts);
+        write_fetch_request(
+            &mut out,
+            9,
+            "c",
+            &FetchLimits::default(),
+            true,
+            "r1",
+            &parts,
+        );
         assert_eq!(
             i32::from_be_bytes(out[..4].try_into().unwrap()) as usize,
             out.len() - 4

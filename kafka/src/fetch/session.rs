@@ -323,9 +323,8 @@ impl FetchSession {
     /// Sorts the partitions by where they are fetched from, then topic (a request per broker,
     /// partitions grouped by topic).
     fn sort_assigned(&mut self) {
-        self.assigned.sort_by(|a, b| {
-            (a.target(), a.topic.as_str()).cmp(&(b.target(), b.topic.as_str()))
-        });
+        self.assigned
+            .sort_by(|a, b| (a.target(), a.topic.as_str()).cmp(&(b.target(), b.topic.as_str())));
     }
 
     /// The partitions fetched from `broker`, whose connection failed: those read from a
@@ -1067,7 +1066,11 @@ fn connection_failed(
 
 /// Counts one more failure of `broker` in a row; `error` once it has failed
 /// [`MAX_CONNECTION_FAILURES`] times over at least `limit`.
-fn count_failure(broker: &mut Broker, error: FetchError, limit: Duration) -> Result<(), FetchError> {
+fn count_failure(
+    broker: &mut Broker,
+    error: FetchError,
+    limit: Duration,
+) -> Result<(), FetchError> {
     broker.failures = broker.failures.saturating_add(1);
     let since = *broker.failing_since.get_or_insert_with(Instant::now);
     if broker.failures >= MAX_CONNECTION_FAILURES && since.elapsed() >= limit {
@@ -1222,3 +1225,7 @@ mod tests {
         assert!(session.set_paused(2, true).is_err());
     }
 }
+
+#[cfg(test)]
+#[path = "session_replica_tests.rs"]
+mod replica_tests;
