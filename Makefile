@@ -75,10 +75,17 @@ test-broker-restart:
 # killed under the native fetch, client.rack followed to a replica; stopped afterwards. Two to
 # four minutes; not part of `make test`. Ports below the ephemeral range, as for the restart test.
 CLUSTER_KAFKA_PORT ?= 19292
-test-kafka-cluster:
+# Then KafkaNativeClusterITCase: a kafka-native job on the same cluster against the stock source.
+test-kafka-cluster: native
 	KAFKA_CLUSTER_PORT=$(CLUSTER_KAFKA_PORT) bash tests/services/kafka-cluster.sh start
-	KARROW_TEST_KAFKA_CLUSTER_PORT=$(CLUSTER_KAFKA_PORT) \
-	  $(CARGO) test --release -p karrow-kafka --test cluster_broker -- --test-threads=1; rc=$$?; \
+	export KARROW_TEST_KAFKA_CLUSTER_PORT=$(CLUSTER_KAFKA_PORT); \
+	  $(CARGO) test --release -p karrow-kafka --test cluster_broker -- --test-threads=1 \
+	  && $(MVN) -f pom.xml -pl connector-java/formats,connector-java verify -Dtest=NoSuchTest \
+	    -Dit.test=KafkaNativeClusterITCase -Dsurefire.failIfNoSpecifiedTests=false \
+	    -Dfailsafe.failIfNoSpecifiedTests=false \
+	    -Dkarrow.native.library=$(CURDIR)/target/release/libkarrow_native.so \
+	    -Dkarrow.registry.binary=$(CURDIR)/target/release/karrow \
+	    -Dkarrow.kafka.bootstrap=127.0.0.1:$(CLUSTER_KAFKA_PORT); rc=$$?; \
 	  KAFKA_CLUSTER_PORT=$(CLUSTER_KAFKA_PORT) bash tests/services/kafka-cluster.sh stop; \
 	  exit $$rc
 
