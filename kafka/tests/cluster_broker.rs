@@ -437,6 +437,11 @@ fn leaders_move_under_the_native_fetch_and_every_record_arrives_once_in_order() 
     }
     let brokers = session.records_by_broker();
     assert_eq!(brokers.len(), 3, "records from every node: {brokers:?}");
+    // Fetch sessions (KIP-227): most requests incremental, a full one after each new
+    // connection or session error.
+    let (full, incremental) = session.fetch_requests();
+    eprintln!("fetch requests: {full} full, {incremental} incremental");
+    assert!(incremental > full, "{full} full, {incremental} incremental");
 }
 
 /// A reader in rack-2 (`client.rack`) of partitions led by node 1 (rack-1) fetches from

@@ -67,6 +67,8 @@ pub struct FetchResponse {
     pub throttle_time_ms: i32,
     /// The top-level error code (0: none; the partitions are then usually empty).
     pub error_code: i16,
+    /// The fetch session the broker keeps for this client (KIP-227; 0: none).
+    pub session_id: i32,
     /// The partitions, in response order.
     pub partitions: Vec<PartitionResponse>,
 }
@@ -108,7 +110,7 @@ fn parse(buf: &[u8], correlation_id: i32, max_partitions: usize) -> Result<Fetch
     r.skip_tagged_fields()?; // response header v1
     let throttle_time_ms = r.i32()?;
     let error_code = r.i16()?;
-    r.i32()?; // session_id
+    let session_id = r.i32()?;
     let mut out = Vec::new();
     for _ in 0..r.compact_len()?.unwrap_or(0) {
         let name_len = r.compact_len()?.unwrap_or(0);
@@ -162,6 +164,7 @@ fn parse(buf: &[u8], correlation_id: i32, max_partitions: usize) -> Result<Fetch
     Ok(FetchResponse {
         throttle_time_ms,
         error_code,
+        session_id,
         partitions: out,
     })
 }

@@ -22,7 +22,7 @@ use crate::error::{error_name, FetchError};
 use crate::fetch::leaders::{leader_update, lookup, LeaderUpdate};
 use crate::fetch::partition_errors::{partition_action, PartitionAction};
 use crate::fetch::request::{
-    write_fetch_request, FetchLimits, PartitionFetch, FETCH_API_KEY, FETCH_VERSION,
+    write_fetch_request, FetchLimits, PartitionFetch, SessionMeta, FETCH_API_KEY, FETCH_VERSION,
 };
 use crate::fetch::response::{parse_fetch_response, DivergingEpoch, FetchResponse};
 use crate::records::{Record, RecordBatches};
@@ -203,6 +203,8 @@ struct InFlight {
     correlation: i32,
     /// When the response is due at the latest.
     deadline: Instant,
+    /// The session epoch sent (-1: none).
+    session_epoch: i32,
     /// The slots fetched and the offset each was fetched from: a response whose offset is
     /// no longer the partition's next offset is stale and dropped, as the consumer drops it.
     fetched: Vec<(PartitionSlot, i64)>,
@@ -217,13 +219,35 @@ struct Broker {
     failures: u32,
     /// When the failures in a row began.
     failing_since: Option<Instant>,
+    /// The fetch session with this broker (KIP-227).
+    fetch_session: SessionState,
 }
+
+/// A broker's fetch session (KIP-227), kept as Kafka's `FetchSessionHandler` keeps it: the
+/// session id the broker gave, the epoch of the next request (0: a full fetch asking for a new
+/// session, after none was made, a session error or a new connection), and what the session
+/// holds, so an incremental request names only the partitions whose fetch changed (a new
+/// offset or epoch, a partition added) and forgets those no longer fetched.
+#[derive(Default)]
+struct SessionState {
+    id: i32,
+    epoch: i32,
+    /// Per (topic, partition): the (offset, current leader epoch, last fetched epoch) sent.
+    sent: HashMap<(String, i32), (i64, i32, i32)>,
+}
+
+/// FETCH_SESSION_ID_NOT_FOUND: the broker evicted the session; the next fetch is full, for a
+/// new one.
+const FETCH_SESSION_ID_NOT_FOUND: i16 = 70;
+/// INVALID_FETCH_SESSION_EPOCH: the next fetch is full, closing the session for a new one.
+const INVALID_FETCH_SESSION_EPOCH: i16 = 71;
 
 /// One response read this poll.
 #[derive(Default)]
 struct Response {
     broker: String,
     correlation: i32,
+    session_epoch: i32,
     fetched: Vec<(PartitionSlot, i64)>,
     buf: Vec<u8>,
 }
@@ -248,6 +272,10 @@ pub struct FetchSession {
     records_by_broker: HashMap<String, u64>,
     /// See [`UNREACHABLE_LIMIT`].
     unreachable_limit: Duration,
+    /// Fetch sessions (KIP-227) are used.
+    fetch_sessions: bool,
+    /// Fetch requests sent: full, incremental.
+    requests: (u64, u64),
 }
 
 impl FetchSession {
@@ -276,7 +304,21 @@ impl FetchSession {
             nodes: HashMap::new(),
             records_by_broker: HashMap::new(),
             unreachable_limit: UNREACHABLE_LIMIT,
+            fetch_sessions: true,
+            requests: (0, 0),
         }
+    }
+
+    /// Fetch requests sent so far: (full, incremental (KIP-227)).
+    pub fn fetch_requests(&self) -> (u64, u64) {
+        self.requests
+    }
+
+    /// This session with fetch sessions (KIP-227, the default, as Kafka's consumer) or with a
+    /// full fetch of every partition on every request (`false`). Set before the first poll.
+    pub fn with_fetch_sessions(mut self, on: bool) -> Self {
+        self.fetch_sessions = on;
+        self
     }
 
     /// This session fetching as a client in rack `rack` (`client.rack`; empty: none): a
@@ -660,7 +702,7 @@ impl FetchSession {
                 continue;
             }
             broker.throttled_until = None;
-            let fetches: Vec<PartitionFetch<'_>> = self.assigned[group.clone()]
+            let all: Vec<PartitionFetch<'_>> = self.assigned[group.clone()]
                 .iter()
                 .filter(|a| a.wanted(now))
                 .map(|a| PartitionFetch {
@@ -671,9 +713,45 @@ impl FetchSession {
                     last_fetched_epoch: a.last_fetched_epoch,
                 })
                 .collect();
-            if fetches.is_empty() {
+            if all.is_empty() {
                 continue;
             }
+            let state = &mut broker.fetch_session;
+            if broker.connection.is_none() {
+                // A new connection: a full fetch (the broker may have evicted the session).
+                state.epoch = 0;
+            }
+            let key = |f: &PartitionFetch<'_>| (f.topic.to_string(), f.partition);
+            let data = |f: &PartitionFetch<'_>| (f.offset, f.current_leader_epoch, f.last_fetched_epoch);
+            let mut forgotten_owned: Vec<(String, i32)> = Vec::new();
+            let fetches: Vec<PartitionFetch<'_>> = if !self.fetch_sessions || state.epoch == 0 {
+                all.clone()
+            } else {
+                let keep: std::collections::HashSet<(String, i32)> = all.iter().map(key).collect();
+                forgotten_owned = state
+                    .sent
+                    .keys()
+                    .filter(|k| !keep.contains(*k))
+                    .cloned()
+                    .collect();
+                forgotten_owned.sort();
+                all.iter()
+                    .filter(|f| state.sent.get(&key(f)) != Some(&data(f)))
+                    .cloned()
+                    .collect()
+            };
+            let forgotten: Vec<(&str, i32)> =
+                forgotten_owned.iter().map(|(t, p)| (t.as_str(), *p)).collect();
+            let meta = if self.fetch_sessions {
+                state.sent = all.iter().map(|f| (key(f), data(f))).collect();
+                SessionMeta {
+                    id: state.id,
+                    epoch: state.epoch,
+                    forgotten: &forgotten,
+                }
+            } else {
+                SessionMeta::NONE
+            };
             let fetched: Vec<(PartitionSlot, i64)> = self.assigned[group]
                 .iter()
                 .filter(|a| a.wanted(now))
@@ -686,13 +764,20 @@ impl FetchSession {
                 &self.limits,
                 self.isolation,
                 &self.rack,
+                &meta,
                 &fetches,
             );
             match sent {
                 Ok(correlation) => {
+                    if meta.epoch > 0 {
+                        self.requests.1 += 1;
+                    } else {
+                        self.requests.0 += 1;
+                    }
                     let wait = u64::try_from(self.limits.max_wait_ms.max(0)).unwrap_or(0);
                     broker.in_flight = Some(InFlight {
                         correlation,
+                        session_epoch: meta.epoch,
                         deadline: Instant::now()
                             + Duration::from_millis(wait)
                             + self.config.request_timeout,
@@ -750,6 +835,7 @@ impl FetchSession {
                     if let Some(done) = done {
                         slot.broker.clone_from(&name);
                         slot.correlation = done.correlation;
+                        slot.session_epoch = done.session_epoch;
                         slot.fetched = done.fetched;
                         self.used += 1;
                     }
@@ -813,6 +899,7 @@ impl FetchSession {
             let FetchResponse {
                 throttle_time_ms,
                 error_code,
+                session_id,
                 partitions,
             } = parse_fetch_response(&response.buf, response.correlation, response.fetched.len())
                 .map_err(|reason| {
@@ -831,12 +918,22 @@ impl FetchSession {
                     b.throttled_until = Some(now + throttle);
                 }
             }
+            if response.session_epoch >= 0 {
+                if let Some(b) = self.brokers.get_mut(&response.broker) {
+                    next_session(&mut b.fetch_session, response.session_epoch, error_code, session_id);
+                }
+            }
             if error_code != 0 {
-                // The consumer drops such a response and fetches the partitions again.
+                // The consumer drops such a response and fetches the partitions again (at
+                // once after a fetch session error: the next request is a full fetch).
+                let session_error =
+                    error_code == FETCH_SESSION_ID_NOT_FOUND || error_code == INVALID_FETCH_SESSION_EPOCH;
                 for &(slot, offset) in &response.fetched {
                     if let Some(a) = self.assigned.iter_mut().find(|a| a.slot == slot) {
                         if a.next_offset == offset {
-                            a.retry_at = Some(now + RETRY_BACKOFF);
+                            if !session_error {
+                                a.retry_at = Some(now + RETRY_BACKOFF);
+                            }
                             polled.retried.push((slot, error_code));
                         }
                     }
@@ -984,6 +1081,7 @@ fn send_fetch(
     limits: &FetchLimits,
     isolation: Isolation,
     rack: &str,
+    session: &SessionMeta<'_>,
     fetches: &[PartitionFetch<'_>],
 ) -> Result<i32, FetchError> {
     if broker.connection.is_none() {
@@ -1006,10 +1104,36 @@ fn send_fetch(
                 limits,
                 read_committed,
                 rack,
+                session,
                 fetches,
             );
         })
         .map_err(connect_error)
+}
+
+/// The fetch session after the answer to a request of session epoch `sent` (>= 0), as Kafka's
+/// `FetchSessionHandler.handleResponse` moves it on: a full fetch answered with a session id
+/// makes that session (next epoch 1), without one leaves none (the next fetch asks again); an
+/// incremental one moves the epoch on (1 after `i32::MAX`), or ends the session when the
+/// broker answers without an id; FETCH_SESSION_ID_NOT_FOUND forgets the session and any other
+/// top-level error closes it for a new one (a full fetch next).
+fn next_session(state: &mut SessionState, sent: i32, error_code: i16, session_id: i32) {
+    match error_code {
+        0 if session_id == 0 => {
+            state.id = 0;
+            state.epoch = 0;
+        }
+        0 if sent == 0 => {
+            state.id = session_id;
+            state.epoch = 1;
+        }
+        0 => state.epoch = sent.checked_add(1).unwrap_or(1),
+        FETCH_SESSION_ID_NOT_FOUND => {
+            state.id = 0;
+            state.epoch = 0;
+        }
+        _ => state.epoch = 0,
+    }
 }
 
 /// What a diverging epoch in the answer for `a` means, with the rules of Kafka's consumer
@@ -1229,3 +1353,7 @@ mod tests {
 #[cfg(test)]
 #[path = "session_replica_tests.rs"]
 mod replica_tests;
+
+#[cfg(test)]
+#[path = "session_incremental_tests.rs"]
+mod incremental_tests;
