@@ -217,7 +217,16 @@ mod tests {
             epoch: 3,
             forgotten: &[("a", 1), ("a", 2), ("bb", 0)],
         };
-        write_fetch_request(&mut out, 1, "c", &FetchLimits::default(), false, "", &session, &[]);
+        write_fetch_request(
+            &mut out,
+            1,
+            "c",
+            &FetchLimits::default(),
+            false,
+            "",
+            &session,
+            &[],
+        );
         let body = &out[16..];
         assert_eq!(&body[17..21], &77i32.to_be_bytes());
         assert_eq!(&body[21..25], &3i32.to_be_bytes());

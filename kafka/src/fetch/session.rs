@@ -274,8 +274,8 @@ pub struct FetchSession {
     unreachable_limit: Duration,
     /// Fetch sessions (KIP-227) are used.
     fetch_sessions: bool,
-    /// Fetch requests sent: full, incremental.
-    requests: (u64, u64),
+    /// Fetch requests sent: full, incremental, and their bytes.
+    requests: (u64, u64, u64),
 }
 
 impl FetchSession {
@@ -305,13 +305,18 @@ impl FetchSession {
             records_by_broker: HashMap::new(),
             unreachable_limit: UNREACHABLE_LIMIT,
             fetch_sessions: true,
-            requests: (0, 0),
+            requests: (0, 0, 0),
         }
     }
 
     /// Fetch requests sent so far: (full, incremental (KIP-227)).
     pub fn fetch_requests(&self) -> (u64, u64) {
-        self.requests
+        (self.requests.0, self.requests.1)
+    }
+
+    /// Bytes of the Fetch requests sent so far (size prefixes included).
+    pub fn fetch_request_bytes(&self) -> u64 {
+        self.requests.2
     }
 
     /// This session with fetch sessions (KIP-227, the default, as Kafka's consumer) or with a
@@ -722,7 +727,8 @@ impl FetchSession {
                 state.epoch = 0;
             }
             let key = |f: &PartitionFetch<'_>| (f.topic.to_string(), f.partition);
-            let data = |f: &PartitionFetch<'_>| (f.offset, f.current_leader_epoch, f.last_fetched_epoch);
+            let data =
+                |f: &PartitionFetch<'_>| (f.offset, f.current_leader_epoch, f.last_fetched_epoch);
             let mut forgotten_owned: Vec<(String, i32)> = Vec::new();
             let fetches: Vec<PartitionFetch<'_>> = if !self.fetch_sessions || state.epoch == 0 {
                 all.clone()
@@ -740,8 +746,10 @@ impl FetchSession {
                     .cloned()
                     .collect()
             };
-            let forgotten: Vec<(&str, i32)> =
-                forgotten_owned.iter().map(|(t, p)| (t.as_str(), *p)).collect();
+            let forgotten: Vec<(&str, i32)> = forgotten_owned
+                .iter()
+                .map(|(t, p)| (t.as_str(), *p))
+                .collect();
             let meta = if self.fetch_sessions {
                 state.sent = all.iter().map(|f| (key(f), data(f))).collect();
                 SessionMeta {
@@ -768,7 +776,8 @@ impl FetchSession {
                 &fetches,
             );
             match sent {
-                Ok(correlation) => {
+                Ok((correlation, size)) => {
+                    self.requests.2 += size as u64;
                     if meta.epoch > 0 {
                         self.requests.1 += 1;
                     } else {
@@ -920,14 +929,19 @@ impl FetchSession {
             }
             if response.session_epoch >= 0 {
                 if let Some(b) = self.brokers.get_mut(&response.broker) {
-                    next_session(&mut b.fetch_session, response.session_epoch, error_code, session_id);
+                    next_session(
+                        &mut b.fetch_session,
+                        response.session_epoch,
+                        error_code,
+                        session_id,
+                    );
                 }
             }
             if error_code != 0 {
                 // The consumer drops such a response and fetches the partitions again (at
                 // once after a fetch session error: the next request is a full fetch).
-                let session_error =
-                    error_code == FETCH_SESSION_ID_NOT_FOUND || error_code == INVALID_FETCH_SESSION_EPOCH;
+                let session_error = error_code == FETCH_SESSION_ID_NOT_FOUND
+                    || error_code == INVALID_FETCH_SESSION_EPOCH;
                 for &(slot, offset) in &response.fetched {
                     if let Some(a) = self.assigned.iter_mut().find(|a| a.slot == slot) {
                         if a.next_offset == offset {
@@ -1073,7 +1087,8 @@ impl FetchSession {
 }
 
 /// Sends one Fetch request to `broker` (connecting first when needed); returns its
-/// correlation id.
+/// correlation id and size in bytes.
+#[allow(clippy::too_many_arguments)]
 fn send_fetch(
     broker: &mut Broker,
     name: &str,
@@ -1083,7 +1098,7 @@ fn send_fetch(
     rack: &str,
     session: &SessionMeta<'_>,
     fetches: &[PartitionFetch<'_>],
-) -> Result<i32, FetchError> {
+) -> Result<(i32, usize), FetchError> {
     if broker.connection.is_none() {
         let connection = Connection::open(name, config).map_err(connect_error)?;
         // Only Fetch v12 is spoken (topic names; v13 on needs topic ids).
@@ -1095,6 +1110,7 @@ fn send_fetch(
     };
     let client_id = &config.client_id;
     let read_committed = isolation == Isolation::ReadCommitted;
+    let mut size = 0;
     connection
         .send_with(|out, correlation| {
             write_fetch_request(
@@ -1107,7 +1123,9 @@ fn send_fetch(
                 session,
                 fetches,
             );
+            size = out.len();
         })
+        .map(|correlation| (correlation, size))
         .map_err(connect_error)
 }
 

@@ -84,7 +84,14 @@ fn session_errors_start_over_with_a_full_fetch() {
     poll(&mut s);
     assert_eq!(
         sessions(&seen),
-        vec![(0, 0, 2), (55, 1, 0), (0, 0, 2), (56, 1, 0), (56, 0, 2), (57, 1, 1)]
+        vec![
+            (0, 0, 2),
+            (55, 1, 0),
+            (0, 0, 2),
+            (56, 1, 0),
+            (56, 0, 2),
+            (57, 1, 1)
+        ]
     );
 }
 
