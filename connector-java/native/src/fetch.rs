@@ -46,6 +46,10 @@ pub struct FetchConfig {
     /// TLS and SASL (absent: plaintext).
     #[serde(default)]
     pub security: SecurityConfig,
+    /// `client.rack` (absent or empty: none): a leader with a rack-aware replica selector
+    /// then names a replica to fetch from (KIP-392), which the session follows.
+    #[serde(default)]
+    pub rack: String,
 }
 
 /// A change of the assignment, sent by Java as a `control` request (JSON with an `"op"`).
@@ -131,6 +135,7 @@ impl NativeFetch {
         };
         Ok(NativeFetch {
             session: FetchSession::new(&config.client_id, isolation, limits)
+                .with_rack(&config.rack)
                 .with_security(config.security.build()?),
             summary: [0; SUMMARY_LONGS],
             slots: Vec::new(),
@@ -353,6 +358,14 @@ mod tests {
     use crate::session::SessionKind;
 
     const CONFIG: &str = r#"{"clientId":"t","readCommitted":false,"maxWaitMs":500,"minBytes":1,"maxBytes":1048576,"partitionMaxBytes":1048576}"#;
+
+    /// `client.rack` is taken (the configuration refuses unknown fields).
+    #[test]
+    fn a_rack_is_taken_from_the_configuration() {
+        let with_rack = CONFIG.replace('}', r#","rack":"rack-2"}"#);
+        super::NativeFetch::open(&with_rack).unwrap();
+        super::NativeFetch::open(CONFIG).unwrap();
+    }
 
     /// An assignment names the position's epoch after a reset from a truncation, and none
     /// otherwise (the field is optional).

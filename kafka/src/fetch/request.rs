@@ -27,6 +27,29 @@ pub struct PartitionFetch<'a> {
     pub last_fetched_epoch: i32,
 }
 
+/// The fetch session (KIP-227) a request belongs to: `id` 0 and `epoch` -1 for none; `id` 0
+/// (or an id to close) and `epoch` 0 to ask for a new one, with every partition (a full
+/// fetch); the session's id and its next epoch (>= 1) for an incremental fetch, which names
+/// only the partitions whose fetch changed and, in `forgotten`, those to drop from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionMeta<'a> {
+    /// The session id (0: none).
+    pub id: i32,
+    /// The session epoch (-1: no session, 0: create one, >= 1: incremental).
+    pub epoch: i32,
+    /// (topic, partition) to drop from the session; grouped by topic.
+    pub forgotten: &'a [(&'a str, i32)],
+}
+
+impl SessionMeta<'_> {
+    /// No session: every request is a full fetch.
+    pub const NONE: SessionMeta<'static> = SessionMeta {
+        id: 0,
+        epoch: -1,
+        forgotten: &[],
+    };
+}
+
 /// Sizes and waits of one request (Kafka's Java consumer options of the same names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FetchLimits {
@@ -54,13 +77,18 @@ impl Default for FetchLimits {
 
 /// Writes a size-prefixed Fetch v12 request into `out` (cleared first). `partitions` must
 /// be grouped by topic (the same topic in consecutive entries); `read_committed` selects
-/// the isolation level. No fetch session is used (every request is a full fetch).
+/// the isolation level; `rack_id` is `client.rack` (empty: none), with which a leader on a
+/// broker with a `replica.selector.class` may name a replica to fetch from instead (KIP-392).
+/// `session` is the fetch session (KIP-227) the request belongs to ([`SessionMeta::NONE`]: none).
+#[allow(clippy::too_many_arguments)]
 pub fn write_fetch_request(
     out: &mut Vec<u8>,
     correlation_id: i32,
     client_id: &str,
     limits: &FetchLimits,
     read_committed: bool,
+    rack_id: &str,
+    session: &SessionMeta<'_>,
     partitions: &[PartitionFetch<'_>],
 ) {
     out.clear();
@@ -79,8 +107,8 @@ pub fn write_fetch_request(
     out.extend_from_slice(&limits.min_bytes.to_be_bytes());
     out.extend_from_slice(&limits.max_bytes.to_be_bytes());
     out.push(u8::from(read_committed));
-    out.extend_from_slice(&0i32.to_be_bytes()); // session_id
-    out.extend_from_slice(&(-1i32).to_be_bytes()); // session_epoch: full fetch, no session
+    out.extend_from_slice(&session.id.to_be_bytes());
+    out.extend_from_slice(&session.epoch.to_be_bytes());
     let topics: Vec<&[PartitionFetch<'_>]> =
         partitions.chunk_by(|a, b| a.topic == b.topic).collect();
     put_uvarint(out, topics.len() as u64 + 1);
@@ -100,8 +128,21 @@ pub fn write_fetch_request(
         }
         out.push(0);
     }
-    put_uvarint(out, 1); // forgotten_topics_data: none
-    put_uvarint(out, 1); // rack_id: ""
+    let forgotten: Vec<&[(&str, i32)]> = session.forgotten.chunk_by(|a, b| a.0 == b.0).collect();
+    put_uvarint(out, forgotten.len() as u64 + 1);
+    for group in forgotten {
+        let topic = group[0].0.as_bytes();
+        put_uvarint(out, topic.len() as u64 + 1);
+        out.extend_from_slice(topic);
+        put_uvarint(out, group.len() as u64 + 1);
+        for (_, partition) in group {
+            out.extend_from_slice(&partition.to_be_bytes());
+        }
+        out.push(0);
+    }
+    let rack = &rack_id.as_bytes()[..rack_id.len().min(i16::MAX as usize)];
+    put_uvarint(out, rack.len() as u64 + 1);
+    out.extend_from_slice(rack);
     out.push(0);
     let size = (out.len() - 4) as i32;
     out[..4].copy_from_slice(&size.to_be_bytes());
@@ -137,7 +178,16 @@ mod tests {
                 last_fetched_epoch: -1,
             },
         ];
-        write_fetch_request(&mut out, 9, "c", &FetchLimits::default(), true, &parts);
+        write_fetch_request(
+            &mut out,
+            9,
+            "c",
+            &FetchLimits::default(),
+            true,
+            "r1",
+            &SessionMeta::NONE,
+            &parts,
+        );
         assert_eq!(
             i32::from_be_bytes(out[..4].try_into().unwrap()) as usize,
             out.len() - 4
@@ -155,5 +205,38 @@ mod tests {
         assert_eq!(&body[33..37], &7i32.to_be_bytes());
         assert_eq!(&body[37..45], &5i64.to_be_bytes());
         assert_eq!(&body[45..49], &6i32.to_be_bytes());
+        // The end: no forgotten topics (1), rack_id "r1" (compact length 3), no tags.
+        assert_eq!(&out[out.len() - 5..], &[1, 3, b'r', b'1', 0]);
+    }
+
+    #[test]
+    fn an_incremental_request_carries_its_session_and_the_forgotten_partitions() {
+        let mut out = Vec::new();
+        let session = SessionMeta {
+            id: 77,
+            epoch: 3,
+            forgotten: &[("a", 1), ("a", 2), ("bb", 0)],
+        };
+        write_fetch_request(
+            &mut out,
+            1,
+            "c",
+            &FetchLimits::default(),
+            false,
+            "",
+            &session,
+            &[],
+        );
+        let body = &out[16..];
+        assert_eq!(&body[17..21], &77i32.to_be_bytes());
+        assert_eq!(&body[21..25], &3i32.to_be_bytes());
+        // No topics (1); forgotten: two topics (3): "a" [1, 2], "bb" [0]; rack ""; no tags.
+        let mut want = vec![1, 3, 2, b'a', 3];
+        want.extend_from_slice(&1i32.to_be_bytes());
+        want.extend_from_slice(&2i32.to_be_bytes());
+        want.extend_from_slice(&[0, 3, b'b', b'b', 2]);
+        want.extend_from_slice(&0i32.to_be_bytes());
+        want.extend_from_slice(&[0, 1, 0]);
+        assert_eq!(&body[25..], &want[..]);
     }
 }

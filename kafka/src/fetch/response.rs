@@ -37,6 +37,9 @@ pub struct PartitionResponse {
     /// `last_fetched_epoch` before the fetch offset; `None` when absent or when its epoch
     /// is negative (Kafka's `FetchResponse.isDivergingEpoch`).
     pub diverging: Option<DivergingEpoch>,
+    /// The broker id of the replica the leader asks this client to fetch the partition
+    /// from (KIP-392, `client.rack`); -1 (any negative value): none.
+    pub preferred_read_replica: i32,
 }
 
 /// Where the leader's log ends for the fetch's last fetched epoch, when it diverges.
@@ -64,6 +67,8 @@ pub struct FetchResponse {
     pub throttle_time_ms: i32,
     /// The top-level error code (0: none; the partitions are then usually empty).
     pub error_code: i16,
+    /// The fetch session the broker keeps for this client (KIP-227; 0: none).
+    pub session_id: i32,
     /// The partitions, in response order.
     pub partitions: Vec<PartitionResponse>,
 }
@@ -105,7 +110,7 @@ fn parse(buf: &[u8], correlation_id: i32, max_partitions: usize) -> Result<Fetch
     r.skip_tagged_fields()?; // response header v1
     let throttle_time_ms = r.i32()?;
     let error_code = r.i16()?;
-    r.i32()?; // session_id
+    let session_id = r.i32()?;
     let mut out = Vec::new();
     for _ in 0..r.compact_len()?.unwrap_or(0) {
         let name_len = r.compact_len()?.unwrap_or(0);
@@ -133,7 +138,7 @@ fn parse(buf: &[u8], correlation_id: i32, max_partitions: usize) -> Result<Fetch
                     first_offset,
                 });
             }
-            r.i32()?; // preferred_read_replica
+            let preferred_read_replica = r.i32()?;
             let start = r.position();
             let len = r.compact_len()?.unwrap_or(0);
             let records_start = r.position();
@@ -150,6 +155,7 @@ fn parse(buf: &[u8], correlation_id: i32, max_partitions: usize) -> Result<Fetch
                 aborted,
                 records: records_start..records_start + len,
                 diverging,
+                preferred_read_replica,
             });
         }
         r.skip_tagged_fields()?;
@@ -158,6 +164,7 @@ fn parse(buf: &[u8], correlation_id: i32, max_partitions: usize) -> Result<Fetch
     Ok(FetchResponse {
         throttle_time_ms,
         error_code,
+        session_id,
         partitions: out,
     })
 }
@@ -220,6 +227,12 @@ mod tests {
             }]
         );
         assert_eq!(&buf[p.records.clone()], b"batches");
+        assert_eq!(p.preferred_read_replica, -1);
+        let mut part = TestPartition::new("t", 3, 0, 100);
+        part.preferred_read_replica = 2;
+        let buf = fetch_response(5, &part, &[]);
+        let p = &parse_fetch_response(&buf, 5, 1).unwrap().partitions[0];
+        assert_eq!(p.preferred_read_replica, 2);
     }
 
     #[test]

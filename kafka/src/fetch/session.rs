@@ -22,16 +22,27 @@ use crate::error::{error_name, FetchError};
 use crate::fetch::leaders::{leader_update, lookup, LeaderUpdate};
 use crate::fetch::partition_errors::{partition_action, PartitionAction};
 use crate::fetch::request::{
-    write_fetch_request, FetchLimits, PartitionFetch, FETCH_API_KEY, FETCH_VERSION,
+    write_fetch_request, FetchLimits, PartitionFetch, SessionMeta, FETCH_API_KEY, FETCH_VERSION,
 };
 use crate::fetch::response::{parse_fetch_response, DivergingEpoch, FetchResponse};
 use crate::records::{Record, RecordBatches};
 use crate::wakeup::Wakeup;
 
-/// Polls in a row a broker's connection may fail before the poll fails (a broker restart or
-/// a moved leader is usually over well before; each failure is followed by a leader lookup
-/// and a back-off on the Java side).
+/// Polls in a row a broker's connection may fail before the poll fails, once it has also been
+/// unreachable for [`UNREACHABLE_LIMIT`] (each failure is followed by a leader lookup and a
+/// back-off on the Java side).
 const MAX_CONNECTION_FAILURES: u32 = 10;
+
+/// How long a broker may stay unreachable before the poll fails (with at least
+/// [`MAX_CONNECTION_FAILURES`] failures in a row). A killed broker stays the leader of its
+/// partitions until the controller fences it (`broker.session.timeout.ms`, 9 s by default)
+/// and a new leader is elected; Kafka's consumer waits that out (it never gives up on a
+/// broker), and so does the session, for up to this long.
+pub const UNREACHABLE_LIMIT: Duration = Duration::from_secs(60);
+
+/// How long a preferred read replica (KIP-392) is fetched from before the leader is asked
+/// again: Kafka's consumer keeps it for `metadata.max.age.ms` (5 minutes by default).
+pub const READ_REPLICA_TTL: Duration = Duration::from_secs(300);
 
 /// How long a partition that came back with a retriable error code waits before it is
 /// fetched again (the Java consumer's `retry.backoff.ms` default).
@@ -94,9 +105,35 @@ struct Assigned {
     last_fetched_epoch: i32,
     /// The leader and its epoch are to be asked for before the next fetch.
     needs_metadata: bool,
+    /// The replica the leader named to fetch from instead of itself (KIP-392), until it
+    /// expires or an error from it sends the partition back to the leader.
+    read_replica: Option<ReadReplica>,
+}
+
+/// A preferred read replica (KIP-392).
+#[derive(Debug, Clone)]
+struct ReadReplica {
+    /// Its broker id.
+    node: i32,
+    /// Its `host:port`.
+    address: String,
+    /// When the leader is asked again.
+    until: Instant,
 }
 
 impl Assigned {
+    /// Where the partition is fetched from: its preferred read replica, or its leader.
+    fn target(&self) -> &str {
+        self.read_replica
+            .as_ref()
+            .map_or(self.leader.as_str(), |r| r.address.as_str())
+    }
+
+    /// Stops fetching from the preferred read replica; `true` if one was set.
+    fn clear_read_replica(&mut self) -> bool {
+        self.read_replica.take().is_some()
+    }
+
     fn wanted(&self, now: Instant) -> bool {
         !self.paused
             && self.next_offset < self.stop_offset
@@ -166,6 +203,8 @@ struct InFlight {
     correlation: i32,
     /// When the response is due at the latest.
     deadline: Instant,
+    /// The session epoch sent (-1: none).
+    session_epoch: i32,
     /// The slots fetched and the offset each was fetched from: a response whose offset is
     /// no longer the partition's next offset is stale and dropped, as the consumer drops it.
     fetched: Vec<(PartitionSlot, i64)>,
@@ -178,13 +217,37 @@ struct Broker {
     in_flight: Option<InFlight>,
     throttled_until: Option<Instant>,
     failures: u32,
+    /// When the failures in a row began.
+    failing_since: Option<Instant>,
+    /// The fetch session with this broker (KIP-227).
+    fetch_session: SessionState,
 }
+
+/// A broker's fetch session (KIP-227), kept as Kafka's `FetchSessionHandler` keeps it: the
+/// session id the broker gave, the epoch of the next request (0: a full fetch asking for a new
+/// session, after none was made, a session error or a new connection), and what the session
+/// holds, so an incremental request names only the partitions whose fetch changed (a new
+/// offset or epoch, a partition added) and forgets those no longer fetched.
+#[derive(Default)]
+struct SessionState {
+    id: i32,
+    epoch: i32,
+    /// Per (topic, partition): the (offset, current leader epoch, last fetched epoch) sent.
+    sent: HashMap<(String, i32), (i64, i32, i32)>,
+}
+
+/// FETCH_SESSION_ID_NOT_FOUND: the broker evicted the session; the next fetch is full, for a
+/// new one.
+const FETCH_SESSION_ID_NOT_FOUND: i16 = 70;
+/// INVALID_FETCH_SESSION_EPOCH: the next fetch is full, closing the session for a new one.
+const INVALID_FETCH_SESSION_EPOCH: i16 = 71;
 
 /// One response read this poll.
 #[derive(Default)]
 struct Response {
     broker: String,
     correlation: i32,
+    session_epoch: i32,
     fetched: Vec<(PartitionSlot, i64)>,
     buf: Vec<u8>,
 }
@@ -201,6 +264,18 @@ pub struct FetchSession {
     responses: Vec<Response>,
     used: usize,
     wakeup: Wakeup,
+    /// `client.rack` (empty: none).
+    rack: String,
+    /// `host:port` of each broker id, from the last Metadata answer.
+    nodes: HashMap<i32, String>,
+    /// Records handed out, by the broker (`host:port`) they were fetched from.
+    records_by_broker: HashMap<String, u64>,
+    /// See [`UNREACHABLE_LIMIT`].
+    unreachable_limit: Duration,
+    /// Fetch sessions (KIP-227) are used.
+    fetch_sessions: bool,
+    /// Fetch requests sent: full, incremental, and their bytes.
+    requests: (u64, u64, u64),
 }
 
 impl FetchSession {
@@ -225,7 +300,92 @@ impl FetchSession {
             responses: Vec::new(),
             used: 0,
             wakeup,
+            rack: String::new(),
+            nodes: HashMap::new(),
+            records_by_broker: HashMap::new(),
+            unreachable_limit: UNREACHABLE_LIMIT,
+            fetch_sessions: true,
+            requests: (0, 0, 0),
         }
+    }
+
+    /// Fetch requests sent so far: (full, incremental (KIP-227)).
+    pub fn fetch_requests(&self) -> (u64, u64) {
+        (self.requests.0, self.requests.1)
+    }
+
+    /// Bytes of the Fetch requests sent so far (size prefixes included).
+    pub fn fetch_request_bytes(&self) -> u64 {
+        self.requests.2
+    }
+
+    /// This session with fetch sessions (KIP-227, the default, as Kafka's consumer) or with a
+    /// full fetch of every partition on every request (`false`). Set before the first poll.
+    pub fn with_fetch_sessions(mut self, on: bool) -> Self {
+        self.fetch_sessions = on;
+        self
+    }
+
+    /// This session fetching as a client in rack `rack` (`client.rack`; empty: none): a
+    /// leader on a broker with a rack-aware `replica.selector.class` then names a replica to
+    /// fetch from instead (KIP-392), which the session follows as Kafka's consumer does:
+    /// until [`READ_REPLICA_TTL`] passes, or the replica answers with an error after which
+    /// the consumer refreshes its metadata, or out of range, or cannot be reached (then back
+    /// to the leader). Set before the first poll.
+    pub fn with_rack(mut self, rack: &str) -> Self {
+        self.rack = rack.to_string();
+        self
+    }
+
+    /// Where `slot` is fetched from now (`host:port`): its preferred read replica, or its
+    /// leader.
+    pub fn fetching_from(&self, slot: PartitionSlot) -> Option<&str> {
+        self.assigned
+            .iter()
+            .find(|a| a.slot == slot)
+            .map(Assigned::target)
+    }
+
+    /// The leader `slot` is known to have (`host:port`).
+    pub fn leader(&self, slot: PartitionSlot) -> Option<&str> {
+        self.assigned
+            .iter()
+            .find(|a| a.slot == slot)
+            .map(|a| a.leader.as_str())
+    }
+
+    /// The broker id of the preferred read replica `slot` is fetched from (KIP-392), if any.
+    pub fn read_replica(&self, slot: PartitionSlot) -> Option<i32> {
+        self.assigned
+            .iter()
+            .find(|a| a.slot == slot)
+            .and_then(|a| a.read_replica.as_ref().map(|r| r.node))
+    }
+
+    /// Records handed out so far, by the broker (`host:port`) they were fetched from.
+    pub fn records_by_broker(&self) -> &HashMap<String, u64> {
+        &self.records_by_broker
+    }
+
+    /// Sorts the partitions by where they are fetched from, then topic (a request per broker,
+    /// partitions grouped by topic).
+    fn sort_assigned(&mut self) {
+        self.assigned
+            .sort_by(|a, b| (a.target(), a.topic.as_str()).cmp(&(b.target(), b.topic.as_str())));
+    }
+
+    /// The partitions fetched from `broker`, whose connection failed: those read from a
+    /// preferred read replica go back to their leader (as Kafka's consumer clears the
+    /// replica after a failed fetch), the others are reported as leader changes.
+    fn target_failed(&mut self, broker: &str, polled: &mut Polled) {
+        for a in self.assigned.iter_mut().filter(|a| a.target() == broker) {
+            if a.clear_read_replica() {
+                a.needs_metadata = true;
+            } else {
+                polled.leader_changed.push(a.slot);
+            }
+        }
+        self.sort_assigned();
     }
 
     /// This session with its connections secured as `security` says (TLS, SASL); set before
@@ -272,9 +432,9 @@ impl FetchSession {
             leader_epoch,
             last_fetched_epoch: -1,
             needs_metadata: true,
+            read_replica: None,
         });
-        self.assigned
-            .sort_by(|a, b| (&a.leader, &a.topic).cmp(&(&b.leader, &b.topic)));
+        self.sort_assigned();
     }
 
     /// Forgets `slot` (no-op when unknown).
@@ -288,8 +448,8 @@ impl FetchSession {
         let a = self.find(slot)?;
         a.leader = leader.to_string();
         a.needs_metadata = true;
-        self.assigned
-            .sort_by(|a, b| (&a.leader, &a.topic).cmp(&(&b.leader, &b.topic)));
+        a.read_replica = None;
+        self.sort_assigned();
         Ok(())
     }
 
@@ -369,18 +529,23 @@ impl FetchSession {
             return Ok(Ok(polled));
         }
         let now = Instant::now();
+        let mut expired = false;
+        for a in &mut self.assigned {
+            if a.read_replica.as_ref().is_some_and(|r| r.until <= now) {
+                a.read_replica = None;
+                expired = true;
+            }
+        }
+        if expired {
+            self.sort_assigned();
+        }
         if self.refresh_leaders(now, &mut polled)? {
             polled.woken = true;
             return Ok(Ok(polled));
         }
         let failed = self.send_requests(now)?;
         for broker in &failed {
-            polled.leader_changed.extend(
-                self.assigned
-                    .iter()
-                    .filter(|a| &a.leader == broker)
-                    .map(|a| a.slot),
-            );
+            self.target_failed(broker, &mut polled);
         }
         let waiting = self.brokers.values().any(|b| b.in_flight.is_some());
         if !waiting {
@@ -447,14 +612,36 @@ impl FetchSession {
                 Err(e @ FetchError::Io { .. }) => {
                     // Counted as the fetch connection's failures are.
                     let b = self.brokers.entry(broker.clone()).or_default();
-                    b.failures += 1;
-                    if b.failures >= MAX_CONNECTION_FAILURES {
-                        return Err(e);
+                    b.connection = None;
+                    b.in_flight = None;
+                    count_failure(b, e, self.unreachable_limit)?;
+                    // As Kafka's consumer asks any broker it knows for metadata: one other
+                    // broker of the last answer that does not fail now.
+                    match self.other_node(&broker) {
+                        Some(other) => match lookup(&other, &self.config, &topics) {
+                            Ok(meta) => Some(meta),
+                            Err(FetchError::Connection(ConnectionError::Woken { .. })) => {
+                                return Ok(true)
+                            }
+                            Err(FetchError::Io { .. }) => None,
+                            Err(e) => return Err(e),
+                        },
+                        None => None,
                     }
-                    None
                 }
                 Err(e) => return Err(e),
             };
+            if let Some(meta) = &answer {
+                let nodes: HashMap<i32, String> = meta
+                    .brokers
+                    .iter()
+                    .filter(|b| (1..=65535).contains(&b.port) && !b.host.is_empty())
+                    .map(|b| (b.node_id, format!("{}:{}", b.host, b.port)))
+                    .collect();
+                if !nodes.is_empty() {
+                    self.nodes = nodes;
+                }
+            }
             for a in self
                 .assigned
                 .iter_mut()
@@ -481,9 +668,23 @@ impl FetchSession {
                 }
             }
         }
-        self.assigned
-            .sort_by(|a, b| (&a.leader, &a.topic).cmp(&(&b.leader, &b.topic)));
+        self.sort_assigned();
         Ok(false)
+    }
+
+    /// A broker of the last Metadata answer other than `broker`, preferring one this session
+    /// is connected to and that has not failed.
+    fn other_node(&self, broker: &str) -> Option<String> {
+        let mut others: Vec<&String> = self.nodes.values().filter(|n| *n != broker).collect();
+        others.sort_by_key(|n| {
+            let b = self.brokers.get(n.as_str());
+            (
+                b.is_none_or(|b| b.failures > 0),
+                b.is_none_or(|b| b.connection.is_none()),
+                n.as_str(),
+            )
+        });
+        others.first().map(|n| (*n).clone())
     }
 
     /// Sends this poll's requests; returns the brokers whose connection failed (dropped
@@ -493,11 +694,11 @@ impl FetchSession {
         let mut failed: Vec<String> = Vec::new();
         let mut start = 0;
         while start < self.assigned.len() {
-            let leader = self.assigned[start].leader.clone();
+            let leader = self.assigned[start].target().to_string();
             let end = start
                 + self.assigned[start..]
                     .iter()
-                    .take_while(|a| a.leader == leader)
+                    .take_while(|a| a.target() == leader)
                     .count();
             let group = start..end;
             start = end;
@@ -506,7 +707,7 @@ impl FetchSession {
                 continue;
             }
             broker.throttled_until = None;
-            let fetches: Vec<PartitionFetch<'_>> = self.assigned[group.clone()]
+            let all: Vec<PartitionFetch<'_>> = self.assigned[group.clone()]
                 .iter()
                 .filter(|a| a.wanted(now))
                 .map(|a| PartitionFetch {
@@ -517,9 +718,48 @@ impl FetchSession {
                     last_fetched_epoch: a.last_fetched_epoch,
                 })
                 .collect();
-            if fetches.is_empty() {
+            if all.is_empty() {
                 continue;
             }
+            let state = &mut broker.fetch_session;
+            if broker.connection.is_none() {
+                // A new connection: a full fetch (the broker may have evicted the session).
+                state.epoch = 0;
+            }
+            let key = |f: &PartitionFetch<'_>| (f.topic.to_string(), f.partition);
+            let data =
+                |f: &PartitionFetch<'_>| (f.offset, f.current_leader_epoch, f.last_fetched_epoch);
+            let mut forgotten_owned: Vec<(String, i32)> = Vec::new();
+            let fetches: Vec<PartitionFetch<'_>> = if !self.fetch_sessions || state.epoch == 0 {
+                all.clone()
+            } else {
+                let keep: std::collections::HashSet<(String, i32)> = all.iter().map(key).collect();
+                forgotten_owned = state
+                    .sent
+                    .keys()
+                    .filter(|k| !keep.contains(*k))
+                    .cloned()
+                    .collect();
+                forgotten_owned.sort();
+                all.iter()
+                    .filter(|f| state.sent.get(&key(f)) != Some(&data(f)))
+                    .cloned()
+                    .collect()
+            };
+            let forgotten: Vec<(&str, i32)> = forgotten_owned
+                .iter()
+                .map(|(t, p)| (t.as_str(), *p))
+                .collect();
+            let meta = if self.fetch_sessions {
+                state.sent = all.iter().map(|f| (key(f), data(f))).collect();
+                SessionMeta {
+                    id: state.id,
+                    epoch: state.epoch,
+                    forgotten: &forgotten,
+                }
+            } else {
+                SessionMeta::NONE
+            };
             let fetched: Vec<(PartitionSlot, i64)> = self.assigned[group]
                 .iter()
                 .filter(|a| a.wanted(now))
@@ -531,13 +771,22 @@ impl FetchSession {
                 &self.config,
                 &self.limits,
                 self.isolation,
+                &self.rack,
+                &meta,
                 &fetches,
             );
             match sent {
-                Ok(correlation) => {
+                Ok((correlation, size)) => {
+                    self.requests.2 += size as u64;
+                    if meta.epoch > 0 {
+                        self.requests.1 += 1;
+                    } else {
+                        self.requests.0 += 1;
+                    }
                     let wait = u64::try_from(self.limits.max_wait_ms.max(0)).unwrap_or(0);
                     broker.in_flight = Some(InFlight {
                         correlation,
+                        session_epoch: meta.epoch,
                         deadline: Instant::now()
                             + Duration::from_millis(wait)
                             + self.config.request_timeout,
@@ -550,7 +799,7 @@ impl FetchSession {
                     return Ok(failed);
                 }
                 Err(e) => {
-                    connection_failed(broker, e)?;
+                    connection_failed(broker, e, self.unreachable_limit)?;
                     failed.push(leader);
                 }
             }
@@ -595,10 +844,12 @@ impl FetchSession {
                     if let Some(done) = done {
                         slot.broker.clone_from(&name);
                         slot.correlation = done.correlation;
+                        slot.session_epoch = done.session_epoch;
                         slot.fetched = done.fetched;
                         self.used += 1;
                     }
                     broker.failures = 0;
+                    broker.failing_since = None;
                 }
                 Err(ConnectionError::Woken { in_flight, .. }) => {
                     if !in_flight {
@@ -610,13 +861,12 @@ impl FetchSession {
                 }
                 Err(ConnectionError::Io { broker: b, source }) => {
                     broker.in_flight = None;
-                    connection_failed(broker, FetchError::Io { broker: b, source })?;
-                    polled.leader_changed.extend(
-                        self.assigned
-                            .iter()
-                            .filter(|a| a.leader == name)
-                            .map(|a| a.slot),
-                    );
+                    connection_failed(
+                        broker,
+                        FetchError::Io { broker: b, source },
+                        self.unreachable_limit,
+                    )?;
+                    self.target_failed(&name, polled);
                 }
                 Err(e) => {
                     broker.connection = None;
@@ -636,10 +886,29 @@ impl FetchSession {
         each: &mut impl FnMut(PartitionSlot, &Record<'_>) -> Result<(), E>,
     ) -> Result<Result<(), E>, FetchError> {
         let now = Instant::now();
+        let mut resort = false;
+        let outcome = self.walk_responses(responses, polled, each, now, &mut resort);
+        if resort {
+            self.sort_assigned();
+        }
+        outcome
+    }
+
+    /// [`FetchSession::handle_responses`]; sets `resort` when a partition's fetch target
+    /// changed.
+    fn walk_responses<E>(
+        &mut self,
+        responses: &[Response],
+        polled: &mut Polled,
+        each: &mut impl FnMut(PartitionSlot, &Record<'_>) -> Result<(), E>,
+        now: Instant,
+        resort: &mut bool,
+    ) -> Result<Result<(), E>, FetchError> {
         for response in responses {
             let FetchResponse {
                 throttle_time_ms,
                 error_code,
+                session_id,
                 partitions,
             } = parse_fetch_response(&response.buf, response.correlation, response.fetched.len())
                 .map_err(|reason| {
@@ -658,12 +927,27 @@ impl FetchSession {
                     b.throttled_until = Some(now + throttle);
                 }
             }
+            if response.session_epoch >= 0 {
+                if let Some(b) = self.brokers.get_mut(&response.broker) {
+                    next_session(
+                        &mut b.fetch_session,
+                        response.session_epoch,
+                        error_code,
+                        session_id,
+                    );
+                }
+            }
             if error_code != 0 {
-                // The consumer drops such a response and fetches the partitions again.
+                // The consumer drops such a response and fetches the partitions again (at
+                // once after a fetch session error: the next request is a full fetch).
+                let session_error = error_code == FETCH_SESSION_ID_NOT_FOUND
+                    || error_code == INVALID_FETCH_SESSION_EPOCH;
                 for &(slot, offset) in &response.fetched {
                     if let Some(a) = self.assigned.iter_mut().find(|a| a.slot == slot) {
                         if a.next_offset == offset {
-                            a.retry_at = Some(now + RETRY_BACKOFF);
+                            if !session_error {
+                                a.retry_at = Some(now + RETRY_BACKOFF);
+                            }
                             polled.retried.push((slot, error_code));
                         }
                     }
@@ -690,10 +974,16 @@ impl FetchSession {
                 match partition_action(part.error_code) {
                     PartitionAction::Read => {}
                     PartitionAction::OutOfRange => {
-                        polled.out_of_range.push(assigned.slot);
+                        // From a preferred read replica (behind the leader, or not caught up
+                        // yet): back to the leader, as the consumer does; else reset.
+                        if !assigned.clear_read_replica() {
+                            polled.out_of_range.push(assigned.slot);
+                        }
+                        *resort = true;
                         continue;
                     }
                     PartitionAction::RefreshLeader => {
+                        *resort |= assigned.clear_read_replica();
                         assigned.needs_metadata = true;
                         assigned.retry_at = Some(now + RETRY_BACKOFF);
                         polled.retried.push((assigned.slot, part.error_code));
@@ -718,6 +1008,24 @@ impl FetchSession {
                     diverged(assigned, diverging, polled);
                     continue;
                 }
+                if part.preferred_read_replica >= 0 {
+                    // KIP-392: the leader names the replica to fetch from (its answer holds
+                    // no records then). A broker id not in the last Metadata answer: the
+                    // metadata is refreshed and the partition fetched from the leader.
+                    match self.nodes.get(&part.preferred_read_replica) {
+                        Some(address) if *address != assigned.leader => {
+                            let moved = assigned.target() != address;
+                            assigned.read_replica = Some(ReadReplica {
+                                node: part.preferred_read_replica,
+                                address: address.clone(),
+                                until: now + READ_REPLICA_TTL,
+                            });
+                            *resort |= moved;
+                        }
+                        Some(_) => *resort |= assigned.clear_read_replica(),
+                        None => assigned.needs_metadata = true,
+                    }
+                }
                 let bytes = &response.buf[part.records.clone()];
                 let mut batches = RecordBatches::new(
                     &assigned.topic,
@@ -730,10 +1038,18 @@ impl FetchSession {
                 );
                 let slot = assigned.slot;
                 let records = &mut polled.records;
+                let before = *records;
                 let walked = batches.walk(|record| {
                     *records += 1;
                     each(slot, record)
-                })?;
+                });
+                if *records > before {
+                    *self
+                        .records_by_broker
+                        .entry(response.broker.clone())
+                        .or_default() += *records - before;
+                }
+                let walked = walked?;
                 if let Err(e) = walked {
                     return Ok(Err(e));
                 }
@@ -771,15 +1087,18 @@ impl FetchSession {
 }
 
 /// Sends one Fetch request to `broker` (connecting first when needed); returns its
-/// correlation id.
+/// correlation id and size in bytes.
+#[allow(clippy::too_many_arguments)]
 fn send_fetch(
     broker: &mut Broker,
     name: &str,
     config: &ConnectionConfig,
     limits: &FetchLimits,
     isolation: Isolation,
+    rack: &str,
+    session: &SessionMeta<'_>,
     fetches: &[PartitionFetch<'_>],
-) -> Result<i32, FetchError> {
+) -> Result<(i32, usize), FetchError> {
     if broker.connection.is_none() {
         let connection = Connection::open(name, config).map_err(connect_error)?;
         // Only Fetch v12 is spoken (topic names; v13 on needs topic ids).
@@ -791,11 +1110,48 @@ fn send_fetch(
     };
     let client_id = &config.client_id;
     let read_committed = isolation == Isolation::ReadCommitted;
+    let mut size = 0;
     connection
         .send_with(|out, correlation| {
-            write_fetch_request(out, correlation, client_id, limits, read_committed, fetches);
+            write_fetch_request(
+                out,
+                correlation,
+                client_id,
+                limits,
+                read_committed,
+                rack,
+                session,
+                fetches,
+            );
+            size = out.len();
         })
+        .map(|correlation| (correlation, size))
         .map_err(connect_error)
+}
+
+/// The fetch session after the answer to a request of session epoch `sent` (>= 0), as Kafka's
+/// `FetchSessionHandler.handleResponse` moves it on: a full fetch answered with a session id
+/// makes that session (next epoch 1), without one leaves none (the next fetch asks again); an
+/// incremental one moves the epoch on (1 after `i32::MAX`), or ends the session when the
+/// broker answers without an id; FETCH_SESSION_ID_NOT_FOUND forgets the session and any other
+/// top-level error closes it for a new one (a full fetch next).
+fn next_session(state: &mut SessionState, sent: i32, error_code: i16, session_id: i32) {
+    match error_code {
+        0 if session_id == 0 => {
+            state.id = 0;
+            state.epoch = 0;
+        }
+        0 if sent == 0 => {
+            state.id = session_id;
+            state.epoch = 1;
+        }
+        0 => state.epoch = sent.checked_add(1).unwrap_or(1),
+        FETCH_SESSION_ID_NOT_FOUND => {
+            state.id = 0;
+            state.epoch = 0;
+        }
+        _ => state.epoch = 0,
+    }
 }
 
 /// What a diverging epoch in the answer for `a` means, with the rules of Kafka's consumer
@@ -835,15 +1191,31 @@ pub(crate) fn connect_error(e: ConnectionError) -> FetchError {
 }
 
 /// Drops the connection to `broker` after `error`; fails at once on an error a retry does
-/// not mend, and once the broker has failed [`MAX_CONNECTION_FAILURES`] polls in a row.
-fn connection_failed(broker: &mut Broker, error: FetchError) -> Result<(), FetchError> {
+/// not mend, and once the broker has failed [`MAX_CONNECTION_FAILURES`] polls in a row over
+/// at least `limit` ([`UNREACHABLE_LIMIT`]).
+fn connection_failed(
+    broker: &mut Broker,
+    error: FetchError,
+    limit: Duration,
+) -> Result<(), FetchError> {
     broker.connection = None;
     broker.in_flight = None;
     if !matches!(error, FetchError::Io { .. }) {
         return Err(error);
     }
-    broker.failures += 1;
-    if broker.failures >= MAX_CONNECTION_FAILURES {
+    count_failure(broker, error, limit)
+}
+
+/// Counts one more failure of `broker` in a row; `error` once it has failed
+/// [`MAX_CONNECTION_FAILURES`] times over at least `limit`.
+fn count_failure(
+    broker: &mut Broker,
+    error: FetchError,
+    limit: Duration,
+) -> Result<(), FetchError> {
+    broker.failures = broker.failures.saturating_add(1);
+    let since = *broker.failing_since.get_or_insert_with(Instant::now);
+    if broker.failures >= MAX_CONNECTION_FAILURES && since.elapsed() >= limit {
         return Err(error);
     }
     Ok(())
@@ -868,6 +1240,8 @@ mod tests {
     fn a_refused_connection_reports_a_leader_change_until_it_failed_too_often() {
         let mut session =
             FetchSession::new("t", Isolation::ReadUncommitted, FetchLimits::default());
+        // Failures are counted; the time a broker may stay unreachable is not waited out here.
+        session.unreachable_limit = Duration::ZERO;
         session.assign(7, "topic", 0, NOBODY, 0, i64::MAX);
         for _ in 1..MAX_CONNECTION_FAILURES {
             let polled = session
@@ -993,3 +1367,11 @@ mod tests {
         assert!(session.set_paused(2, true).is_err());
     }
 }
+
+#[cfg(test)]
+#[path = "session_replica_tests.rs"]
+mod replica_tests;
+
+#[cfg(test)]
+#[path = "session_incremental_tests.rs"]
+mod incremental_tests;

@@ -48,6 +48,9 @@ pub(crate) struct Seen {
     /// Per Fetch request, its first partition's (current_leader_epoch, fetch offset,
     /// last_fetched_epoch).
     pub(crate) epochs: Vec<(i32, i64, i32)>,
+    /// Per Fetch request, its (session id, session epoch, partitions of its first topic, or 0
+    /// when it names none).
+    pub(crate) sessions: Vec<(i32, i32, usize)>,
 }
 
 /// Starts a peer answering Fetch requests with `replies` in turn; returns its `host:port`.
@@ -134,6 +137,9 @@ fn serve(
             if let Some(e) = first_partition_epochs(&request) {
                 seen.epochs.push(e);
             }
+            if let Some(s) = session_of(&request) {
+                seen.sessions.push(s);
+            }
         }
         let reply = replies.lock().expect("not poisoned").pop_front();
         match reply {
@@ -177,6 +183,25 @@ fn first_partition_epochs(request: &[u8]) -> Option<(i32, i64, i32)> {
     };
     let offset = i64::from_be_bytes(request.get(p + 4..p + 12)?.try_into().ok()?);
     Some((i32_at(p)?, offset, i32_at(p + 12)?))
+}
+
+/// The (session id, session epoch, partitions of the first topic) of a Fetch v12 request.
+fn session_of(request: &[u8]) -> Option<(i32, i32, usize)> {
+    let client_len =
+        usize::try_from(i16::from_be_bytes([*request.get(8)?, *request.get(9)?])).ok()?;
+    let topics = 10 + client_len + 1 + 4 * 4 + 1 + 8;
+    let i32_at = |at: usize| {
+        Some(i32::from_be_bytes(
+            request.get(at..at + 4)?.try_into().ok()?,
+        ))
+    };
+    let (id, epoch) = (i32_at(topics - 8)?, i32_at(topics - 4)?);
+    if *request.get(topics)? <= 1 {
+        return Some((id, epoch, 0));
+    }
+    let name_len = usize::from(*request.get(topics + 1)?).checked_sub(1)?;
+    let count = usize::from(*request.get(topics + 2 + name_len)?).checked_sub(1)?;
+    Some((id, epoch, count))
 }
 
 /// A Metadata v12 response: broker 0 is this peer; topic `t`'s partitions 0 to 3 have error

@@ -236,6 +236,8 @@ pub(crate) struct TestPartition {
     pub(crate) aborted: Vec<(i64, i64)>,
     /// (epoch, end offset) of a diverging epoch (the partition's tagged field 0).
     pub(crate) diverging: Option<(i32, i64)>,
+    /// The preferred read replica's broker id (KIP-392; -1: none).
+    pub(crate) preferred_read_replica: i32,
 }
 
 impl TestPartition {
@@ -255,6 +257,7 @@ impl TestPartition {
             last_stable_offset: high_watermark,
             aborted: Vec::new(),
             diverging: None,
+            preferred_read_replica: -1,
         }
     }
 }
@@ -294,7 +297,7 @@ pub(crate) fn fetch_response_with(
         b.extend_from_slice(&first_offset.to_be_bytes());
         b.push(0);
     }
-    b.extend_from_slice(&(-1i32).to_be_bytes());
+    b.extend_from_slice(&part.preferred_read_replica.to_be_bytes());
     put_uvarint(&mut b, records.len() as u64 + 1);
     b.extend_from_slice(records);
     match part.diverging {

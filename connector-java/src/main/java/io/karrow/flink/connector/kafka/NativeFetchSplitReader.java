@@ -105,7 +105,7 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
         try {
             openedDecoder = spec.open(context, metrics);
             this.decoder = openedDecoder;
-            this.fetch = new NativeFetchSession(fetchConfig(props, context.getIndexOfSubtask()));
+            this.fetch = new NativeFetchSession(fetchConfig(props, context.getIndexOfSubtask(), rackId));
         } catch (Exception e) {
             if (openedDecoder != null) {
                 openedDecoder.close();
@@ -428,8 +428,13 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
         throw new IllegalStateException("No leader is known for " + tp + " after " + LEADER_LOOKUPS + " lookups");
     }
 
-    /** The native fetch configuration from the consumer properties (same option names and defaults). */
-    static String fetchConfig(Properties props, int subtask) {
+    /**
+     * The native fetch configuration from the consumer properties (same option names and defaults).
+     * The rack is {@code rackId} (the source's rack id supplier) when set, else {@code client.rack},
+     * as Flink's split reader gives its consumer; the native fetch then follows the preferred read
+     * replica the leader names (KIP-392), as Kafka's consumer does.
+     */
+    static String fetchConfig(Properties props, int subtask, @Nullable String rackId) {
         String clientId = props.getProperty(ConsumerConfig.CLIENT_ID_CONFIG,
                 props.getProperty("client.id.prefix", "karrow")) + "-native-" + subtask;
         boolean readCommitted = "read_committed".equalsIgnoreCase(
@@ -441,7 +446,16 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
                 + ",\"maxBytes\":" + intProp(props, ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 50 * 1024 * 1024)
                 + ",\"partitionMaxBytes\":"
                 + intProp(props, ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 1024 * 1024)
+                + rackJson(props, rackId)
                 + NativeKafkaSecurity.configJson(props) + "}";
+    }
+
+    /** {@code ,"rack":...} when a rack is set, else nothing. */
+    private static String rackJson(Properties props, @Nullable String rackId) {
+        String rack = rackId != null && !rackId.isEmpty()
+                ? rackId
+                : props.getProperty(ConsumerConfig.CLIENT_RACK_CONFIG, "").trim();
+        return rack.isEmpty() ? "" : ",\"rack\":" + JsonText.appendString(new StringBuilder(), rack);
     }
 
     private static int intProp(Properties props, String key, int fallback) {

@@ -33,7 +33,7 @@ class KafkaNativeSourceTest {
     void nativeFetchTakesTheConsumersFetchSettingsWithTheirDefaults() {
         Properties props = new Properties();
         props.setProperty("client.id.prefix", "grp");
-        assertThat(NativeFetchSplitReader.fetchConfig(props, 3))
+        assertThat(NativeFetchSplitReader.fetchConfig(props, 3, null))
                 .isEqualTo("{\"clientId\":\"grp-native-3\",\"readCommitted\":false,\"maxWaitMs\":500,"
                         + "\"minBytes\":1,\"maxBytes\":52428800,\"partitionMaxBytes\":1048576}");
         props.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -41,9 +41,17 @@ class KafkaNativeSourceTest {
         props.setProperty(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, "1024");
         props.setProperty(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, "1000000");
         props.setProperty(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, "65536");
-        assertThat(NativeFetchSplitReader.fetchConfig(props, 0))
+        assertThat(NativeFetchSplitReader.fetchConfig(props, 0, null))
                 .isEqualTo("{\"clientId\":\"grp-native-0\",\"readCommitted\":true,\"maxWaitMs\":50,"
                         + "\"minBytes\":1024,\"maxBytes\":1000000,\"partitionMaxBytes\":65536}");
+        // client.rack (KIP-392), or the source's rack id when it names one, as Flink gives its consumer.
+        props.setProperty(ConsumerConfig.CLIENT_RACK_CONFIG, "rack-2");
+        assertThat(NativeFetchSplitReader.fetchConfig(props, 0, null))
+                .endsWith(",\"partitionMaxBytes\":65536,\"rack\":\"rack-2\"}");
+        assertThat(NativeFetchSplitReader.fetchConfig(props, 0, "rack-3"))
+                .endsWith(",\"rack\":\"rack-3\"}");
+        assertThat(NativeFetchSplitReader.fetchConfig(props, 0, ""))
+                .endsWith(",\"rack\":\"rack-2\"}");
     }
 
     @Test
