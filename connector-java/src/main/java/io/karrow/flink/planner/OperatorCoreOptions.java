@@ -42,5 +42,18 @@ public final class OperatorCoreOptions {
                     .withDescription("Whether a 'kafka-native' sink directly over a fused scan is fused into it"
                             + " (records are encoded natively with the fetched batch; no rows in between).");
 
+    /**
+     * Whether a Calc over a scan with a pushed-down watermark strategy is fused (its strategy then
+     * generated again over the Calc's rows). Off by default: the bounded window parity passes, the
+     * idleness parity does not yet (see docs/operator-core.md).
+     */
+    public static final ConfigOption<Boolean> WATERMARKED_SCANS_ENABLED =
+            ConfigOptions.key("karrow.operator-core.watermarked-scans.enabled")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription("Whether a Calc without a filter over a 'kafka-native' scan with a WATERMARK"
+                            + " is fused (experimental: with 'scan.watermark.idle-timeout' and an empty partition the"
+                            + " fused job's windows still differ from Flink's).");
+
     private OperatorCoreOptions() {}
 }

@@ -78,8 +78,7 @@ class OperatorCoreDeclineTest {
                         OperatorCorePlanningTest.bidsTable("t", plain,
                                 ", WATERMARK FOR date_time AS date_time - INTERVAL '1' SECOND"),
                         "SELECT auction FROM t WHERE price > 1",
-                        "t: the scan assigns watermarks: the watermark generator must see every record, also those"
-                                + " the Calc drops, which the operator plan does not carry yet"),
+                        "t: the scan assigns watermarks and 'karrow.operator-core.watermarked-scans.enabled' is off"),
                 Arguments.of("an operator the plan does not have",
                         OperatorCorePlanningTest.bidsTable("t", plain, ""),
                         "SELECT ABS(price) FROM t",

@@ -364,4 +364,48 @@ class OperatorCorePlanningTest {
         assertThat(tEnv.getConfig().getPlannerConfig().getClass().getClassLoader().getParent()).isNull();
         assertThat(PlannerHook.plannerVersion(plannerLoader)).isIn(PlannerHook.SUPPORTED_PLANNER_VERSIONS);
     }
+
+    private static final String WATERMARK = ", WATERMARK FOR date_time AS date_time - INTERVAL '1' SECOND";
+
+    /** A table {@code wm_bids} with a watermark, and the option for watermarked scans set to {@code on}. */
+    private static TableEnvironment watermarkedEnv(boolean on) {
+        TableEnvironment tEnv = tableEnv();
+        tEnv.getConfig().set(OperatorCoreOptions.WATERMARKED_SCANS_ENABLED, on);
+        tEnv.executeSql(bidsTable("wm_bids", "'value.format' = 'json-native'", WATERMARK));
+        return tEnv;
+    }
+
+    private static final String WINDOW = "SELECT window_start, COUNT(*), SUM(price * 3) FROM TABLE(TUMBLE("
+            + "TABLE wm_bids, DESCRIPTOR(date_time), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end";
+
+    @Test
+    void aWatermarkedScanDeclinesWhileItsOptionIsOff() {
+        String plan = watermarkedEnv(false).explainSql(WINDOW);
+        assertThat(plan).doesNotContain("Karrow");
+        assertThat(declined).anyMatch(d -> d.endsWith(
+                "the scan assigns watermarks and 'karrow.operator-core.watermarked-scans.enabled' is off"));
+    }
+
+    @Test
+    void aWatermarkedScanFusesACalcWithoutAFilterAndKeepsItsWatermark() {
+        String plan = watermarkedEnv(true).explainSql(WINDOW);
+        assertThat(plan).as("declined: %s", declined).contains("KarrowFusedScan").contains("watermark=");
+        assertThat(fused).isNotEmpty();
+    }
+
+    @Test
+    void aWatermarkedScanDeclinesACalcWithAFilter() {
+        String plan = watermarkedEnv(true).explainSql(WINDOW.replace("GROUP BY", "WHERE price > 10 GROUP BY"));
+        assertThat(plan).doesNotContain("KarrowFusedScan");
+        assertThat(declined).anyMatch(d -> d.contains("the scan assigns watermarks and the Calc filters"));
+    }
+
+    @Test
+    void aWatermarkedScanIsNotFullyFused() {
+        TableEnvironment tEnv = watermarkedEnv(true);
+        nativeSink(tEnv, "out_wm", OUT_COLUMNS, "'value.format' = 'json-native'");
+        String plan = tEnv.explainSql("INSERT INTO out_wm SELECT auction, bidder, price * 100, date_time FROM wm_bids");
+        assertThat(plan).as("declined: %s", declined).contains("KarrowFusedScan").doesNotContain("fusedSink=");
+        assertThat(declined).anyMatch(d -> d.contains("the scan assigns watermarks: a fully fused scan emits"));
+    }
 }

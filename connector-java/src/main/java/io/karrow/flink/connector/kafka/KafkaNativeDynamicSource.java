@@ -150,9 +150,8 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource implements Fusa
         if (!metadataKeys.isEmpty()) {
             return "the scan reads metadata columns " + metadataKeys + ", which the operator plan does not carry yet";
         }
-        if (watermarkStrategy != null) {
-            return "the scan assigns watermarks, which the operator plan does not carry yet";
-        }
+        // A pushed-down watermark strategy is fusable: the planner generates it again over the
+        // fused Calc's rows (CalcFusion), or declines the Calc.
         return null;
     }
 
@@ -163,6 +162,10 @@ public class KafkaNativeDynamicSource extends KafkaDynamicSource implements Fusa
 
     @Override
     public @Nullable String whyNotFullyFusable() {
+        if (watermarkStrategy != null) {
+            return "the scan assigns watermarks: a fully fused scan emits encoded batches, not the rows Flink's"
+                    + " watermark generator reads";
+        }
         if (parallelism != null) {
             return "the scan sets 'scan.parallelism': the fused source would not chain with the sink, and full"
                     + " fusion's encoded batches cross only chained edges";

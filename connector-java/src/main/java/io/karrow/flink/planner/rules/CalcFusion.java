@@ -2,6 +2,7 @@ package io.karrow.flink.planner.rules;
 
 import io.karrow.flink.planner.FusableScan;
 import io.karrow.flink.planner.FusedCalcPlan;
+import io.karrow.flink.planner.OperatorCoreOptions;
 import io.karrow.flink.planner.OptimizationScope;
 import io.karrow.flink.planner.plan.OperatorPlan;
 import io.karrow.flink.planner.plan.PlanExpr;
@@ -12,6 +13,7 @@ import org.apache.flink.table.api.config.OptimizerConfigOptions;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.planner.calcite.FlinkTypeFactory;
 import org.apache.flink.table.planner.plan.abilities.source.ReadingMetadataSpec;
+import org.apache.flink.table.planner.plan.abilities.source.SourceAbilityContext;
 import org.apache.flink.table.planner.plan.abilities.source.SourceAbilitySpec;
 import org.apache.flink.table.planner.plan.abilities.source.SourceWatermarkSpec;
 import org.apache.flink.table.planner.plan.abilities.source.WatermarkPushDownSpec;
@@ -19,11 +21,16 @@ import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalC
 import org.apache.flink.table.planner.plan.nodes.physical.stream.StreamPhysicalTableSourceScan;
 import org.apache.flink.table.planner.plan.schema.TableSourceTable;
 import org.apache.flink.table.planner.plan.utils.ChangelogPlanUtils;
+import org.apache.flink.table.planner.utils.ShortcutUtils;
 import org.apache.flink.table.types.logical.RowType;
 
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.hint.RelHint;
+import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLocalRef;
+import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexShuttle;
 import org.apache.calcite.rex.RexProgram;
 
 import org.slf4j.Logger;
@@ -110,6 +117,19 @@ final class CalcFusion {
             }
             DynamicTableSource fused = ((FusableScan) scan.tableSource())
                     .withFusedPlan(new FusedCalcPlan(json, output, digest));
+            WatermarkPushDownSpec watermark = watermarkSpec(scan);
+            if (watermark != null) {
+                // The scan's watermark generator reads the scan's rows; the fused source emits the
+                // Calc's, so the same strategy is generated again over the Calc's row type (the
+                // generator's columns moved where the Calc projects them: whyNotFusable checked it).
+                RexProgram program = calc.getProgram();
+                WatermarkPushDownSpec moved = watermark.copy(
+                        remap(watermark.getWatermarkExpr(), program),
+                        watermark.getRowtimeExpr().map(e -> remap(e, program)).orElse(null),
+                        output);
+                moved.apply(fused, new SourceAbilityContext(ShortcutUtils.unwrapContext(calc),
+                        ShortcutUtils.unwrapTypeFactory(calc), output));
+            }
             TableSourceTable fusedTable = table.replace(fused, calc.getRowType(), table.abilitySpecs());
             KarrowFusedScan fusedScan = new KarrowFusedScan(
                     scan.getCluster(), scan.getTraitSet(), withPlanHint(scan.getHints(), json), fusedTable, scan, digest);
@@ -166,9 +186,19 @@ final class CalcFusion {
             return "the statement reads the table " + reads + " times, which Flink serves from one source";
         }
         for (SourceAbilitySpec spec : scan.tableSourceTable().abilitySpecs()) {
-            if (spec instanceof WatermarkPushDownSpec || spec instanceof SourceWatermarkSpec) {
-                return "the scan assigns watermarks: the watermark generator must see every record, also"
-                        + " those the Calc drops, which the operator plan does not carry yet";
+            if (spec instanceof WatermarkPushDownSpec) {
+                if (!config.get(OperatorCoreOptions.WATERMARKED_SCANS_ENABLED)) {
+                    return "the scan assigns watermarks and '" + OperatorCoreOptions.WATERMARKED_SCANS_ENABLED.key()
+                            + "' is off";
+                }
+                String reason = whyWatermarkNotMovable((WatermarkPushDownSpec) spec, calc.getProgram());
+                if (reason != null) {
+                    return reason;
+                }
+                continue;
+            }
+            if (spec instanceof SourceWatermarkSpec) {
+                return "the scan uses SOURCE_WATERMARK(), which the fused source does not emit";
             }
             if (spec instanceof ReadingMetadataSpec) {
                 return "the scan reads metadata columns " + ((ReadingMetadataSpec) spec).getMetadataKeys()
@@ -177,6 +207,67 @@ final class CalcFusion {
             return "the scan has push-downs karrow does not fuse: " + scan.tableSourceTable().getSpecDigests();
         }
         return ((FusableScan) scan.tableSource()).whyNotFusable();
+    }
+
+    /** The scan's pushed-down watermark strategy, or null. */
+    private static @Nullable WatermarkPushDownSpec watermarkSpec(StreamPhysicalTableSourceScan scan) {
+        for (SourceAbilitySpec spec : scan.tableSourceTable().abilitySpecs()) {
+            if (spec instanceof WatermarkPushDownSpec) {
+                return (WatermarkPushDownSpec) spec;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Why the scan's watermark generator cannot run over the Calc's output rows instead of the
+     * scan's, or null when it can: the Calc must keep every record (no filter: Flink's generator sees
+     * the records the Calc drops too) and project every column the watermark and rowtime
+     * expressions read as it is.
+     */
+    private static @Nullable String whyWatermarkNotMovable(WatermarkPushDownSpec spec, RexProgram program) {
+        if (program.getCondition() != null) {
+            return "the scan assigns watermarks and the Calc filters: Flink's watermark generator also sees the"
+                    + " records the filter drops, which the fused source does not emit";
+        }
+        List<RexNode> expressions = new ArrayList<>();
+        expressions.add(spec.getWatermarkExpr());
+        spec.getRowtimeExpr().ifPresent(expressions::add);
+        for (RexNode expression : expressions) {
+            for (int field : RelOptUtil.InputFinder.bits(expression)) {
+                if (projectedAt(program, field) < 0) {
+                    return "the scan assigns watermarks from column " + field
+                            + ", which the Calc does not project as it is";
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The first output position where the Calc projects input field {@code field} unchanged, or -1. */
+    private static int projectedAt(RexProgram program, int field) {
+        List<RexLocalRef> projects = program.getProjectList();
+        for (int i = 0; i < projects.size(); i++) {
+            RexNode e = program.expandLocalRef(projects.get(i));
+            if (e instanceof RexInputRef && ((RexInputRef) e).getIndex() == field) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** {@code expression} over the scan's row, rewritten over the Calc's output row. */
+    private static RexNode remap(RexNode expression, RexProgram program) {
+        return expression.accept(new RexShuttle() {
+            @Override
+            public RexNode visitInputRef(RexInputRef ref) {
+                int at = projectedAt(program, ref.getIndex());
+                if (at < 0) {
+                    throw new IllegalStateException("column " + ref.getIndex() + " is not projected");
+                }
+                return new RexInputRef(at, program.getOutputRowType().getFieldList().get(at).getType());
+            }
+        });
     }
 
     /** The Calc's condition and projections over the scan's row, as an operator plan. */

@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
 import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
+import io.karrow.flink.connector.kafka.FusedJobs.Side;
+import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
@@ -14,12 +16,15 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.annotation.ArgumentHint;
 import org.apache.flink.table.annotation.DataTypeHint;
 import org.apache.flink.table.annotation.FunctionHint;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.functions.ScalarFunction;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
@@ -76,7 +81,15 @@ class KafkaNativeFailoverITCase {
     private static final String BOOTSTRAP = KafkaTestSupport.bootstrap();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniCluster(2);
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .setConfiguration(CollectedMetrics.configuration())
+                    .build());
+
+    /** The index of the MiniCluster's live TaskManager (the fused tests terminate one and start the next). */
+    private static int liveTaskManager = 0;
 
     /** Shared with {@link FailOnce} (the MiniCluster runs in this JVM and class loader). */
     static final AtomicBoolean ARMED = new AtomicBoolean();
@@ -290,5 +303,70 @@ class KafkaNativeFailoverITCase {
         assertThat(expected.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(FIRST + SECOND);
         assertThat(multiset(lines)).isEqualTo(expected);
         assertThat(new HashSet<>(lines)).hasSize(FIRST + SECOND);
+    }
+
+    /**
+     * The fused job under a failover: {@link FusedJobs#QUERY} over the native fetch with the operator
+     * core on, into an exactly-once sink — the stock {@code kafka} sink (source fusion) or
+     * {@code kafka-native} with native produce (full fusion: no Calc or UDF is left in the job where
+     * a failure could be injected, so both variants lose their TaskManager instead). After a first
+     * batch is committed, a second batch is produced and the only TaskManager is terminated; a new
+     * one is started and the job restarts from its last checkpoint. The {@code read_committed}
+     * output must be exactly the stock job's output over the same input, each record once, and the
+     * plan and the counters must show the fused path ran.
+     */
+    @ParameterizedTest(name = "full fusion = {0}")
+    @ValueSource(booleans = {false, true})
+    void fusedJobRestartsFromCheckpointAfterLosingItsTaskManager(boolean fullSink, @InjectMiniCluster MiniCluster cluster)
+            throws Exception {
+        String in = createTopic("failover-fused-in", 3);
+        String out = createTopic("failover-fused-out", 1);
+        AvroCorpus corpus = AvroCorpora.bids();
+        int id = registry.register(in + "-value", corpus.writers().get(0).toString());
+        int first = FusedJobs.produce(in, id, corpus, 0, FIRST);
+
+        String jobName = "failover-fused-" + UUID.randomUUID();
+        Configuration conf = new Configuration();
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.configure(conf);
+        env.setParallelism(2);
+        env.enableCheckpointing(500);
+        StreamTableEnvironment tEnv = FusedJobs.tableEnv(env, Side.FUSED, jobName);
+        tEnv.executeSql(FusedJobs.sourceDdl(Side.FUSED, in, registry.url(), "karrow-failover-it", ""));
+        tEnv.executeSql(FusedJobs.sinkDdl(Side.FUSED, fullSink, out, FusedJobs.exactlyOnce()));
+        String insert = "INSERT INTO snk " + FusedJobs.QUERY;
+        FusedJobs.assertPlan(Side.FUSED, fullSink, tEnv.explainSql(insert));
+        JobClient job = tEnv.executeSql(insert).getJobClient().orElseThrow();
+
+        int second;
+        List<String> lines;
+        JobStatus status;
+        try (CommittedOutput output = new CommittedOutput(out)) {
+            assertThat(output.pollUntil(() -> output.values.size() >= first, 120))
+                    .as("first batch committed (%s of %s lines)", output.values.size(), first).isTrue();
+            second = FusedJobs.produce(in, id, corpus, FIRST, SECOND);
+            cluster.terminateTaskManager(liveTaskManager).get(60, TimeUnit.SECONDS);
+            cluster.startTaskManager();
+            liveTaskManager++;
+            boolean complete = output.pollUntil(() -> output.values.size() >= first + second, 180);
+            // A duplicate would be committed by the next checkpoints; give them time to show.
+            long settle = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (System.nanoTime() < settle) {
+                output.poll(Duration.ofMillis(200));
+            }
+            assertThat(complete).as("all lines committed (%s of %s)", output.values.size(), first + second).isTrue();
+            lines = output.values;
+        } finally {
+            status = job.getJobStatus().get(30, TimeUnit.SECONDS);
+            job.cancel().get(60, TimeUnit.SECONDS);
+        }
+        assertThat(status).as("the job restarted on the new TaskManager and kept running").isEqualTo(JobStatus.RUNNING);
+        Map<String, Integer> expected = FusedJobs.stockValues(in, registry.url());
+        assertThat(expected.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(first + second);
+        assertThat(multiset(lines)).isEqualTo(expected);
+        FusedJobs.assertRan(Side.FUSED, fullSink, jobName, first + second);
     }
 }

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
 import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
+import io.karrow.flink.connector.kafka.FusedJobs.Side;
 import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
@@ -52,6 +53,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
@@ -543,5 +545,95 @@ class KafkaNativeProduceSavepointITCase {
     private static Set<String> expectedIds(int total) {
         // Record i went to partition i % 3 at offset i / 3.
         return IntStream.range(0, total).mapToObj(i -> (i % 3) + ":" + (i / 3)).collect(Collectors.toSet());
+    }
+
+    /**
+     * A leg of the fused variant: the path of its source ({@code side}), its sink's connector and
+     * produce mode, and whether its plan fuses the sink too.
+     */
+    private record FusedLeg(Side side, String connector, String produceMode, boolean fullSink) {}
+
+    /**
+     * The exactly-once sinks' savepoints between unfused and fused jobs, in both directions, over
+     * {@link FusedJobs#QUERY}: stock; fully fused ({@code kafka-native} in, the operator core on,
+     * {@code kafka-native} out with native produce, fused into the scan); the same tables with the
+     * operator core off; source fusion into {@code kafka-native} with Kafka's producer (the sink is
+     * not fused then); fully fused again; stock. Each leg restores the previous leg's source, writer
+     * and committer state and reads one more step; the {@code read_committed} output must be exactly
+     * the stock job's output over the whole input, each record once.
+     */
+    @ParameterizedTest(name = "sink.transaction-naming-strategy = {0}")
+    @ValueSource(strings = {"INCREMENTING", "POOLING"})
+    void exactlyOnceSavepointsMoveBetweenUnfusedAndFusedJobs(String naming, @TempDir Path savepoints)
+            throws Exception {
+        String in = createTopic("produce-savepoint-fused-in", 3);
+        String out = createTopic("produce-savepoint-fused-out", 3);
+        String prefix = "karrow-savepoint-fused-" + UUID.randomUUID().toString().substring(0, 8);
+        AvroCorpus corpus = AvroCorpora.bids();
+        int id = registry.register(in + "-value", corpus.writers().get(0).toString());
+        List<FusedLeg> legs = List.of(
+                new FusedLeg(Side.STOCK, "kafka", null, false),
+                new FusedLeg(Side.FUSED, "kafka-native", "native", true),
+                new FusedLeg(Side.UNFUSED, "kafka-native", "native", true),
+                new FusedLeg(Side.FUSED, "kafka-native", "kafka-producer", false),
+                new FusedLeg(Side.FUSED, "kafka-native", "native", true),
+                new FusedLeg(Side.STOCK, "kafka", null, false));
+        String savepoint = null;
+        int kept = 0;
+        Map<String, Integer> committed = Map.of();
+        for (int step = 0; step < legs.size(); step++) {
+            FusedLeg leg = legs.get(step);
+            kept += FusedJobs.produce(in, id, corpus, step * PER_STEP, PER_STEP);
+            String jobName = "produce-savepoint-fused-" + step + "-" + UUID.randomUUID();
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setParallelism(2);
+            env.enableCheckpointing(500);
+            StreamTableEnvironment tEnv = FusedJobs.tableEnv(env, leg.side(), jobName);
+            if (savepoint != null) {
+                tEnv.getConfig().set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+            }
+            tEnv.executeSql(FusedJobs.sourceDdl(leg.side(), in, registry.url(), "karrow-produce-savepoint-it", ""));
+            boolean nativeSink = leg.connector().equals("kafka-native");
+            tEnv.executeSql("CREATE TABLE snk (" + FusedJobs.OUT_COLUMNS + ") WITH ('connector' = '" + leg.connector()
+                    + "', 'topic' = '" + out + "', 'properties.bootstrap.servers' = '" + BOOTSTRAP + "',"
+                    + "'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '" + prefix + "',"
+                    + "'sink.transaction-naming-strategy' = '" + naming + "',"
+                    + "'properties.transaction.timeout.ms' = '600000',"
+                    + (nativeSink ? "'sink.produce-mode' = '" + leg.produceMode() + "'," : "")
+                    + "'value.format' = '" + (nativeSink ? "json-native" : "json") + "')");
+            String insert = "INSERT INTO snk " + FusedJobs.QUERY;
+            FusedJobs.assertPlan(leg.side(), leg.fullSink(), tEnv.explainSql(insert));
+            JobClient job = tEnv.executeSql(insert).getJobClient().orElseThrow();
+            committed = readCommittedValues(out, kept);
+            assertThat(committed.values().stream().mapToInt(Integer::intValue).sum())
+                    .as("leg %d (%s), job %s", step, leg, describe(job)).isEqualTo(kept);
+            if (leg.side() != Side.STOCK) {
+                FusedJobs.assertRan(leg.side(), leg.fullSink(), jobName, 1);
+            }
+            if (step == legs.size() - 1) {
+                job.cancel().get(60, TimeUnit.SECONDS);
+                committed = readCommittedValues(out, kept + 1);
+            } else {
+                savepoint = job.stopWithSavepoint(false, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
+                        .get(120, TimeUnit.SECONDS);
+            }
+        }
+        Map<String, Integer> expected = FusedJobs.stockValues(in, registry.url());
+        assertThat(expected.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(kept);
+        assertThat(committed).isEqualTo(expected);
+    }
+
+    /** The committed output values with their counts, once at least {@code expected} arrived (or 90 s passed). */
+    private static Map<String, Integer> readCommittedValues(String topic, int expected) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        Map<String, Integer> values = Map.of();
+        while (System.nanoTime() < deadline) {
+            values = FusedJobs.multiset(KafkaTestSupport.readAll(topic, true));
+            if (values.values().stream().mapToInt(Integer::intValue).sum() >= expected) {
+                break;
+            }
+            Thread.sleep(500);
+        }
+        return values;
     }
 }

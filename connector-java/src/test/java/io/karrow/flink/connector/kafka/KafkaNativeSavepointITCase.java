@@ -7,12 +7,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
 import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
+import io.karrow.flink.connector.kafka.FusedJobs.Side;
+import io.karrow.flink.testutils.CollectedMetrics;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -37,6 +40,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
@@ -57,7 +62,12 @@ class KafkaNativeSavepointITCase {
     private static final String BOOTSTRAP = KafkaTestSupport.bootstrap();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniCluster(2);
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(2)
+                    .setConfiguration(CollectedMetrics.configuration())
+                    .build());
 
     private static DevRegistry registry;
 
@@ -173,5 +183,59 @@ class KafkaNativeSavepointITCase {
         back.cancel().get(60, TimeUnit.SECONDS);
         assertThat(all).hasSize(3 * PER_STEP).doesNotHaveDuplicates();
         assertThat(new HashSet<>(all)).isEqualTo(expectedIds(3 * PER_STEP));
+    }
+
+    /**
+     * Savepoints between the unfused and the fused job, in both directions: {@link FusedJobs#QUERY}
+     * runs stock, then fused, then on {@code kafka-native} with the operator core off, then fused
+     * again, then stock; each leg restores the previous leg's savepoint and reads one more step of
+     * input. With {@code fullSink}, the kafka-native legs write through {@code kafka-native} with
+     * native produce, which the fused legs fuse into the scan (full fusion); otherwise they write
+     * through the stock sink (source fusion). The union of the output must be exactly the stock
+     * job's output over the whole input, each record once (a lost offset would duplicate, since
+     * every leg starts from {@code earliest-offset}); each leg's plan and counters must show its path.
+     */
+    @ParameterizedTest(name = "full fusion = {0}")
+    @ValueSource(booleans = {false, true})
+    void savepointsMoveBetweenTheUnfusedAndTheFusedJob(boolean fullSink, @TempDir Path savepoints) throws Exception {
+        String in = createTopic("savepoint-fused-in", 3);
+        String out = createTopic("savepoint-fused-out", 1);
+        AvroCorpus corpus = AvroCorpora.bids();
+        int id = registry.register(in + "-value", corpus.writers().get(0).toString());
+        List<Side> legs = List.of(Side.STOCK, Side.FUSED, Side.UNFUSED, Side.FUSED, Side.STOCK);
+        String savepoint = null;
+        int kept = 0;
+        List<String> all = List.of();
+        for (int step = 0; step < legs.size(); step++) {
+            Side side = legs.get(step);
+            kept += FusedJobs.produce(in, id, corpus, step * PER_STEP, PER_STEP);
+            String jobName = "savepoint-fused-" + step + "-" + UUID.randomUUID();
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+            env.setParallelism(2);
+            StreamTableEnvironment tEnv = FusedJobs.tableEnv(env, side, jobName);
+            if (savepoint != null) {
+                tEnv.getConfig().set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+            }
+            tEnv.executeSql(FusedJobs.sourceDdl(side, in, registry.url(), "karrow-savepoint-it", ""));
+            tEnv.executeSql(FusedJobs.sinkDdl(side, fullSink, out, ""));
+            String insert = "INSERT INTO snk " + FusedJobs.QUERY;
+            FusedJobs.assertPlan(side, fullSink, tEnv.explainSql(insert));
+            JobClient job = tEnv.executeSql(insert).getJobClient().orElseThrow();
+            List<String> sofar = readAll(out, kept);
+            assertThat(sofar).as("leg %d (%s)", step, side).hasSize(kept);
+            if (side != Side.STOCK) {
+                FusedJobs.assertRan(side, fullSink, jobName, 1);
+            }
+            if (step == legs.size() - 1) {
+                job.cancel().get(60, TimeUnit.SECONDS);
+                all = sofar;
+            } else {
+                savepoint = stopWithSavepoint(job, savepoints);
+            }
+        }
+        Map<String, Integer> expected = FusedJobs.stockValues(in, registry.url());
+        assertThat(expected.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(kept);
+        assertThat(all).hasSize(kept).doesNotHaveDuplicates();
+        assertThat(new HashSet<>(all)).isEqualTo(expected.keySet());
     }
 }

@@ -8,6 +8,7 @@ import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
 import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
 import io.karrow.flink.testutils.CollectedMetrics;
+import io.karrow.flink.planner.OperatorCoreOptions;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
@@ -24,6 +25,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -283,5 +285,93 @@ class KafkaNativeWatermarkITCase {
                 .isEqualTo(stock);
         assertThat(collectNative(tEnv, windowQuery("fetched_idle"), expected.size(), 3_592, true, true))
                 .isEqualTo(stock);
+    }
+
+    /**
+     * {@link #collect} as its own job with the operator core on, over a {@code kafka-native} table
+     * with the native fetch: the plan must fuse the Calc under the window aggregate into the scan
+     * (its watermark strategy generated again over the Calc's rows), and the source must have emitted
+     * {@code rows} fused rows (at least that many when {@code atLeast}).
+     */
+    private static Map<Row, Integer> collectFused(StreamTableEnvironment tEnv, String query, int limit, long rows,
+            boolean atLeast) throws Exception {
+        String job = "watermark-fused-" + UUID.randomUUID();
+        tEnv.getConfig().set("pipeline.name", job);
+        tEnv.getConfig().set(OperatorCoreOptions.ENABLED, true);
+        tEnv.getConfig().set(OperatorCoreOptions.WATERMARKED_SCANS_ENABLED, true);
+        try {
+            String explain = tEnv.explainSql(query);
+            assertThat(explain).as("the fused plan of %s", query).contains("KarrowFusedScan");
+            Map<Row, Integer> result = collect(tEnv, query, limit);
+            long emitted = CollectedMetrics.sum(job, "karrow", "numFusedRowsEmitted");
+            if (atLeast) {
+                assertThat(emitted).as("rows the fused scan emitted: %s", query).isGreaterThanOrEqualTo(rows);
+            } else {
+                assertThat(emitted).as("rows the fused scan emitted: %s", query).isEqualTo(rows);
+            }
+            assertThat(CollectedMetrics.sum(job, "karrow", "numFusedBatches")).as("fused batches: %s", query)
+                    .isPositive();
+            return result;
+        } finally {
+            tEnv.getConfig().set(OperatorCoreOptions.ENABLED, false);
+        }
+    }
+
+    /** The window query over a watermarked table, fused, against the stock connector (bounded). */
+    @Test
+    void boundedTumbleWindowsOverAFusedScanGiveTheStockConnectorsResults() throws Exception {
+        String topic = createTopic("watermark-fused-bounded", 3);
+        AvroCorpus corpus = AvroCorpora.bids();
+        int id = registry.register(topic + "-value", corpus.writers().get(0).toString());
+        Windows windows;
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            windows = produce(topic, id, corpus, 5_990, i -> i % 3, producer);
+        }
+        Map<Row, Integer> expected = windows.rows(Long.MAX_VALUE);
+        assertThat(expected).hasSize(10);
+
+        StreamTableEnvironment tEnv = tableEnv();
+        String bounded = ", 'scan.bounded.mode' = 'latest-offset'";
+        tEnv.executeSql(ddl("stock", "kafka", "avro-confluent-reference", topic, bounded));
+        tEnv.executeSql(ddl("fused", "kafka-native", "avro-confluent-native", topic, bounded + NATIVE_FETCH));
+        Map<Row, Integer> stock = collect(tEnv, windowQuery("stock"), Integer.MAX_VALUE);
+        assertThat(stock).isEqualTo(expected);
+        assertThat(collectFused(tEnv, windowQuery("fused"), Integer.MAX_VALUE, 5_990, false)).isEqualTo(stock);
+    }
+
+    /**
+     * Idleness and per-partition watermarks through a fused scan: the windows fire when the empty
+     * partition goes idle, exactly the stock connector's windows (without the fused source's
+     * per-split watermarks and idleness none would fire, or records would be late).
+     */
+    @Disabled("Open defect (#19): fused, the windows fire without one non-empty partition's records (each"
+            + " window holds about half the stock count, twice in two runs); the unfused native-fetch variant"
+            + " passes in the same runs. Not diagnosed: the fused scan's per-split watermarks or split outputs.")
+    @Test
+    void idleTimeoutLetsWindowsFireOverAFusedScanWithAnEmptyPartition() throws Exception {
+        String topic = createTopic("watermark-fused-idle", 3);
+        AvroCorpus corpus = AvroCorpora.bids();
+        int id = registry.register(topic + "-value", corpus.writers().get(0).toString());
+        Windows windows;
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            windows = produce(topic, id, corpus, 3_590, i -> i % 2, producer);
+            GenericRecord closer = AvroCorpora.bid(new Random(7), 0, corpus.writers().get(0));
+            closer.put("date_time", BASE + 7 * MINUTE + 30_000);
+            for (int p = 0; p < 2; p++) {
+                producer.send(new ProducerRecord<>(topic, p, null,
+                        ConfluentAvroEncoder.encode(id, corpus.writers().get(0), closer)));
+            }
+            producer.flush();
+        }
+        Map<Row, Integer> expected = windows.rows(BASE + 6 * MINUTE);
+        assertThat(expected).hasSize(6);
+
+        StreamTableEnvironment tEnv = tableEnv();
+        String idle = ", 'scan.watermark.idle-timeout' = '15 s'";
+        tEnv.executeSql(ddl("stock_idle", "kafka", "avro-confluent-reference", topic, idle));
+        tEnv.executeSql(ddl("fused_idle", "kafka-native", "avro-confluent-native", topic, idle + NATIVE_FETCH));
+        Map<Row, Integer> stock = collect(tEnv, windowQuery("stock_idle"), expected.size());
+        assertThat(stock).isEqualTo(expected);
+        assertThat(collectFused(tEnv, windowQuery("fused_idle"), expected.size(), 3_592, true)).isEqualTo(stock);
     }
 }
