@@ -27,6 +27,21 @@ pub struct CalcOutput {
     pub batch: RecordBatch,
     /// For each output row, its row index in the input batch.
     pub rows: Vec<u32>,
+    /// The watermark rows of the input rows the filter dropped, when the plan asks for them
+    /// (`watermark_columns`); `None` when it does not or nothing was dropped.
+    pub watermark: Option<WatermarkRows>,
+}
+
+/// One row per input row the filter dropped, for the source's watermark generator, which in
+/// Flink sees every row the scan produces, also those its Calc then drops: the output row
+/// type with only the watermark columns set (each the input column it projects unchanged),
+/// every other column NULL (the columns of `batch` are all nullable).
+#[derive(Debug)]
+pub struct WatermarkRows {
+    /// The rows (one column per output column).
+    pub batch: RecordBatch,
+    /// For each row, its row index in the input batch (ascending).
+    pub rows: Vec<u32>,
 }
 
 impl Calc {
@@ -64,6 +79,7 @@ impl Calc {
     /// `rows` values; columns the plan does not read may be placeholders of any type).
     pub fn run(&self, columns: &[ArrayRef], rows: usize) -> Result<CalcOutput, RowError> {
         let session = &self.plan.session;
+        let mut watermark = None;
         let (kept, selected): (Vec<ArrayRef>, Vec<u32>) = match &self.plan.filter {
             None => (columns.to_vec(), (0..rows as u32).collect()),
             Some(filter) => {
@@ -78,6 +94,9 @@ impl Calc {
                     Some(valid) => BooleanArray::new(mask.values() & valid.inner(), None),
                 };
                 let selected: Vec<u32> = keep.values().set_indices().map(|i| i as u32).collect();
+                if selected.len() < rows && !self.plan.watermark_columns.is_empty() {
+                    watermark = Some(self.watermark_rows(columns, &keep)?);
+                }
                 let kept = if selected.len() == rows {
                     columns.to_vec()
                 } else {
@@ -125,7 +144,55 @@ impl Calc {
         Ok(CalcOutput {
             batch,
             rows: selected,
+            watermark,
         })
+    }
+
+    /// The watermark rows of the rows `keep` does not keep (see [`WatermarkRows`]).
+    fn watermark_rows(
+        &self,
+        columns: &[ArrayRef],
+        keep: &BooleanArray,
+    ) -> Result<WatermarkRows, RowError> {
+        let dropped = BooleanArray::new(!keep.values(), None);
+        let rows: Vec<u32> = dropped.values().set_indices().map(|i| i as u32).collect();
+        let predicate = arrow_select::filter::FilterBuilder::new(&dropped)
+            .optimize()
+            .build();
+        let n = rows.len();
+        let mut out = Vec::with_capacity(self.output.fields().len());
+        let mut fields = Vec::with_capacity(self.output.fields().len());
+        for (o, field) in self.output.fields().iter().enumerate() {
+            let array = match self
+                .plan
+                .watermark_columns
+                .iter()
+                .find(|&&(column, _)| column == o)
+            {
+                Some(&(_, input)) => {
+                    let column = columns
+                        .get(input)
+                        .ok_or_else(|| internal_row("a watermark column is not in the input"))?;
+                    predicate
+                        .filter(column.as_ref())
+                        .map_err(|e| internal_row(&e.to_string()))?
+                }
+                None => arrow_array::new_null_array(field.data_type(), n),
+            };
+            fields.push(arrow_schema::Field::new(
+                field.name(),
+                array.data_type().clone(),
+                true,
+            ));
+            out.push(array);
+        }
+        let batch = RecordBatch::try_new_with_options(
+            Arc::new(Schema::new(fields)),
+            out,
+            &RecordBatchOptions::new().with_row_count(Some(n)),
+        )
+        .map_err(|e| internal_row(&e.to_string()))?;
+        Ok(WatermarkRows { batch, rows })
     }
 }
 

@@ -44,8 +44,12 @@ fn out_type_json() -> serde_json::Value {
 }
 
 fn demo_plan() -> Calc {
+    Calc::new(RunnablePlan::from_json(&demo_plan_json().to_string()).unwrap()).unwrap()
+}
+
+fn demo_plan_json() -> serde_json::Value {
     let big = json!({"type": "BIGINT", "nullable": true});
-    let plan = json!({
+    json!({
         "version": 1,
         "input": bid_type_json(),
         "filter": {"call": "GREATER_THAN", "type": {"type": "BOOLEAN", "nullable": true}, "operands": [
@@ -59,8 +63,7 @@ fn demo_plan() -> Calc {
         ],
         "output": out_type_json(),
         "session": {"time_zone": "UTC"}
-    });
-    Calc::new(RunnablePlan::from_json(&plan.to_string()).unwrap()).unwrap()
+    })
 }
 
 /// 1,000 bids with NULLs, prices around the filter's boundary and overflowing ones.
@@ -176,6 +179,74 @@ fn rows_in_rows_out_keeps_and_projects_like_the_query() {
     assert_eq!(rows, want_rows);
     assert_eq!(out.bytes, images(&want, &out_type).bytes);
     assert!(!rows.is_empty() && rows.len() < input.num_rows());
+}
+
+/// With `watermark_columns`, every row the filter drops becomes a watermark row at its place:
+/// `date_time` (output column 3, input column 4 unchanged) set, every other column NULL, row
+/// kind DELETE; the kept rows are exactly those of the plan without them.
+#[test]
+fn watermark_rows_stand_in_input_order_for_the_rows_the_filter_drops() {
+    let mut plan = demo_plan_json();
+    plan["watermark_columns"] = json!([3]);
+    let calc = Calc::new(RunnablePlan::from_json(&plan.to_string()).unwrap()).unwrap();
+    let input = bids();
+    let input_images = images(&input, &bid_type());
+    let mut out = RowImages::default();
+    let rows = calc_rows(&calc, spans(&input_images), &mut out).unwrap();
+    assert_eq!(rows, (0..input.num_rows() as u32).collect::<Vec<_>>());
+
+    let mut plain = RowImages::default();
+    let kept = calc_rows(&demo_plan(), spans(&input_images), &mut plain).unwrap();
+    let plain = spans(&plain);
+    let ts = input
+        .column(4)
+        .as_any()
+        .downcast_ref::<TimestampMillisecondArray>()
+        .unwrap();
+    let out_type = FlinkType::from_json(&out_type_json()).unwrap();
+    let mut next_kept = 0;
+    for (r, image) in spans(&out).into_iter().enumerate() {
+        if kept.get(next_kept) == Some(&(r as u32)) {
+            assert_eq!(image, plain[next_kept], "kept row {r}");
+            next_kept += 1;
+            continue;
+        }
+        // The stand-in: what write_batch_rows writes for (NULL, NULL, NULL, date_time), DELETE.
+        let time = (!arrow_array::Array::is_null(ts, r)).then(|| ts.value(r));
+        let null = || Arc::new(Int64Array::from(vec![None::<i64>])) as ArrayRef;
+        let one = RecordBatch::try_new(
+            Arc::new(Schema::new(row_arrow_fields(
+                out_type.row_fields().unwrap(),
+            ))),
+            vec![
+                null(),
+                null(),
+                null(),
+                Arc::new(TimestampMillisecondArray::from(vec![time])),
+            ],
+        )
+        .unwrap();
+        let mut want = images(&one, &out_type).bytes;
+        want[0] = karrow_operators::pipeline::rows::WATERMARK_ROW_KIND;
+        assert_eq!(image, want.as_slice(), "watermark row {r}");
+    }
+    assert_eq!(next_kept, kept.len());
+    assert!(!kept.is_empty() && kept.len() < input.num_rows());
+}
+
+#[test]
+fn watermark_columns_must_be_unchanged_input_columns_of_a_source_fusion_plan() {
+    for (columns, why) in [
+        (json!([2]), "not an input column projected unchanged"),
+        (json!([4]), "not an output column"),
+        (json!([3, 3]), "named twice"),
+        (json!(["x"]), "not a column index"),
+    ] {
+        let mut plan = demo_plan_json();
+        plan["watermark_columns"] = columns;
+        let reason = karrow_operators::decline_reason(&plan.to_string()).unwrap();
+        assert!(reason.contains(why), "{reason}");
+    }
 }
 
 fn avro_values(batch: &RecordBatch) -> EncodedBatch {

@@ -71,6 +71,9 @@ pub struct PlanSpec {
     pub session: Session,
     /// The sink's encoders (full fusion), checked against `output` when parsed.
     pub encode: Option<EncodeStage>,
+    /// Output columns of the watermark rows (`docs/operator-plan.md`, "Watermark rows"):
+    /// empty when the plan emits none.
+    pub watermark_columns: Vec<usize>,
 }
 
 /// A validated plan: every node is one the core runs with exactly Flink's results.
@@ -88,6 +91,11 @@ pub struct RunnablePlan {
     pub session: Session,
     /// The sink's encoders (full fusion); `None` for a source-fusion plan.
     pub encode: Option<EncodeStage>,
+    /// Watermark rows: per output column the watermark generator reads, `(output column,
+    /// input column)` (the output column is that input column, projected unchanged). For
+    /// every input row the filter drops, the Calc also emits a watermark row (see
+    /// [`crate::Calc::run`]). Empty: no watermark rows.
+    pub watermark_columns: Vec<(usize, usize)>,
 }
 
 impl RunnablePlan {

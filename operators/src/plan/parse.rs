@@ -28,6 +28,7 @@ pub fn parse_plan(text: &str) -> Result<PlanSpec, Decline> {
             "output",
             "session",
             "encode",
+            "watermark_columns",
         ],
         "plan",
     )?;
@@ -58,6 +59,28 @@ pub fn parse_plan(text: &str) -> Result<PlanSpec, Decline> {
     };
     let encode = super::encode::parse_encode(obj.get("encode"), &output)
         .map_err(|d| Decline::new(format!("encode stage: {}", d.0)))?;
+    let watermark_columns = match obj.get("watermark_columns") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| {
+                v.as_u64()
+                    .and_then(|i| usize::try_from(i).ok())
+                    .ok_or_else(|| {
+                        Decline::new(format!(
+                            "\"watermark_columns\" holds {}, not a column index",
+                            brief(v)
+                        ))
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(v) => {
+            return Err(Decline::new(format!(
+                "\"watermark_columns\" is not an array: {}",
+                brief(v)
+            )))
+        }
+    };
     Ok(PlanSpec {
         input,
         filter,
@@ -65,6 +88,7 @@ pub fn parse_plan(text: &str) -> Result<PlanSpec, Decline> {
         output,
         session,
         encode,
+        watermark_columns,
     })
 }
 

@@ -77,6 +77,7 @@ pub fn validate(spec: &PlanSpec) -> Result<RunnablePlan, Decline> {
             .map_err(|d| Decline::new(format!("output field {}: {}", field.name, d.0)))?;
         projections.push(e);
     }
+    let watermark_columns = watermark_columns(spec, output.len())?;
     Ok(RunnablePlan {
         input: spec.input.clone(),
         filter,
@@ -84,6 +85,7 @@ pub fn validate(spec: &PlanSpec) -> Result<RunnablePlan, Decline> {
         output: spec.output.clone(),
         session: spec.session.clone(),
         encode: spec.encode.clone(),
+        watermark_columns,
     })
 }
 
@@ -649,6 +651,43 @@ impl Validator<'_> {
             }
         }
     }
+}
+
+/// The watermark rows' columns: each an output column that projects an input column
+/// unchanged (what the watermark generator reads of a dropped row is then the input's own
+/// value), distinct; only for a source-fusion plan (encoded batches carry no rows for a
+/// watermark generator).
+fn watermark_columns(spec: &PlanSpec, outputs: usize) -> Result<Vec<(usize, usize)>, Decline> {
+    if spec.watermark_columns.is_empty() {
+        return Ok(Vec::new());
+    }
+    if spec.encode.is_some() {
+        return Err(Decline::new(
+            "watermark rows with an encode stage: a fully fused source emits no rows",
+        ));
+    }
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(spec.watermark_columns.len());
+    for &column in &spec.watermark_columns {
+        if column >= outputs {
+            return Err(Decline::new(format!(
+                "watermark column {column} is not an output column"
+            )));
+        }
+        if out.iter().any(|&(c, _)| c == column) {
+            return Err(Decline::new(format!(
+                "watermark column {column} is named twice"
+            )));
+        }
+        match &spec.projections[column] {
+            ExprSpec::Input { index, .. } => out.push((column, *index)),
+            _ => {
+                return Err(Decline::new(format!(
+                    "watermark column {column} is not an input column projected unchanged"
+                )))
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn literal_text(spec: &ExprSpec) -> Option<String> {

@@ -44,16 +44,17 @@ public final class OperatorCoreOptions {
 
     /**
      * Whether a Calc over a scan with a pushed-down watermark strategy is fused (its strategy then
-     * generated again over the Calc's rows). Off by default: the bounded window parity passes, the
-     * idleness parity does not yet (see docs/operator-core.md).
+     * generated again over the Calc's rows; a filtering Calc emits watermark rows for the rows it
+     * drops). On by default (it applies only while the operator core itself is on); see
+     * docs/operator-core.md, "Watermarks today".
      */
     public static final ConfigOption<Boolean> WATERMARKED_SCANS_ENABLED =
             ConfigOptions.key("karrow.operator-core.watermarked-scans.enabled")
                     .booleanType()
-                    .defaultValue(false)
-                    .withDescription("Whether a Calc without a filter over a 'kafka-native' scan with a WATERMARK"
-                            + " is fused (experimental: with 'scan.watermark.idle-timeout' and an empty partition the"
-                            + " fused job's windows still differ from Flink's).");
+                    .defaultValue(true)
+                    .withDescription("Whether a Calc over a 'kafka-native' scan with a WATERMARK is fused (the"
+                            + " watermark strategy is generated again over the Calc's rows; rows the Calc's filter"
+                            + " drops still reach the watermark generator).");
 
     private OperatorCoreOptions() {}
 }

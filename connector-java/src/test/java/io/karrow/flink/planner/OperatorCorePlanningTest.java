@@ -394,10 +394,24 @@ class OperatorCorePlanningTest {
     }
 
     @Test
-    void aWatermarkedScanDeclinesACalcWithAFilter() {
+    void aWatermarkedScanFusesACalcWithAFilter() {
+        // The plan asks for watermark rows (OperatorPlanSerializationTest); the native check accepts it.
         String plan = watermarkedEnv(true).explainSql(WINDOW.replace("GROUP BY", "WHERE price > 10 GROUP BY"));
+        assertThat(plan).as("declined: %s", declined).contains("KarrowFusedScan").contains("where=[>(price, 10)]")
+                .contains("watermark=");
+        assertThat(fused).isNotEmpty();
+    }
+
+    @Test
+    void aWatermarkedScanDeclinesACalcThatDoesNotProjectItsRowtimeAsItIs() {
+        TableEnvironment tEnv = tableEnv();
+        tEnv.getConfig().set(OperatorCoreOptions.WATERMARKED_SCANS_ENABLED, true);
+        tEnv.executeSql(bidsTable("wm_shifted", "'value.format' = 'json-native'",
+                ", ts AS date_time + INTERVAL '1' SECOND, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND"));
+        String plan = tEnv.explainSql("SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE wm_shifted,"
+                + " DESCRIPTOR(ts), INTERVAL '1' MINUTE)) WHERE price > 10 GROUP BY window_start, window_end");
         assertThat(plan).doesNotContain("KarrowFusedScan");
-        assertThat(declined).anyMatch(d -> d.contains("the scan assigns watermarks and the Calc filters"));
+        assertThat(declined).anyMatch(d -> d.contains("which the Calc does not project as it is"));
     }
 
     @Test

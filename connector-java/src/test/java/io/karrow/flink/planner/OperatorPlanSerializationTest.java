@@ -133,6 +133,48 @@ class OperatorPlanSerializationTest {
     }
 
     @Test
+    void aFilteringCalcOverAWatermarkedScanAsksForWatermarkRowsOfItsRowtime() throws Exception {
+        TableEnvironment tEnv = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        tEnv.getConfig().set(OperatorCoreOptions.ENABLED, true);
+        tEnv.getConfig().set(OperatorCoreOptions.WATERMARKED_SCANS_ENABLED, true);
+        tEnv.executeSql(OperatorCorePlanningTest.bidsTable("bids", "'value.format' = 'json-native'",
+                ", WATERMARK FOR date_time AS date_time - INTERVAL '1' SECOND"));
+        tEnv.explainSql("SELECT window_start, COUNT(*), SUM(price) FROM TABLE(TUMBLE(TABLE bids,"
+                + " DESCRIPTOR(date_time), INTERVAL '1' MINUTE)) WHERE price > 10 GROUP BY window_start, window_end");
+        assertThat(plans).hasSize(1);
+        JsonNode plan = JSON.readTree(plans.get(0));
+        assertThat(render(plan.get("filter"))).isEqualTo("GREATER_THAN($2, 10)");
+        int rowtime = projections(plan).indexOf("$5");
+        assertThat(rowtime).isNotNegative();
+        assertThat(plan.get("watermark_columns").toString()).isEqualTo("[" + rowtime + "]");
+
+        // Without a filter every row is emitted: no watermark rows.
+        plans.clear();
+        tEnv.explainSql("SELECT window_start, COUNT(*), SUM(price) FROM TABLE(TUMBLE(TABLE bids,"
+                + " DESCRIPTOR(date_time), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end");
+        assertThat(plans).hasSize(1);
+        assertThat(JSON.readTree(plans.get(0)).has("watermark_columns")).isFalse();
+    }
+
+    @Test
+    void aPlanRunsInTheLocaleOfTheJvmThatOpensIt() throws Exception {
+        JsonNode json = planOf(OperatorCorePlanningTest.bidsTable("bids", "'value.format' = 'json-native'", ""),
+                "SELECT UPPER(channel) FROM bids");
+        String tag = json.get("session").get("locale").asText();
+        FusedCalcPlan plan = new FusedCalcPlan(plans.get(0),
+                org.apache.flink.table.types.logical.RowType.of(new org.apache.flink.table.types.logical.VarCharType()),
+                "UPPER", tag);
+        assertThat(plan.jsonWithLocale(tag)).isSameAs(plans.get(0));
+        String turkish = plan.jsonWithLocale("tr-TR");
+        assertThat(JSON.readTree(turkish).get("session").get("locale").asText()).isEqualTo("tr-TR");
+        assertThat(JSON.readTree(turkish).get("projections")).isEqualTo(json.get("projections"));
+        // The native side, the authority on case mappings: UPPER does not run in Turkish.
+        NativePlanCheck.overrideForTests(null);
+        assertThat(NativePlanCheck.whyNotRunnable(turkish)).contains("tr-TR");
+        assertThat(NativePlanCheck.whyNotRunnable(plan.jsonWithLocale("de-DE"))).isNull();
+    }
+
+    @Test
     void aComputedColumnIsAnExpressionOfThePlan() throws Exception {
         JsonNode plan = planOf("CREATE TABLE kafka (event_type INT, person ROW<`dateTime` TIMESTAMP(3)>,"
                         + " bid ROW<price BIGINT, `dateTime` TIMESTAMP(3)>,"

@@ -7,8 +7,10 @@ import io.karrow.flink.nativebridge.NativeHandle;
 import io.karrow.flink.nativebridge.NativeSessionConfig;
 import io.karrow.flink.nativebridge.SessionKind;
 import io.karrow.flink.planner.FusedCalcPlan;
+import io.karrow.flink.planner.OperatorCoreOptions;
 
 import java.io.IOException;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -43,8 +45,23 @@ final class FusedCalcBatchDecoder {
      */
     static NativeHandle openSession(FusedCalcPlan plan, NativeSessionConfig decoder) throws IOException {
         Objects.requireNonNull(plan, "plan");
-        String config = "{\"plan\":" + plan.json() + ",\"decoder\":{\"kind\":" + decoder.kind().code()
+        // UPPER/LOWER follow the default locale of the JVM running them, as Flink's generated code
+        // does on the TaskManager: the session names this JVM's locale, and a plan the native side
+        // does not run under it fails here, naming both locales.
+        String here = Locale.getDefault().toLanguageTag();
+        String config = "{\"plan\":" + plan.jsonForThisJvm() + ",\"decoder\":{\"kind\":" + decoder.kind().code()
                 + ",\"config\":" + decoder.configJson() + "}}";
-        return NativeHandle.open(SessionKind.OPERATOR_ROWS, config, decoder.bytes());
+        try {
+            return NativeHandle.open(SessionKind.OPERATOR_ROWS, config, decoder.bytes());
+        } catch (IOException | RuntimeException e) {
+            if (here.equals(plan.locale())) {
+                throw e;
+            }
+            throw new IOException("The fused Calc (" + plan.digest() + ") was planned in the default locale "
+                    + plan.locale() + ", but this TaskManager's default locale is " + here + ", and the native"
+                    + " operator core does not run it there: " + e.getMessage() + ". Start the TaskManagers in the"
+                    + " planner's locale (-Duser.language/-Duser.country), or plan the job with '"
+                    + OperatorCoreOptions.ENABLED.key() + "' = 'false'.", e);
+        }
     }
 }

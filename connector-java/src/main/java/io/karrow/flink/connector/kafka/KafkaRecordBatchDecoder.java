@@ -10,6 +10,7 @@ import io.karrow.flink.nativebridge.NativeHandle;
 
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -207,7 +208,7 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
             metrics.nativeDecodeTimeNanos.inc(System.nanoTime() - start);
             if (fused) {
                 metrics.fusedBatches.inc();
-                metrics.fusedRowsEmitted.inc(batchRows.rowCount());
+                metrics.fusedRowsEmitted.inc(keptRows(batchRows));
             }
         }
         for (int i = 0; i < count; i++) {
@@ -292,6 +293,21 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
         metrics.nativeDecodeTimeNanos.inc(took);
         metrics.decodeTimeNanos.inc(took);
         return out;
+    }
+
+    /**
+     * The Calc's output rows of a fused batch, without its watermark rows (row kind {@code DELETE}:
+     * they stand for rows the filter dropped, for the source's watermark generator, and the operator
+     * in the Calc's place drops them).
+     */
+    private static long keptRows(DecodedValues rows) {
+        long kept = 0;
+        for (int r = 0; r < rows.rowCount(); r++) {
+            if (rows.row(r).getRowKind() != RowKind.DELETE) {
+                kept++;
+            }
+        }
+        return kept;
     }
 
     /**

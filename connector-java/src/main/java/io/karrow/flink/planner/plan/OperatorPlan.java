@@ -25,6 +25,7 @@ public final class OperatorPlan {
     private final RowType output;
     private final String timeZone;
     private final String locale;
+    private final List<Integer> watermarkColumns;
 
     /**
      * A plan.
@@ -36,6 +37,18 @@ public final class OperatorPlan {
      */
     public OperatorPlan(RowType input, @Nullable PlanExpr filter, List<PlanExpr> projections, RowType output,
             String timeZone, String locale) {
+        this(input, filter, projections, output, timeZone, locale, List.of());
+    }
+
+    /**
+     * A plan with watermark rows ({@code docs/operator-plan.md}, "Watermark rows"): for every row
+     * the filter drops, the fused source also emits a row of the output type with only {@code
+     * watermarkColumns} set (output columns that project an input column unchanged: what the scan's
+     * watermark generator reads), which the operator in the Calc's place drops after the generator
+     * saw it.
+     */
+    public OperatorPlan(RowType input, @Nullable PlanExpr filter, List<PlanExpr> projections, RowType output,
+            String timeZone, String locale, List<Integer> watermarkColumns) {
         if (projections.size() != output.getFieldCount()) {
             throw new IllegalArgumentException(projections.size() + " projections for " + output.getFieldCount()
                     + " output columns");
@@ -46,6 +59,12 @@ public final class OperatorPlan {
         this.output = Objects.requireNonNull(output);
         this.timeZone = Objects.requireNonNull(timeZone);
         this.locale = Objects.requireNonNull(locale);
+        this.watermarkColumns = List.copyOf(watermarkColumns);
+    }
+
+    /** The session's locale (a language tag). */
+    public String locale() {
+        return locale;
     }
 
     /** The contract JSON of this plan. */
@@ -68,6 +87,16 @@ public final class OperatorPlan {
         }
         out.append("],\"output\":");
         PlanExpr.appendType(out, output);
+        if (!watermarkColumns.isEmpty()) {
+            out.append(",\"watermark_columns\":[");
+            for (int i = 0; i < watermarkColumns.size(); i++) {
+                if (i > 0) {
+                    out.append(',');
+                }
+                out.append(watermarkColumns.get(i).intValue());
+            }
+            out.append(']');
+        }
         out.append(",\"session\":{\"time_zone\":");
         JsonText.appendString(out, timeZone);
         out.append(",\"locale\":");

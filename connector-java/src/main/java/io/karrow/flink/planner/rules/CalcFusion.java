@@ -108,15 +108,16 @@ final class CalcFusion {
             }
             RowType input = FlinkTypeFactory.toLogicalRowType(scan.getRowType());
             RowType output = FlinkTypeFactory.toLogicalRowType(calc.getRowType());
-            OperatorPlan plan = planOf(calc, input, output);
+            OperatorPlan plan = planOf(calc, input, output, watermarkColumns(watermarkSpec(scan), calc.getProgram()));
             String json = plan.toJson();
+            String locale = plan.locale();
             String notRunnable = scope.whyNotRunnable(json); // NativePlanCheck: the native side decides
             if (notRunnable != null) {
                 scope.declined(segment, notRunnable);
                 return calc;
             }
             DynamicTableSource fused = ((FusableScan) scan.tableSource())
-                    .withFusedPlan(new FusedCalcPlan(json, output, digest));
+                    .withFusedPlan(new FusedCalcPlan(json, output, digest, locale));
             WatermarkPushDownSpec watermark = watermarkSpec(scan);
             if (watermark != null) {
                 // The scan's watermark generator reads the scan's rows; the fused source emits the
@@ -221,15 +222,12 @@ final class CalcFusion {
 
     /**
      * Why the scan's watermark generator cannot run over the Calc's output rows instead of the
-     * scan's, or null when it can: the Calc must keep every record (no filter: Flink's generator sees
-     * the records the Calc drops too) and project every column the watermark and rowtime
-     * expressions read as it is.
+     * scan's, or null when it can: the Calc must project every column the watermark and rowtime
+     * expressions read as it is. (A Calc that filters is fine: Flink's generator also sees the rows
+     * the filter drops, so the plan asks for a watermark row per dropped row, {@link
+     * #watermarkColumns}.)
      */
     private static @Nullable String whyWatermarkNotMovable(WatermarkPushDownSpec spec, RexProgram program) {
-        if (program.getCondition() != null) {
-            return "the scan assigns watermarks and the Calc filters: Flink's watermark generator also sees the"
-                    + " records the filter drops, which the fused source does not emit";
-        }
         List<RexNode> expressions = new ArrayList<>();
         expressions.add(spec.getWatermarkExpr());
         spec.getRowtimeExpr().ifPresent(expressions::add);
@@ -242,6 +240,31 @@ final class CalcFusion {
             }
         }
         return null;
+    }
+
+    /**
+     * The output columns the scan's watermark generator reads once it runs over the Calc's rows
+     * (sorted): the watermark plan's {@code watermark_columns} when the Calc filters, else none (every
+     * row is emitted then).
+     */
+    private static List<Integer> watermarkColumns(@Nullable WatermarkPushDownSpec spec, RexProgram program) {
+        if (spec == null || program.getCondition() == null) {
+            return List.of();
+        }
+        java.util.TreeSet<Integer> columns = new java.util.TreeSet<>();
+        List<RexNode> expressions = new ArrayList<>();
+        expressions.add(spec.getWatermarkExpr());
+        spec.getRowtimeExpr().ifPresent(expressions::add);
+        for (RexNode expression : expressions) {
+            for (int field : RelOptUtil.InputFinder.bits(expression)) {
+                int at = projectedAt(program, field);
+                if (at < 0) {
+                    throw new IllegalStateException("column " + field + " is not projected");
+                }
+                columns.add(at);
+            }
+        }
+        return List.copyOf(columns);
     }
 
     /** The first output position where the Calc projects input field {@code field} unchanged, or -1. */
@@ -271,7 +294,7 @@ final class CalcFusion {
     }
 
     /** The Calc's condition and projections over the scan's row, as an operator plan. */
-    private OperatorPlan planOf(StreamPhysicalCalc calc, RowType input, RowType output)
+    private OperatorPlan planOf(StreamPhysicalCalc calc, RowType input, RowType output, List<Integer> watermarkColumns)
             throws PlanSerializationException {
         RexProgram program = calc.getProgram();
         RexToPlan rex = new RexToPlan(calc.getCluster().getRexBuilder());
@@ -282,6 +305,6 @@ final class CalcFusion {
             projections.add(rex.convert(program.expandLocalRef(projection)));
         }
         return new OperatorPlan(input, filter, projections, output, config.getLocalTimeZone().normalized().getId(),
-                Locale.getDefault().toLanguageTag());
+                Locale.getDefault().toLanguageTag(), watermarkColumns);
     }
 }

@@ -25,7 +25,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -340,13 +339,70 @@ class KafkaNativeWatermarkITCase {
     }
 
     /**
+     * A filtering Calc under the window aggregate, fused: Flink's watermark generator runs on the
+     * scan's rows, before the filter, so a row the filter drops still moves the watermark, and the
+     * rows that pass after it but lie behind that watermark are late and miss their windows. The
+     * fused source emits a watermark row for each row its Calc drops, so the same rows are late
+     * fused as stock. One partition, parallelism 1, a watermark on every event and a one-phase
+     * aggregate: rows and watermarks reach the window operator in one order, whatever the timing.
+     */
+    @Test
+    void aFilteredRowMovesTheWatermarkOverAFusedScanAsItDoesStock() throws Exception {
+        String topic = createTopic("watermark-fused-filtered", 1);
+        AvroCorpus corpus = AvroCorpora.bids();
+        int id = registry.register(topic + "-value", corpus.writers().get(0).toString());
+        int count = 3_000;
+        int jumper = 1_000;
+        long jumperTime = BASE + 4 * MINUTE + 30_000;
+        // Bids every 100 ms, in order, price > 0; bid 1000 (at 1:40 by its position) is dated 4:30 and
+        // has price 0, so the query's filter drops it: its watermark (4:29) makes the passing bids of
+        // windows 1 to 3 that follow it late.
+        Windows passing = new Windows();
+        Windows onTime = new Windows();
+        Random random = new Random(42);
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            for (int i = 0; i < count; i++) {
+                GenericRecord bid = AvroCorpora.bid(random, i, corpus.writers().get(0));
+                long dateTime = i == jumper ? jumperTime : BASE + i * 100L;
+                long price = i == jumper ? 0 : 1 + i % 997;
+                bid.put("date_time", dateTime);
+                bid.put("price", price);
+                if (i != jumper) {
+                    passing.add(dateTime, price);
+                    long windowEnd = Math.floorDiv(dateTime, MINUTE) * MINUTE + MINUTE;
+                    // Flink's window operator drops a row whose window fired: end - 1 <= watermark.
+                    if (i < jumper || windowEnd - 1 > jumperTime - 1_000) {
+                        onTime.add(dateTime, price);
+                    }
+                }
+                producer.send(new ProducerRecord<>(topic, 0, null,
+                        ConfluentAvroEncoder.encode(id, corpus.writers().get(0), bid)));
+            }
+            producer.flush();
+        }
+        Map<Row, Integer> expected = onTime.rows(Long.MAX_VALUE);
+        assertThat(expected).as("the late rows leave windows out").hasSizeLessThan(passing.rows(Long.MAX_VALUE).size());
+
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(1);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        tEnv.getConfig().set("table.optimizer.agg-phase-strategy", "ONE_PHASE");
+        String options = ", 'scan.bounded.mode' = 'latest-offset', 'scan.watermark.emit.strategy' = 'on-event'";
+        tEnv.executeSql(ddl("stock", "kafka", "avro-confluent-reference", topic, options));
+        tEnv.executeSql(ddl("fused", "kafka-native", "avro-confluent-native", topic, options + NATIVE_FETCH));
+        tEnv.executeSql("CREATE TEMPORARY VIEW stock_paid AS SELECT * FROM stock WHERE price > 0");
+        tEnv.executeSql("CREATE TEMPORARY VIEW fused_paid AS SELECT * FROM fused WHERE price > 0");
+        Map<Row, Integer> stock = collect(tEnv, windowQuery("stock_paid"), Integer.MAX_VALUE);
+        assertThat(stock).isEqualTo(expected);
+        assertThat(collectFused(tEnv, windowQuery("fused_paid"), Integer.MAX_VALUE, count - 1, false))
+                .isEqualTo(stock);
+    }
+
+    /**
      * Idleness and per-partition watermarks through a fused scan: the windows fire when the empty
      * partition goes idle, exactly the stock connector's windows (without the fused source's
      * per-split watermarks and idleness none would fire, or records would be late).
      */
-    @Disabled("Open defect (#19): fused, the windows fire without one non-empty partition's records (each"
-            + " window holds about half the stock count, twice in two runs); the unfused native-fetch variant"
-            + " passes in the same runs. Not diagnosed: the fused scan's per-split watermarks or split outputs.")
     @Test
     void idleTimeoutLetsWindowsFireOverAFusedScanWithAnEmptyPartition() throws Exception {
         String topic = createTopic("watermark-fused-idle", 3);
