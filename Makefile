@@ -9,7 +9,7 @@
 #   make test-broker-restart   the broker killed mid-fetch, mid-produce, mid-transaction (not in make test)
 #   make test-tv1   the native producer's tests on a broker with the old transaction protocol (not in make test)
 #   make test-kafka-cluster    native fetch on a 3-node KRaft cluster: leader moves, client.rack (not in make test)
-#   make soak   SOAK_RECORDS (10M) through the native fetch + decode path, RSS printed (not in make test)
+#   make soak   SOAK_RECORDS (10M) through native fetch, decode, encode and produce; RSS, heap, handles printed (not in make test)
 
 CARGO ?= cargo
 MVN ?= mvn -B -ntp
@@ -136,8 +136,11 @@ fuzz-short:
 fuzz-long:
 	FUZZ_RUNS=$${FUZZ_RUNS:-10000000} bash fuzz/run.sh long
 
-# Soak (#18): SOAK_RECORDS Avro bids produced natively, then fetched and decoded natively, the
-# resident set size printed every 5% (flat after warm-up). Needs a broker on KAFKA_PORT.
+# Soak (#18): SOAK_RECORDS Avro bids produced natively, then fetched, decoded, encoded and produced
+# again through the sessions behind JNI handles (connector-java/native/examples/soak.rs); every 5%
+# the resident set size, the live heap (counted allocator), open handles and retained bytes are
+# printed (flat after warm-up); at the end every handle and buffer must be released. Needs a
+# broker on KAFKA_PORT.
 soak:
 	$(CARGO) run --release -p karrow-native --example soak -- 127.0.0.1:$${KAFKA_PORT:-9092} $${SOAK_RECORDS:-10000000}
 

@@ -2,6 +2,7 @@ package io.karrow.flink.connector.kafka;
 
 import io.karrow.flink.formats.BatchDeserializationSchema;
 import io.karrow.flink.formats.DecodedValues;
+import io.karrow.flink.formats.NativeDeserializationSchema;
 import io.karrow.flink.formats.ValueBatchDecoder;
 import io.karrow.flink.nativebridge.DirectValueBuffer;
 import io.karrow.flink.nativebridge.KarrowNativeException;
@@ -362,16 +363,33 @@ final class KafkaRecordBatchDecoder implements AutoCloseable {
                 + record.partition() + ", offset " + record.offset() + ": " + cause.getMessage(), cause);
     }
 
-    /** Frees the batch decoder (or the fully fused session) and its buffer. */
+    /**
+     * Frees the batch decoder (or the fully fused session) and its buffer, and the key and value
+     * schemas' own native decoders: a native format's schema opens one when it is opened (see {@link
+     * KafkaRecordDecoderSpec#open}); it has no close hook in Flink's API, so without this its decoder
+     * would live until the garbage collector ran its cleaner, after the split reader was gone.
+     */
     @Override
     public void close() {
-        if (batchDecoder != null) {
-            batchDecoder.close();
-            values.close();
+        try {
+            if (batchDecoder != null) {
+                batchDecoder.close();
+                values.close();
+            }
+            if (encodeSession != null) {
+                encodeSession.close();
+                values.close();
+            }
+        } finally {
+            closeSchema(keyDeserialization);
+            closeSchema(valueDeserialization);
         }
-        if (encodeSession != null) {
-            encodeSession.close();
-            values.close();
+    }
+
+    /** Frees the native decoder of a native format's schema (a no-op for other schemas). */
+    private static void closeSchema(@Nullable DeserializationSchema<RowData> schema) {
+        if (schema instanceof NativeDeserializationSchema) {
+            ((NativeDeserializationSchema<?>) schema).close();
         }
     }
 

@@ -1,10 +1,14 @@
 package io.karrow.flink.formats.avro;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.karrow.flink.formats.ValueBatchDecoder;
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
 import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
+import io.karrow.flink.nativebridge.DirectValueBuffer;
+import io.karrow.flink.nativebridge.KarrowNativeException;
 import io.karrow.flink.testutils.DevRegistry;
 
 import org.apache.avro.Schema;
@@ -131,6 +135,46 @@ class AvroConfluentNativeParityTest {
             }
         }
         assertThat(mismatches).isEmpty();
+    }
+
+    /**
+     * An id the registry (reachable) does not know: the stock format fails with Flink's coder's words,
+     * "Could not find schema with id N in registry" (its wrapping of Confluent's 40403); the native
+     * error, per record and in a batch, reads the same words first, then the request and the registry's
+     * answer (status, Confluent error code and message) and where (schema id, record of the batch).
+     */
+    @Test
+    void anUnknownSchemaIdFailsWithTheStockFormatsWords() throws Exception {
+        AvroCorpus prim = AvroCorpora.all().get(0);
+        int primId = register(prim)[0];
+        int unknown = 987_321;
+        byte[] good = ConfluentAvroEncoder.encode(primId, prim.writers().get(0), prim.record(new Random(2), 0));
+        byte[] message = good.clone();
+        ByteBuffer.wrap(message).putInt(1, unknown);
+        String stockWords = "Could not find schema with id " + unknown + " in registry";
+        try (ParityHarness harness = new ParityHarness(prim.rowType(), registry.url())) {
+            ParityHarness.Outcome stock = ParityHarness.run(harness.oracle, message);
+            assertThat(stock.failed()).as("the stock format fails").isTrue();
+            assertThat(ParityHarness.messages(stock.error)).contains(stockWords);
+            for (AvroConfluentNativeDeserializationSchema n : List.of(harness.nativeBinary, harness.nativeGeneric)) {
+                ParityHarness.Outcome outcome = ParityHarness.run(n, message);
+                assertThat(outcome.error).isInstanceOf(KarrowNativeException.class);
+                assertThat(outcome.error.getMessage())
+                        .startsWith(stockWords + " (GET " + registry.url() + "/schemas/ids/" + unknown + ": 404 40403 ")
+                        .contains("schema id " + unknown);
+                assertThat(((KarrowNativeException) outcome.error).getSchemaId()).isEqualTo(unknown);
+            }
+            try (ValueBatchDecoder batch = harness.nativeBinary.createBatchDecoder();
+                    DirectValueBuffer values = new DirectValueBuffer()) {
+                values.add(good);
+                values.add(message);
+                assertThatThrownBy(() -> batch.decode(values, 2))
+                        .isInstanceOf(KarrowNativeException.class)
+                        .satisfies(t -> assertThat(((KarrowNativeException) t).getRecordIndex()).isEqualTo(1))
+                        .hasMessageStartingWith(stockWords + " (GET ")
+                        .hasMessageEndingWith("(record 1 of the batch, schema id " + unknown + ")");
+            }
+        }
     }
 
     /** A malformed (or unusual but valid) message, and the schema id native errors must name. */
