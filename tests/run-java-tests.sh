@@ -20,7 +20,7 @@ lib="$repo/target/release/libkarrow_native.so"
 python3 -m pip install -q --disable-pip-version-check -r tests/confluent-python/requirements.txt
 
 export KAFKA_PORT="${KAFKA_PORT:-9092}"
-# Issue #21: the broker also has SSL, SASL_SSL and SASL_PLAINTEXT listeners (KAFKA_PORT+2..+4)
+# Issue #21: the broker also has SSL, SASL_SSL, SASL_PLAINTEXT (KAFKA_PORT+2..+4) and OAUTHBEARER (+7) listeners
 # for the native client's TLS/SASL tests; their certificates are in $security_dir.
 export KAFKA_SECURITY=1
 security_dir="${KARROW_WORK:-$repo/.work}/kafka/broker-${KAFKA_PORT}/security"

@@ -13,12 +13,20 @@
 //! speaks requests and responses, not sockets. A TLS handshake that fails names the reason
 //! (an untrusted certificate, a name mismatch, a plaintext listener), as does a failed
 //! authentication (the broker's message).
+//!
+//! A SASL session the broker limits (`connections.max.reauth.ms`, or an OAUTHBEARER token's
+//! expiry; KIP-368) is renewed on the same socket: once the re-authentication moment has come
+//! ([`sasl::reauthentication_delay`]), the next request waits for it, sent when no response is
+//! outstanding (a connection with responses in flight re-authenticates at its next quiet
+//! moment; one that never has one is closed by the broker at the session's end, and its users
+//! reconnect as after any socket failure).
 
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
+use zeroize::Zeroize;
 
 use crate::protocol::{api_versions, Malformed};
 use crate::security::{sasl, tls, Security};
@@ -194,6 +202,12 @@ pub struct Connection {
     versions: api_versions::ApiVersions,
     next_correlation: i32,
     request: Vec<u8>,
+    /// Requests sent whose responses were not read yet.
+    in_flight: usize,
+    /// When the SASL session must be renewed (KIP-368; `None`: never).
+    reauthenticate_at: Option<Instant>,
+    /// How many times the session was renewed.
+    reauthentications: u64,
 }
 
 impl Connection {
@@ -245,6 +259,9 @@ impl Connection {
             versions: api_versions::ApiVersions::default(),
             next_correlation: 0,
             request: Vec::new(),
+            in_flight: 0,
+            reauthenticate_at: None,
+            reauthentications: 0,
         };
         let mut buf = Vec::new();
         let client_id = conn.config.client_id.clone();
@@ -259,9 +276,59 @@ impl Connection {
         conn.versions = api_versions::parse_response(&buf, id).map_err(|e| conn.malformed(e))?;
         if let Some(credentials) = conn.config.security.sasl.clone() {
             let deadline = Instant::now() + conn.config.request_timeout;
-            sasl::authenticate(&mut conn, &credentials, deadline)?;
+            let lifetime = sasl::authenticate(&mut conn, &credentials, deadline)?;
+            conn.schedule_reauthentication(lifetime);
         }
         Ok(conn)
+    }
+
+    /// Notes when the session that `lifetime` limits must be renewed.
+    fn schedule_reauthentication(&mut self, lifetime: Option<Duration>) {
+        self.reauthenticate_at = lifetime.map(|l| {
+            let mut jitter = [0u8; 1];
+            // A failed random source only loses the jitter.
+            let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut jitter);
+            Instant::now() + sasl::reauthentication_delay(l, jitter[0])
+        });
+    }
+
+    /// How many times this connection renewed its SASL session (KIP-368).
+    pub fn reauthentications(&self) -> u64 {
+        self.reauthentications
+    }
+
+    /// When this connection renews its SASL session (`None`: the broker set no limit).
+    pub fn reauthentication_due(&self) -> Option<Instant> {
+        self.reauthenticate_at
+    }
+
+    /// Renews the SASL session when its moment has come and no response is outstanding: a
+    /// SaslHandshake and the mechanism's exchange again (for OAUTHBEARER with the token source's
+    /// current token), as Kafka's client re-authenticates. A failure leaves the connection
+    /// unusable (a wake-up included: the exchange was cut in the middle).
+    fn maybe_reauthenticate(&mut self) -> Result<(), ConnectionError> {
+        let Some(at) = self.reauthenticate_at else {
+            return Ok(());
+        };
+        if self.in_flight > 0 || Instant::now() < at {
+            return Ok(());
+        }
+        let Some(credentials) = self.config.security.sasl.clone() else {
+            self.reauthenticate_at = None;
+            return Ok(());
+        };
+        self.reauthenticate_at = None;
+        let deadline = Instant::now() + self.config.request_timeout;
+        let lifetime = sasl::authenticate(self, &credentials, deadline).map_err(|e| match e {
+            ConnectionError::Woken { broker, .. } => ConnectionError::Woken {
+                broker,
+                in_flight: false,
+            },
+            other => other,
+        })?;
+        self.reauthentications += 1;
+        self.schedule_reauthentication(lifetime);
+        Ok(())
     }
 
     /// `host:port` of the broker.
@@ -299,8 +366,29 @@ impl Connection {
     }
 
     /// Writes the request `write` builds (given the buffer and a fresh correlation id) and
-    /// returns that correlation id; the response is read later with [`Self::receive`].
+    /// returns that correlation id; the response is read later with [`Self::receive`]. Renews
+    /// the SASL session first when it is due ([`Self::reauthentications`]).
     pub fn send_with(
+        &mut self,
+        write: impl FnOnce(&mut Vec<u8>, i32),
+    ) -> Result<i32, ConnectionError> {
+        self.maybe_reauthenticate()?;
+        self.send_raw(write)
+    }
+
+    /// Tells the connection that the request `correlation` gets no response (a Produce with
+    /// `acks=0`), so it does not count as outstanding.
+    pub fn expect_no_response(&mut self, _correlation: i32) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+    }
+
+    /// Zeroes the request buffer (it held a secret: a SASL token).
+    pub(crate) fn clear_request(&mut self) {
+        self.request.zeroize();
+    }
+
+    /// [`Self::send_with`] without the re-authentication check (the SASL exchange itself).
+    pub(crate) fn send_raw(
         &mut self,
         write: impl FnOnce(&mut Vec<u8>, i32),
     ) -> Result<i32, ConnectionError> {
@@ -315,6 +403,7 @@ impl Connection {
             .and_then(|()| self.stream.flush());
         self.request = request;
         written.map_err(|source| self.io(source))?;
+        self.in_flight += 1;
         Ok(id)
     }
 
@@ -375,6 +464,7 @@ impl Connection {
             }
             read?;
         }
+        self.in_flight = self.in_flight.saturating_sub(1);
         Ok(())
     }
 
@@ -681,6 +771,95 @@ mod tests {
         );
         waker.join().unwrap();
         drop(stop);
+    }
+
+    /// A listener that answers every connection's first request with a TLS alert (what a TLS
+    /// listener sends a plaintext client), counting the connections.
+    fn tls_listener() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let accepted = std::sync::Arc::new(AtomicUsize::new(0));
+        let count = accepted.clone();
+        std::thread::spawn(move || {
+            for s in listener.incoming() {
+                let Ok(mut s) = s else { continue };
+                count.fetch_add(1, Ordering::SeqCst);
+                let mut size = [0u8; 4];
+                let _ = s.read_exact(&mut size);
+                let _ = s.write_all(&[0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x50]);
+            }
+        });
+        (address, accepted)
+    }
+
+    #[test]
+    fn a_tls_listener_fails_the_producer_and_the_fetch_alike_without_retrying() {
+        use std::sync::atomic::Ordering;
+        // The producer: its first connection fails for good (before, it was retried as a
+        // socket error until max.block.ms, while the fetch failed at once).
+        let (broker, accepted) = tls_listener();
+        let record = crate::records::RecordRef {
+            key: None,
+            value: Some(b"v"),
+            timestamp: 0,
+            header_count: 0,
+            headers: &[],
+        };
+        // The producer asks for metadata when it opens (or, at the latest, with its first record).
+        let produced = match crate::produce::Producer::open(crate::produce::ProducerConfig {
+            bootstrap: vec![broker.clone()],
+            retry_backoff: Duration::from_millis(1),
+            retry_backoff_max: Duration::from_millis(5),
+            max_block: Duration::from_secs(5),
+            ..crate::produce::ProducerConfig::default()
+        }) {
+            Err(e) => e,
+            Ok(mut producer) => producer
+                .append("t", 0, &record)
+                .and_then(|()| producer.flush())
+                .unwrap_err(),
+        };
+        assert!(
+            matches!(produced, crate::produce::ProduceError::Authentication(_)),
+            "{produced:?}"
+        );
+        let produced = produced.to_string();
+        assert_eq!(accepted.load(Ordering::SeqCst), 1, "{produced}");
+        // The fetch: the same error, after the same single connection.
+        let (broker_f, accepted_f) = tls_listener();
+        let mut session = crate::FetchSession::new(
+            "t",
+            crate::Isolation::ReadUncommitted,
+            crate::fetch::FetchLimits::default(),
+        );
+        session.assign(0, "t", 0, &broker_f, 0, i64::MAX);
+        let fetched = session
+            .poll(|_, _| -> Result<(), ()> { Ok(()) })
+            .map(|_| ())
+            .unwrap_err();
+        assert!(
+            matches!(
+                fetched,
+                crate::FetchError::Connection(ConnectionError::TlsListener { .. })
+            ),
+            "{fetched:?}"
+        );
+        let fetched = fetched.to_string();
+        assert_eq!(accepted_f.load(Ordering::SeqCst), 1, "{fetched}");
+        for (text, broker) in [(&produced, &broker), (&fetched, &broker_f)] {
+            assert!(
+                text.contains(broker.as_str())
+                    && text.contains("TLS (SSL or SASL_SSL) listener")
+                    && text.contains("security.protocol"),
+                "{text}"
+            );
+        }
+        // Word for word, but for the port.
+        assert_eq!(
+            produced.replace(broker.as_str(), "B"),
+            fetched.replace(broker_f.as_str(), "B")
+        );
     }
 
     #[test]

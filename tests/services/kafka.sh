@@ -11,9 +11,11 @@
 #   kafka.sh create-topic NAME PARTITIONS create a topic (replication factor 1)
 #   kafka.sh run-class CLASS [ARGS...]    run any main class from the broker classpath
 #                                         (e.g. org.apache.kafka.tools.consumer.ConsoleConsumer)
-#   KAFKA_SECURITY=1 kafka.sh start       also SSL (mTLS), SASL_SSL (SCRAM) and SASL_PLAINTEXT
-#                                         (PLAIN) listeners on KAFKA_PORT+2..+4, certificates
-#                                         generated in $INSTANCE/security (see security_files)
+#   KAFKA_SECURITY=1 kafka.sh start       also SSL (mTLS), SASL_SSL (SCRAM), SASL_PLAINTEXT
+#                                         (PLAIN) and SASL_PLAINTEXT (OAUTHBEARER, unsecured
+#                                         tokens) listeners on KAFKA_PORT+2..+4 and +7 (+5 and
+#                                         +6 are the tv1 broker's), certificates generated in
+#                                         $INSTANCE/security (see security_files)
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -164,12 +166,18 @@ cleanup_instance() {
 
 # security_files: what a secured broker's tests find in $SECURITY_DIR (every store's password
 # is karrow-test):
-#   ports.env             SSL_PORT, SASL_SSL_PORT, SASL_PLAINTEXT_PORT (KAFKA_PORT+2, +3, +4)
+#   ports.env             SSL_PORT, SASL_SSL_PORT, SASL_PLAINTEXT_PORT, OAUTHBEARER_PORT
+#                         (KAFKA_PORT+2, +3, +4, +7), OAUTHBEARER_REAUTH_MS
 #   ca.pem / ca.der       the test CA; truststore.p12 (PKCS12) and truststore.jks hold it
 #   client.p12            the client's key and chain (mTLS on the SSL listener, which requires it)
 #   client.der, client-key.der   the client's certificate and PKCS#8 key, DER
 #   other-ca.der, other-truststore.p12   a CA the broker's certificate is not issued by
 #   users: alice / alice-secret (SCRAM-SHA-256 and -512 on SASL_SSL, PLAIN on SASL_PLAINTEXT)
+#   OAUTHBEARER listener (named OAUTH, SASL_PLAINTEXT): Kafka's unsecured validator, so any
+#   unsecured JWS ({"alg":"none"}) with a sub and an unexpired exp is accepted (a client's
+#   OAuthBearerLoginModule with unsecuredLoginStringClaim_sub="alice" makes one); sessions
+#   last at most OAUTHBEARER_REAUTH_MS (KIP-368: the client re-authenticates in time, or the
+#   broker closes the connection; less when the token expires earlier)
 # The broker's certificate names only ip:127.0.0.1 (a connection to "localhost" fails
 # hostname verification).
 SECURITY_PASS=karrow-test
@@ -213,8 +221,15 @@ generate_security() {
 SSL_PORT=$((KAFKA_PORT + 2))
 SASL_SSL_PORT=$((KAFKA_PORT + 3))
 SASL_PLAINTEXT_PORT=$((KAFKA_PORT + 4))
+OAUTHBEARER_PORT=$((KAFKA_PORT + 7))
+OAUTHBEARER_REAUTH_MS=$OAUTHBEARER_REAUTH_MS
 EOF
 }
+
+# How long an OAUTHBEARER session lasts before the client must re-authenticate (KIP-368).
+OAUTHBEARER_REAUTH_MS="${KAFKA_OAUTHBEARER_REAUTH_MS:-10000}"
+[[ "$OAUTHBEARER_REAUTH_MS" =~ ^[0-9]+$ ]] \
+  || { echo "kafka.sh: KAFKA_OAUTHBEARER_REAUTH_MS must be a number" >&2; exit 2; }
 
 # server.properties lines of a secured broker.
 security_props() {
@@ -234,6 +249,10 @@ listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.se
 listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
 listener.name.sasl_plaintext.sasl.enabled.mechanisms=PLAIN
 listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret";
+listener.name.oauth.sasl.enabled.mechanisms=OAUTHBEARER
+listener.name.oauth.oauthbearer.sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="broker";
+listener.name.oauth.oauthbearer.sasl.server.callback.handler.class=org.apache.kafka.common.security.oauthbearer.internals.unsecured.OAuthBearerUnsecuredValidatorCallbackHandler
+listener.name.oauth.oauthbearer.connections.max.reauth.ms=$OAUTHBEARER_REAUTH_MS
 EOF
 }
 
@@ -271,13 +290,13 @@ cmd_start() {
   local scram=()
   if [[ "$KAFKA_SECURITY" == 1 ]]; then
     local p
-    for p in $((KAFKA_PORT + 2)) $((KAFKA_PORT + 3)) $((KAFKA_PORT + 4)); do
+    for p in $((KAFKA_PORT + 2)) $((KAFKA_PORT + 3)) $((KAFKA_PORT + 4)) $((KAFKA_PORT + 7)); do
       port_open "$p" && { cleanup_instance; die "port $KAFKA_HOST:$p is already in use by another process"; }
     done
     generate_security
     listeners+=",SSL://$KAFKA_HOST:$((KAFKA_PORT + 2)),SASL_SSL://$KAFKA_HOST:$((KAFKA_PORT + 3))"
-    listeners+=",SASL_PLAINTEXT://$KAFKA_HOST:$((KAFKA_PORT + 4))"
-    protocols+=",SSL:SSL,SASL_SSL:SASL_SSL,SASL_PLAINTEXT:SASL_PLAINTEXT"
+    listeners+=",SASL_PLAINTEXT://$KAFKA_HOST:$((KAFKA_PORT + 4)),OAUTH://$KAFKA_HOST:$((KAFKA_PORT + 7))"
+    protocols+=",SSL:SSL,SASL_SSL:SASL_SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,OAUTH:SASL_PLAINTEXT"
     scram=(--add-scram "SCRAM-SHA-256=[name=alice,password=alice-secret]"
            --add-scram "SCRAM-SHA-512=[name=alice,password=alice-secret]")
   fi

@@ -13,7 +13,7 @@ use karrow_kafka::{FetchError, FetchSession, Isolation, Record, TimestampType, T
 use serde::Deserialize;
 
 use crate::error::NativeError;
-use crate::kafka_security::SecurityConfig;
+use crate::kafka_security::{SecurityConfig, TokenJson};
 use crate::session::{Session, SessionKind};
 
 /// Bytes of one record's metadata: slot i32, timestamp type i32, offset i64, timestamp
@@ -21,8 +21,10 @@ use crate::session::{Session, SessionKind};
 /// little-endian.
 pub const META_BYTES: usize = 40;
 /// Longs of the poll summary: records, value bytes, key bytes, header bytes, finished
-/// slots, leader-changed slots, out-of-range slots, pending records, truncated slots.
-pub const SUMMARY_LONGS: usize = 9;
+/// slots, leader-changed slots, out-of-range slots, pending records, truncated slots, then
+/// for the consumer metrics Kafka's names: fetch responses read, their latencies summed and
+/// the longest (microseconds), the largest partition lag.
+pub const SUMMARY_LONGS: usize = 13;
 /// Bytes of one truncated slot after the slot lists: slot i32, diverging epoch i32, fetch
 /// offset i64, end offset i64; little-endian.
 pub const TRUNCATION_BYTES: usize = 24;
@@ -95,6 +97,12 @@ pub enum FetchControl {
         /// Whether to pause it.
         paused: bool,
     },
+    /// Hands over the OAUTHBEARER token Kafka's login refreshed (connections take it when
+    /// they authenticate or re-authenticate).
+    SetToken {
+        /// The token.
+        token: TokenJson,
+    },
 }
 
 fn no_epoch() -> i32 {
@@ -104,6 +112,8 @@ fn no_epoch() -> i32 {
 /// One reader's fetch session and the records of its last poll.
 pub struct NativeFetch {
     session: FetchSession,
+    /// Where the connections take their OAUTHBEARER token (`None`: another mechanism).
+    token: Option<karrow_kafka::security::TokenSource>,
     summary: [i64; SUMMARY_LONGS],
     slots: Vec<u8>,
     meta: Vec<u8>,
@@ -133,10 +143,13 @@ impl NativeFetch {
             max_bytes: config.max_bytes,
             partition_max_bytes: config.partition_max_bytes,
         };
+        let security = config.security.build()?;
+        let token = security.sasl.as_ref().and_then(|s| s.token.clone());
         Ok(NativeFetch {
             session: FetchSession::new(&config.client_id, isolation, limits)
                 .with_rack(&config.rack)
-                .with_security(config.security.build()?),
+                .with_security(security),
+            token,
             summary: [0; SUMMARY_LONGS],
             slots: Vec::new(),
             meta: Vec::new(),
@@ -179,6 +192,9 @@ impl NativeFetch {
             FetchControl::SetPaused { slot, paused } => session
                 .set_paused(slot, paused)
                 .map_err(|e| NativeError::Fetch(e.to_string())),
+            FetchControl::SetToken { token } => {
+                crate::kafka_security::set_token(self.token.as_ref(), &token)
+            }
         }
     }
 
@@ -225,6 +241,7 @@ impl NativeFetch {
             self.slots.extend_from_slice(&t.offset.to_le_bytes());
             self.slots.extend_from_slice(&t.end_offset.to_le_bytes());
         }
+        let fetches = self.session.last_fetches();
         Ok([
             self.lengths.len() as i64,
             self.values.len() as i64,
@@ -235,6 +252,10 @@ impl NativeFetch {
             self.out_of_range.len() as i64,
             self.session.pending_records(),
             self.truncated.len() as i64,
+            i64::try_from(fetches.responses).unwrap_or(i64::MAX),
+            i64::try_from(fetches.total_micros).unwrap_or(i64::MAX),
+            i64::try_from(fetches.max_micros).unwrap_or(i64::MAX),
+            self.session.max_lag(),
         ])
     }
 
@@ -275,9 +296,9 @@ impl Session for NativeFetch {
     }
 
     fn control(&mut self, request: &str) -> Result<String, NativeError> {
-        let change: FetchControl = serde_json::from_str(request).map_err(|e| {
-            NativeError::InvalidCall(format!("native fetch control {request}: {e}"))
-        })?;
+        // The request may carry a token: never echoed in the error.
+        let change: FetchControl = serde_json::from_str(request)
+            .map_err(|e| NativeError::InvalidCall(format!("native fetch control request: {e}")))?;
         self.apply(change)?;
         Ok("null".to_string())
     }
@@ -496,6 +517,13 @@ mod tests {
             (0, 0, 0, 0)
         );
         assert_eq!(summary[8], 1, "one truncated slot");
+        // The fetch metrics: one response, its latency, the largest lag (none reported).
+        assert_eq!(summary[9], 1, "one fetch response");
+        assert!(
+            summary[10] >= summary[11] && summary[11] >= 0,
+            "{summary:?}"
+        );
+        assert_eq!(summary[12], 0);
         let slots = fetch.output()[5];
         assert_eq!(slots.len(), super::TRUNCATION_BYTES);
         assert_eq!(&slots[..4], &5i32.to_le_bytes());

@@ -1,14 +1,22 @@
 //! The `security` object of the native fetch and produce configurations
 //! (`docs/jni-contract.md`, "Kafka security"): what Java read from the table's
 //! `security.protocol`, key and trust stores (with Java's own `KeyStore` API) and
-//! `sasl.jaas.config` (with Kafka's `JaasContext`), turned into a
-//! [`karrow_kafka::security::Security`].
+//! `sasl.jaas.config` (with Kafka's `JaasContext`), or the OAUTHBEARER token of Kafka's own
+//! login, turned into a [`karrow_kafka::security::Security`].
+//!
+//! The secrets (password, token, the client key's base64 and DER) are zeroed when this
+//! configuration is dropped, right after the session is opened; what the connections keep is
+//! zeroed when they are.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use base64::Engine;
-use karrow_kafka::security::{Mechanism, SaslCredentials, Security, TlsConfig, TlsSettings};
+use karrow_kafka::security::{
+    BearerToken, Mechanism, SaslCredentials, Security, TlsConfig, TlsSettings, TokenSource,
+};
 use serde::Deserialize;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::error::NativeError;
 
@@ -58,16 +66,30 @@ impl fmt::Debug for TlsJson {
     }
 }
 
-/// `security.sasl`: the mechanism and the login module's credentials.
+impl Drop for TlsJson {
+    fn drop(&mut self) {
+        if let Some(key) = self.client_key.as_mut() {
+            key.zeroize();
+        }
+    }
+}
+
+/// `security.sasl`: the mechanism and the login module's credentials (PLAIN, SCRAM) or the
+/// login's current token (OAUTHBEARER).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SaslJson {
-    /// `sasl.mechanism`: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512.
+    /// `sasl.mechanism`: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER.
     pub mechanism: String,
-    /// The login module's `username`.
+    /// The login module's `username` (PLAIN, SCRAM).
+    #[serde(default)]
     pub username: String,
-    /// The login module's `password`.
+    /// The login module's `password` (PLAIN, SCRAM).
+    #[serde(default)]
     pub password: String,
+    /// The token (OAUTHBEARER).
+    #[serde(default)]
+    pub token: Option<TokenJson>,
 }
 
 impl fmt::Debug for SaslJson {
@@ -76,7 +98,59 @@ impl fmt::Debug for SaslJson {
             .field("mechanism", &self.mechanism)
             .field("username", &self.username)
             .field("password", &"(hidden)")
+            .field("token", &self.token)
             .finish()
+    }
+}
+
+impl Drop for SaslJson {
+    fn drop(&mut self) {
+        self.password.zeroize();
+    }
+}
+
+/// An OAUTHBEARER token as Kafka's `OAuthBearerToken` gives it (the `security.sasl.token` of
+/// the open configuration, and the `set_token` control request of fetch and produce).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TokenJson {
+    /// The compact-serialized token.
+    pub value: String,
+    /// When it expires, ms since the epoch.
+    pub lifetime_ms: i64,
+    /// The SASL extensions of the login (name to value).
+    #[serde(default)]
+    pub extensions: BTreeMap<String, String>,
+}
+
+impl fmt::Debug for TokenJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TokenJson")
+            .field("value", &"(hidden)")
+            .field("lifetime_ms", &self.lifetime_ms)
+            .field("extensions", &self.extensions)
+            .finish()
+    }
+}
+
+impl Drop for TokenJson {
+    fn drop(&mut self) {
+        self.value.zeroize();
+    }
+}
+
+impl TokenJson {
+    /// The token for the client.
+    pub fn token(&self) -> BearerToken {
+        BearerToken {
+            value: Zeroizing::new(self.value.clone()),
+            lifetime_ms: self.lifetime_ms,
+            extensions: self
+                .extensions
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        }
     }
 }
 
@@ -84,6 +158,17 @@ fn der(what: &str, b64: &str) -> Result<Vec<u8>, NativeError> {
     base64::engine::general_purpose::STANDARD
         .decode(b64)
         .map_err(|e| NativeError::Config(format!("security: {what} is not base64: {e}")))
+}
+
+/// The `set_token` control request of a fetch or produce session (`{"op":"set_token",
+/// "token":{...}}`): hands a refreshed OAUTHBEARER token to `source`.
+pub fn set_token(source: Option<&TokenSource>, token: &TokenJson) -> Result<(), NativeError> {
+    let source = source.ok_or_else(|| {
+        NativeError::InvalidCall("set_token: the session does not use OAUTHBEARER".into())
+    })?;
+    source
+        .set(token.token())
+        .map_err(|e| NativeError::Config(format!("security: {e}")))
 }
 
 impl SecurityConfig {
@@ -107,7 +192,7 @@ impl SecurityConfig {
                     client_key: t
                         .client_key
                         .as_deref()
-                        .map(|k| der("the client key", k))
+                        .map(|k| der("the client key", k).map(Zeroizing::new))
                         .transpose()?,
                     protocols: t.protocols.clone(),
                 };
@@ -119,17 +204,33 @@ impl SecurityConfig {
         };
         let sasl = match &self.sasl {
             None => None,
-            Some(s) => Some(SaslCredentials {
-                mechanism: Mechanism::from_name(&s.mechanism).ok_or_else(|| {
+            Some(s) => {
+                let mechanism = Mechanism::from_name(&s.mechanism).ok_or_else(|| {
                     NativeError::Config(format!(
                         "security: SASL mechanism '{}' is not spoken natively (PLAIN, \
-                         SCRAM-SHA-256, SCRAM-SHA-512 are)",
+                         SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER are)",
                         s.mechanism
                     ))
-                })?,
-                username: s.username.clone(),
-                password: s.password.clone(),
-            }),
+                })?;
+                Some(match (mechanism, &s.token) {
+                    (Mechanism::OAuthBearer, Some(token)) => SaslCredentials::oauth_bearer(
+                        TokenSource::new(token.token())
+                            .map_err(|e| NativeError::Config(format!("security: {e}")))?,
+                    ),
+                    (Mechanism::OAuthBearer, None) => {
+                        return Err(NativeError::Config(
+                            "security: OAUTHBEARER without a token".into(),
+                        ))
+                    }
+                    (_, Some(_)) => {
+                        return Err(NativeError::Config(format!(
+                            "security: a token for SASL mechanism {}",
+                            s.mechanism
+                        )))
+                    }
+                    (m, None) => SaslCredentials::password(m, &s.username, &s.password),
+                })
+            }
         };
         Ok(Security { tls, sasl })
     }
@@ -150,6 +251,30 @@ mod tests {
         let built = sasl.build().unwrap();
         assert_eq!(built.protocol(), "SASL_PLAINTEXT");
         assert!(!format!("{sasl:?} {built:?}").contains("secret"));
+        let oauth: SecurityConfig = serde_json::from_str(
+            r#"{"sasl":{"mechanism":"OAUTHBEARER","token":{"value":"tok.en.","lifetimeMs":5,"extensions":{"a":"b"}}}}"#,
+        )
+        .unwrap();
+        let built = oauth.build().unwrap();
+        let source = built.sasl.as_ref().and_then(|s| s.token.clone()).unwrap();
+        assert_eq!(source.current().value.as_str(), "tok.en.");
+        assert_eq!(
+            source.current().extensions,
+            [("a".to_string(), "b".to_string())]
+        );
+        assert!(!format!("{oauth:?} {built:?}").contains("tok.en."));
+        let next: TokenJson = serde_json::from_str(r#"{"value":"next","lifetimeMs":9}"#).unwrap();
+        set_token(Some(&source), &next).unwrap();
+        assert_eq!(source.current().value.as_str(), "next");
+        assert!(set_token(None, &next).is_err());
+        for bad in [
+            r#"{"sasl":{"mechanism":"OAUTHBEARER"}}"#,
+            r#"{"sasl":{"mechanism":"OAUTHBEARER","token":{"value":"a b","lifetimeMs":1}}}"#,
+            r#"{"sasl":{"mechanism":"PLAIN","token":{"value":"t","lifetimeMs":1}}}"#,
+        ] {
+            let c: SecurityConfig = serde_json::from_str(bad).unwrap();
+            assert!(c.build().is_err(), "{bad}");
+        }
         let gssapi: SecurityConfig = serde_json::from_str(
             r#"{"sasl":{"mechanism":"GSSAPI","username":"u","password":"p"}}"#,
         )

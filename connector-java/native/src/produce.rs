@@ -147,6 +147,12 @@ pub enum ProduceControl {
         /// The topic.
         topic: String,
     },
+    /// Hands over the OAUTHBEARER token Kafka's login refreshed (connections take it when
+    /// they authenticate or re-authenticate).
+    SetToken {
+        /// The token.
+        token: crate::kafka_security::TokenJson,
+    },
 }
 
 /// One writer's native producer.
@@ -409,6 +415,16 @@ impl NativeProducer {
                     .collect();
                 return Ok(serde_json::json!(parts).to_string());
             }
+            ProduceControl::SetToken { token } => {
+                let source = self
+                    .config
+                    .connection
+                    .security
+                    .sasl
+                    .as_ref()
+                    .and_then(|s| s.token.as_ref());
+                crate::kafka_security::set_token(source, &token)?;
+            }
         }
         Ok("null".to_string())
     }
@@ -474,7 +490,8 @@ impl Session for NativeProducer {
 
     fn control(&mut self, request: &str) -> Result<String, NativeError> {
         let request: ProduceControl = serde_json::from_str(request).map_err(|e| {
-            NativeError::InvalidCall(format!("native producer control {request}: {e}"))
+            // The request may carry a token: its text is never echoed.
+            NativeError::InvalidCall(format!("native producer control request: {e}"))
         })?;
         self.apply(request)
     }

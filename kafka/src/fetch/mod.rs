@@ -11,4 +11,6 @@ pub mod session;
 pub(crate) mod test_peer;
 
 pub use request::FetchLimits;
-pub use session::{response_limit, FetchSession, Isolation, PartitionSlot, Polled, Truncation};
+pub use session::{
+    response_limit, FetchLatencies, FetchSession, Isolation, PartitionSlot, Polled, Truncation,
+};

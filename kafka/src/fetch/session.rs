@@ -44,6 +44,32 @@ pub const UNREACHABLE_LIMIT: Duration = Duration::from_secs(60);
 /// again: Kafka's consumer keeps it for `metadata.max.age.ms` (5 minutes by default).
 pub const READ_REPLICA_TTL: Duration = Duration::from_secs(300);
 
+/// The first back-off of a preferred read replica that failed (Kafka's `reconnect.backoff.ms`
+/// default): while it lasts, a leader naming that replica is not followed and its partitions
+/// are fetched from the leader.
+pub const REPLICA_BACKOFF: Duration = Duration::from_millis(50);
+
+/// The longest back-off of a failing preferred read replica (Kafka's
+/// `reconnect.backoff.max.ms` default); the back-off doubles per failure in a row up to it.
+pub const REPLICA_BACKOFF_MAX: Duration = Duration::from_secs(1);
+
+/// The back-off of a preferred read replica after `failures` failures in a row (1, 2, ...):
+/// [`REPLICA_BACKOFF`] doubled per failure after the first, at most [`REPLICA_BACKOFF_MAX`],
+/// as Kafka's client backs off reconnecting to a node (without its jitter).
+pub fn replica_backoff(failures: u32) -> Duration {
+    let doublings = failures.saturating_sub(1).min(16);
+    REPLICA_BACKOFF
+        .saturating_mul(1u32 << doublings)
+        .min(REPLICA_BACKOFF_MAX)
+}
+
+/// A preferred read replica that failed: how often in a row, and until when it is not used.
+#[derive(Debug, Clone, Copy)]
+struct ReplicaBackoff {
+    failures: u32,
+    until: Instant,
+}
+
 /// How long a partition that came back with a retriable error code waits before it is
 /// fetched again (the Java consumer's `retry.backoff.ms` default).
 pub const RETRY_BACKOFF: Duration = Duration::from_millis(100);
@@ -201,6 +227,8 @@ pub struct Truncation {
 #[derive(Debug)]
 struct InFlight {
     correlation: i32,
+    /// When the request was sent (for the fetch latency).
+    sent: Instant,
     /// When the response is due at the latest.
     deadline: Instant,
     /// The session epoch sent (-1: none).
@@ -276,6 +304,22 @@ pub struct FetchSession {
     fetch_sessions: bool,
     /// Fetch requests sent: full, incremental, and their bytes.
     requests: (u64, u64, u64),
+    /// Preferred read replicas (`host:port`) that failed and are backing off.
+    replica_backoff: HashMap<String, ReplicaBackoff>,
+    /// The fetch responses the last poll read.
+    last_fetches: FetchLatencies,
+}
+
+/// The fetch responses of one poll and how long they took (Kafka's consumer records each
+/// response's latency in `fetch-latency-avg`/`-max` and counts it in `fetch-rate`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FetchLatencies {
+    /// Responses read.
+    pub responses: u64,
+    /// Their latencies (request sent to response read) summed, in microseconds.
+    pub total_micros: u64,
+    /// The longest of them, in microseconds.
+    pub max_micros: u64,
 }
 
 impl FetchSession {
@@ -305,6 +349,8 @@ impl FetchSession {
             records_by_broker: HashMap::new(),
             unreachable_limit: UNREACHABLE_LIMIT,
             fetch_sessions: true,
+            replica_backoff: HashMap::new(),
+            last_fetches: FetchLatencies::default(),
             requests: (0, 0, 0),
         }
     }
@@ -367,6 +413,22 @@ impl FetchSession {
         &self.records_by_broker
     }
 
+    /// The fetch responses the last poll read, with their latencies.
+    pub fn last_fetches(&self) -> FetchLatencies {
+        self.last_fetches
+    }
+
+    /// The largest lag of an assigned partition (records between its next offset and the end
+    /// the last response reported), as Kafka's `records-lag-max` takes it; 0 with none.
+    pub fn max_lag(&self) -> i64 {
+        self.assigned
+            .iter()
+            .map(|a| a.lag)
+            .max()
+            .unwrap_or(0)
+            .max(0)
+    }
+
     /// Sorts the partitions by where they are fetched from, then topic (a request per broker,
     /// partitions grouped by topic).
     fn sort_assigned(&mut self) {
@@ -377,15 +439,38 @@ impl FetchSession {
     /// The partitions fetched from `broker`, whose connection failed: those read from a
     /// preferred read replica go back to their leader (as Kafka's consumer clears the
     /// replica after a failed fetch), the others are reported as leader changes.
+    /// A replica that failed backs off ([`replica_backoff`]): the leader's naming it again is
+    /// not followed until the back-off has passed, so its partitions stay on their leader.
     fn target_failed(&mut self, broker: &str, polled: &mut Polled) {
+        let mut was_replica = false;
         for a in self.assigned.iter_mut().filter(|a| a.target() == broker) {
             if a.clear_read_replica() {
                 a.needs_metadata = true;
+                was_replica = true;
             } else {
                 polled.leader_changed.push(a.slot);
             }
         }
+        if was_replica {
+            let now = Instant::now();
+            let b = self
+                .replica_backoff
+                .entry(broker.to_string())
+                .or_insert(ReplicaBackoff {
+                    failures: 0,
+                    until: now,
+                });
+            b.failures = b.failures.saturating_add(1);
+            b.until = now + replica_backoff(b.failures);
+        }
         self.sort_assigned();
+    }
+
+    /// Whether the preferred read replica at `address` is backing off after failing.
+    pub fn replica_backing_off(&self, address: &str) -> bool {
+        self.replica_backoff
+            .get(address)
+            .is_some_and(|b| b.until > Instant::now())
     }
 
     /// This session with its connections secured as `security` says (TLS, SASL); set before
@@ -524,6 +609,7 @@ impl FetchSession {
         mut each: impl FnMut(PartitionSlot, &Record<'_>) -> Result<(), E>,
     ) -> Result<Result<Polled, E>, FetchError> {
         let mut polled = Polled::default();
+        self.last_fetches = FetchLatencies::default();
         if self.wakeup.take() {
             polled.woken = true;
             return Ok(Ok(polled));
@@ -702,6 +788,16 @@ impl FetchSession {
                     .count();
             let group = start..end;
             start = end;
+            // A broker fetched from only as a preferred read replica never fails the poll: its
+            // partitions go back to their leader (the consumer never gives up on a node either).
+            let limit = if self.assigned[group.clone()]
+                .iter()
+                .all(|a| a.read_replica.is_some())
+            {
+                Duration::MAX
+            } else {
+                self.unreachable_limit
+            };
             let broker = self.brokers.entry(leader.clone()).or_default();
             if broker.in_flight.is_some() || broker.throttled_until.is_some_and(|t| t > now) {
                 continue;
@@ -786,6 +882,7 @@ impl FetchSession {
                     let wait = u64::try_from(self.limits.max_wait_ms.max(0)).unwrap_or(0);
                     broker.in_flight = Some(InFlight {
                         correlation,
+                        sent: Instant::now(),
                         session_epoch: meta.epoch,
                         deadline: Instant::now()
                             + Duration::from_millis(wait)
@@ -799,7 +896,7 @@ impl FetchSession {
                     return Ok(failed);
                 }
                 Err(e) => {
-                    connection_failed(broker, e, self.unreachable_limit)?;
+                    connection_failed(broker, e, limit)?;
                     failed.push(leader);
                 }
             }
@@ -842,6 +939,12 @@ impl FetchSession {
                 Ok(()) => {
                     let done = broker.in_flight.take();
                     if let Some(done) = done {
+                        let micros =
+                            u64::try_from(done.sent.elapsed().as_micros()).unwrap_or(u64::MAX);
+                        let l = &mut self.last_fetches;
+                        l.responses += 1;
+                        l.total_micros = l.total_micros.saturating_add(micros);
+                        l.max_micros = l.max_micros.max(micros);
                         slot.broker.clone_from(&name);
                         slot.correlation = done.correlation;
                         slot.session_epoch = done.session_epoch;
@@ -850,6 +953,8 @@ impl FetchSession {
                     }
                     broker.failures = 0;
                     broker.failing_since = None;
+                    // A replica that answers is no longer backing off.
+                    self.replica_backoff.remove(&name);
                 }
                 Err(ConnectionError::Woken { in_flight, .. }) => {
                     if !in_flight {
@@ -861,10 +966,19 @@ impl FetchSession {
                 }
                 Err(ConnectionError::Io { broker: b, source }) => {
                     broker.in_flight = None;
+                    let replica_only = self
+                        .assigned
+                        .iter()
+                        .filter(|a| a.target() == name)
+                        .all(|a| a.read_replica.is_some());
                     connection_failed(
                         broker,
                         FetchError::Io { broker: b, source },
-                        self.unreachable_limit,
+                        if replica_only {
+                            Duration::MAX
+                        } else {
+                            self.unreachable_limit
+                        },
                     )?;
                     self.target_failed(&name, polled);
                 }
@@ -1012,7 +1126,17 @@ impl FetchSession {
                     // KIP-392: the leader names the replica to fetch from (its answer holds
                     // no records then). A broker id not in the last Metadata answer: the
                     // metadata is refreshed and the partition fetched from the leader.
+                    let backing_off = |address: &str| {
+                        self.replica_backoff
+                            .get(address)
+                            .is_some_and(|b| b.until > now)
+                    };
                     match self.nodes.get(&part.preferred_read_replica) {
+                        // A replica backing off after it failed: the leader serves meanwhile
+                        // (the consumer, too, fetches from the leader after clearing it).
+                        Some(address) if *address != assigned.leader && backing_off(address) => {
+                            *resort |= assigned.clear_read_replica();
+                        }
                         Some(address) if *address != assigned.leader => {
                             let moved = assigned.target() != address;
                             assigned.read_replica = Some(ReadReplica {

@@ -170,3 +170,60 @@ fn an_unknown_replica_id_is_not_followed_and_the_metadata_is_asked_again() {
     assert_eq!(s.fetching_from(0), Some(leader.as_str()));
     assert_eq!(seen.lock().unwrap().metadata, 2);
 }
+
+#[test]
+fn a_replica_backs_off_as_kafka_backs_off_reconnecting() {
+    assert_eq!(replica_backoff(1), Duration::from_millis(50));
+    assert_eq!(replica_backoff(2), Duration::from_millis(100));
+    assert_eq!(replica_backoff(5), Duration::from_millis(800));
+    assert_eq!(replica_backoff(6), REPLICA_BACKOFF_MAX);
+    assert_eq!(replica_backoff(u32::MAX), REPLICA_BACKOFF_MAX);
+}
+
+/// A replica that fails backs off: while it does, the leader naming it again is not followed
+/// (the leader serves the partition), each failure in a row doubles the back-off, and however
+/// often it fails it never fails the poll (its partitions always have their leader).
+#[test]
+fn a_failing_replica_backs_off_while_the_leader_serves_and_never_fails_the_poll() {
+    let nobody = "127.0.0.1:1";
+    let cycles = MAX_CONNECTION_FAILURES + 2;
+    // Every answer of the leader names the replica, the last one serves records.
+    let mut replies: Vec<Reply> = (0..cycles + 1).map(|_| reply(0, 1, Vec::new())).collect();
+    replies.push(reply(0, -1, batch(0)));
+    let (leader, _) = peer_with(replies, metas(nobody, cycles as usize + 8));
+    let mut s = session(&leader);
+    // Failures are not waited out in time here: any counted against the poll would fail it.
+    s.unreachable_limit = Duration::ZERO;
+    let once = |s: &mut FetchSession| {
+        s.poll(|_, _| -> Result<(), ()> { Ok(()) })
+            .expect("a replica's failure never fails the poll")
+            .expect("no callback error")
+    };
+    once(&mut s);
+    assert_eq!(s.fetching_from(0), Some(nobody));
+    let failed = once(&mut s);
+    assert!(failed.leader_changed.is_empty(), "{failed:?}");
+    assert!(s.replica_backing_off(nobody));
+    assert_eq!(s.replica_backoff[nobody].failures, 1);
+    // Kept backing off for this step (the test does not race the 50 ms).
+    s.replica_backoff.get_mut(nobody).unwrap().until = Instant::now() + Duration::from_secs(3600);
+    once(&mut s);
+    assert_eq!(
+        s.read_replica(0),
+        None,
+        "named while backing off: not followed"
+    );
+    assert_eq!(s.fetching_from(0), Some(leader.as_str()));
+    for k in 2..=cycles {
+        // The back-off is over: the leader's naming is followed, and the replica fails again.
+        s.replica_backoff.get_mut(nobody).unwrap().until = Instant::now();
+        once(&mut s);
+        assert_eq!(s.fetching_from(0), Some(nobody), "failure {k}");
+        once(&mut s);
+        assert_eq!(s.fetching_from(0), Some(leader.as_str()), "failure {k}");
+        assert_eq!(s.replica_backoff[nobody].failures, k);
+    }
+    s.replica_backoff.clear();
+    assert_eq!(poll(&mut s).records, 2);
+    assert_eq!(s.records_by_broker().get(&leader), Some(&2));
+}

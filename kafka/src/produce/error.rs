@@ -66,13 +66,15 @@ pub enum ProduceError {
 }
 
 impl ProduceError {
-    /// A failed connection: [`ProduceError::Authentication`] for a TLS or SASL failure,
+    /// A failed connection: [`ProduceError::Authentication`] for a TLS or SASL failure and for
+    /// a plaintext connection answered by a TLS listener (a wrong port or `security.protocol`,
+    /// which no retry mends: the fetch fails at once on it too),
     /// [`ProduceError::Connection`] (retried) otherwise.
     pub fn from_connection(e: &ConnectionError) -> ProduceError {
         match e {
-            ConnectionError::Tls { .. } | ConnectionError::Authentication { .. } => {
-                ProduceError::Authentication(e.to_string())
-            }
+            ConnectionError::Tls { .. }
+            | ConnectionError::Authentication { .. }
+            | ConnectionError::TlsListener { .. } => ProduceError::Authentication(e.to_string()),
             other => ProduceError::Connection(other.to_string()),
         }
     }

@@ -1293,6 +1293,9 @@ impl Producer {
         drop(data);
         match sent {
             Ok(correlation) => {
+                if acks == 0 {
+                    conn.expect_no_response(correlation);
+                }
                 let mut batches = Vec::with_capacity(chosen.len());
                 for &(i, q) in chosen {
                     let p = &mut self.states[i].queue[q];

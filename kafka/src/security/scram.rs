@@ -10,6 +10,7 @@
 use base64::Engine;
 use ring::{digest, hmac, pbkdf2};
 use thiserror::Error;
+use zeroize::Zeroizing;
 
 /// Kafka's fewest iterations (`ScramMechanism.minIterations`).
 pub const MIN_ITERATIONS: u32 = 4096;
@@ -166,7 +167,7 @@ pub fn sasl_name(username: &str) -> String {
 /// One client's side of one SCRAM exchange.
 pub struct ScramClient {
     hash: ScramHash,
-    password: String,
+    password: Zeroizing<String>,
     client_nonce: String,
     client_first_bare: String,
     server_signature: Option<Vec<u8>>,
@@ -182,7 +183,7 @@ impl ScramClient {
         let client_first_bare = format!("n={},r={client_nonce}", sasl_name(username));
         ScramClient {
             hash,
-            password: password.to_string(),
+            password: Zeroizing::new(password.to_string()),
             client_nonce,
             client_first_bare,
             server_signature: None,
@@ -206,7 +207,7 @@ impl ScramClient {
 
     /// The client-final message answering `server_first` (with the client's proof); keeps
     /// the server signature the final message must carry.
-    pub fn client_final(&mut self, server_first: &[u8]) -> Result<Vec<u8>, ScramError> {
+    pub fn client_final(&mut self, server_first: &[u8]) -> Result<Zeroizing<Vec<u8>>, ScramError> {
         let first = parse_server_first(server_first)?;
         if first.nonce.len() <= self.client_nonce.len()
             || !first.nonce.starts_with(&self.client_nonce)
@@ -231,7 +232,9 @@ impl ScramClient {
         }
         let iterations = std::num::NonZeroU32::new(first.iterations)
             .ok_or_else(|| ScramError("zero iterations".into()))?;
-        let mut salted = vec![0u8; self.hash.len()];
+        // The salted password and the client's proof are zeroed when dropped; ring's own HMAC
+        // key schedules and tags are not reachable from here.
+        let mut salted = Zeroizing::new(vec![0u8; self.hash.len()]);
         pbkdf2::derive(
             self.hash.pbkdf2(),
             iterations,
@@ -251,18 +254,23 @@ impl ScramClient {
             &hmac::Key::new(self.hash.hmac(), stored_key.as_ref()),
             auth_message.as_bytes(),
         );
-        let proof: Vec<u8> = client_key
-            .as_ref()
-            .iter()
-            .zip(client_signature.as_ref())
-            .map(|(k, s)| k ^ s)
-            .collect();
+        let proof: Zeroizing<Vec<u8>> = Zeroizing::new(
+            client_key
+                .as_ref()
+                .iter()
+                .zip(client_signature.as_ref())
+                .map(|(k, s)| k ^ s)
+                .collect(),
+        );
         let server_signature = hmac::sign(
             &hmac::Key::new(self.hash.hmac(), server_key.as_ref()),
             auth_message.as_bytes(),
         );
         self.server_signature = Some(server_signature.as_ref().to_vec());
-        Ok(format!("{without_proof},p={}", b64.encode(proof)).into_bytes())
+        let encoded = Zeroizing::new(b64.encode(proof.as_slice()));
+        Ok(Zeroizing::new(
+            format!("{without_proof},p={}", encoded.as_str()).into_bytes(),
+        ))
     }
 
     /// Checks the server-final message: the server proves it knows the credentials.
@@ -304,7 +312,7 @@ mod tests {
             b"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096";
         let last = c.client_final(server_first).unwrap();
         assert_eq!(
-            String::from_utf8(last).unwrap(),
+            String::from_utf8(last.to_vec()).unwrap(),
             "c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,\
              p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="
         );

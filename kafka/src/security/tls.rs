@@ -14,6 +14,7 @@ use rustls::{
     CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
 };
 use thiserror::Error;
+use zeroize::{Zeroize, Zeroizing};
 
 /// Why the TLS settings could not be turned into a client configuration.
 #[derive(Debug, Error)]
@@ -31,8 +32,8 @@ pub struct TlsSettings {
     pub verify_hostname: bool,
     /// The client's certificate chain, leaf first (`ssl.keystore.*`), DER; empty: none.
     pub client_certificate_chain: Vec<Vec<u8>>,
-    /// The client's private key, PKCS#8 DER (with a chain).
-    pub client_key: Option<Vec<u8>>,
+    /// The client's private key, PKCS#8 DER (with a chain; zeroed when dropped).
+    pub client_key: Option<Zeroizing<Vec<u8>>>,
     /// The protocol versions enabled (`ssl.enabled.protocols`: `TLSv1.2`, `TLSv1.3`); empty:
     /// both.
     pub protocols: Vec<String>,
@@ -120,10 +121,22 @@ impl TlsConfig {
                     .iter()
                     .map(|c| CertificateDer::from(c.clone()))
                     .collect();
-                let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.clone()));
-                builder
-                    .with_client_auth_cert(chain, key)
-                    .map_err(|e| TlsSetupError(format!("the keystore's key: {e}")))?
+                // The signing key is loaded from a copy that is zeroed right after (rustls'
+                // own `with_client_auth_cert` would drop its copy unzeroed).
+                let mut der = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.to_vec()));
+                let signing = rustls::crypto::ring::sign::any_supported_type(&der);
+                der.zeroize();
+                let signing =
+                    signing.map_err(|e| TlsSetupError(format!("the keystore's key: {e}")))?;
+                let certified = rustls::sign::CertifiedKey::new(chain, signing);
+                match certified.keys_match() {
+                    Ok(())
+                    | Err(rustls::Error::InconsistentKeys(rustls::InconsistentKeys::Unknown)) => {}
+                    Err(e) => return Err(TlsSetupError(format!("the keystore's key: {e}"))),
+                }
+                builder.with_client_cert_resolver(Arc::new(rustls::sign::SingleCertAndKey::from(
+                    certified,
+                )))
             }
             _ => {
                 return Err(TlsSetupError(
@@ -277,7 +290,7 @@ mod tests {
         let debug = format!(
             "{:?}",
             TlsSettings {
-                client_key: Some(b"secret".to_vec()),
+                client_key: Some(Zeroizing::new(b"secret".to_vec())),
                 ..TlsSettings::default()
             }
         );

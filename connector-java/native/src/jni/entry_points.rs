@@ -27,7 +27,9 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_open<'loca
 ) -> jlong {
     guard(&mut env, 0, |env| {
         let kind = SessionKind::from_code(kind)?;
-        let text: String = env.get_string(&config).map_err(jni_error)?.into();
+        // The configuration may hold secrets (a password, a token, a key): zeroed once used.
+        let text =
+            zeroize::Zeroizing::new(String::from(env.get_string(&config).map_err(jni_error)?));
         let bytes = if bytes.is_null() {
             Vec::new()
         } else {
@@ -305,7 +307,9 @@ pub extern "system" fn Java_io_karrow_flink_nativebridge_KarrowNative_control<'l
     request: JString<'local>,
 ) -> jstring {
     guard(&mut env, std::ptr::null_mut(), |env| {
-        let request: String = env.get_string(&request).map_err(jni_error)?.into();
+        // A request may carry a token (`set_token`): zeroed once used.
+        let request =
+            zeroize::Zeroizing::new(String::from(env.get_string(&request).map_err(jni_error)?));
         let reply = with_session(handle, |session| session.control(&request))?;
         Ok(env.new_string(reply).map_err(jni_error)?.into_raw())
     })

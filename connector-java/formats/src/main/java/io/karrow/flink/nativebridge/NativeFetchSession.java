@@ -21,7 +21,7 @@ public final class NativeFetchSession implements AutoCloseable {
     /** Bytes of metadata per record (see {@code docs/jni-contract.md}). */
     public static final int META_BYTES = 40;
 
-    private static final int SUMMARY_LONGS = 9;
+    private static final int SUMMARY_LONGS = 13;
 
     /** Bytes of one truncated slot after the slot lists: slot, epoch, fetch offset, end offset. */
     private static final int TRUNCATION_BYTES = 24;
@@ -42,6 +42,10 @@ public final class NativeFetchSession implements AutoCloseable {
     private int truncated;
     private long pendingRecords;
     private long recordBytes;
+    private long fetchResponses;
+    private long fetchLatencyMicros;
+    private long fetchLatencyMaxMicros;
+    private long maxLag;
 
     /**
      * Opens a session from its JSON configuration ({@code clientId}, {@code readCommitted}, {@code
@@ -90,6 +94,14 @@ public final class NativeFetchSession implements AutoCloseable {
         KarrowNative.control(handle.get(), request.toString());
     }
 
+    /**
+     * Hands over a refreshed OAUTHBEARER token ({@code {"value", "lifetimeMs", "extensions"}}): the
+     * connections take it when they authenticate or re-authenticate (KIP-368).
+     */
+    public void setToken(String tokenJson) throws KarrowNativeException {
+        KarrowNative.control(handle.get(), "{\"op\":\"set_token\",\"token\":" + tokenJson + "}");
+    }
+
     /** Pauses or resumes fetching {@code slot}. */
     public void setPaused(int slot, boolean paused) throws KarrowNativeException {
         KarrowNative.control(
@@ -99,7 +111,9 @@ public final class NativeFetchSession implements AutoCloseable {
     /**
      * Sends one Fetch request per leader and copies the records of the responses into this session's
      * buffers (sized from the poll's summary: records, value bytes, key bytes, header bytes, finished
-     * slots, leader-changed slots, out-of-range slots, pending records, truncated slots).
+     * slots, leader-changed slots, out-of-range slots, pending records, truncated slots; then the
+     * fetch responses read, their latencies summed and the longest, in microseconds, and the largest
+     * partition lag, for the consumer metrics).
      */
     public void poll() throws KarrowNativeException {
         long h = handle.get();
@@ -113,6 +127,10 @@ public final class NativeFetchSession implements AutoCloseable {
         outOfRange = toInt(summary.getLongLittleEndian(48), "out-of-range slots");
         pendingRecords = summary.getLongLittleEndian(56);
         truncated = toInt(summary.getLongLittleEndian(64), "truncated slots");
+        fetchResponses = summary.getLongLittleEndian(72);
+        fetchLatencyMicros = summary.getLongLittleEndian(80);
+        fetchLatencyMaxMicros = summary.getLongLittleEndian(88);
+        maxLag = summary.getLongLittleEndian(96);
         recordBytes = (long) valueBytes + keyBytes + headerBytes;
         meta = ensure(meta, (long) records * META_BYTES);
         keys = ensure(keys, keyBytes);
@@ -141,6 +159,26 @@ public final class NativeFetchSession implements AutoCloseable {
     /** Records not fetched yet in the assigned partitions, as the last responses reported. */
     public long pendingRecords() {
         return pendingRecords;
+    }
+
+    /** Fetch responses the last poll read. */
+    public long fetchResponses() {
+        return fetchResponses;
+    }
+
+    /** The latencies of the last poll's fetch responses (request sent to response read), summed, in µs. */
+    public long fetchLatencyMicros() {
+        return fetchLatencyMicros;
+    }
+
+    /** The longest latency of the last poll's fetch responses, in µs. */
+    public long fetchLatencyMaxMicros() {
+        return fetchLatencyMaxMicros;
+    }
+
+    /** The largest lag of an assigned partition after the last poll (records to the end reported). */
+    public long maxLag() {
+        return maxLag;
     }
 
     /** Key, value and header bytes of the last poll's records. */

@@ -161,6 +161,14 @@ public final class NativeProducerSession implements AutoCloseable {
             int transactionVersion,
             long acknowledged) {}
 
+    /**
+     * Hands over a refreshed OAUTHBEARER token ({@code {"value", "lifetimeMs", "extensions"}}): the
+     * connections take it when they authenticate or re-authenticate (KIP-368).
+     */
+    public void setToken(String tokenJson) throws KarrowNativeException {
+        control("{\"op\":\"set_token\",\"token\":" + tokenJson + "}");
+    }
+
     /** The partition ids of {@code topic}, ascending. */
     public int[] partitions(String topic) throws KarrowNativeException {
         StringBuilder request = new StringBuilder("{\"op\":\"partitions\",\"topic\":");

@@ -2,6 +2,7 @@ package io.karrow.flink.testutils;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.metrics.MetricConfig;
 import org.apache.flink.metrics.MetricGroup;
@@ -26,6 +27,10 @@ public final class CollectedMetrics implements MetricReporter {
     private static final Map<String, List<Entry>> BY_JOB_NAME = new ConcurrentHashMap<>();
 
     private record Entry(String scope, String name, Counter counter) {}
+
+    private static final Map<String, List<GaugeEntry>> GAUGES_BY_JOB_NAME = new ConcurrentHashMap<>();
+
+    private record GaugeEntry(String scope, String name, Gauge<?> gauge) {}
 
     /** The reporter's factory. */
     public static final class Factory implements MetricReporterFactory {
@@ -53,6 +58,24 @@ public final class CollectedMetrics implements MetricReporter {
         return sum;
     }
 
+    /**
+     * The current values of the gauges named {@code name} in a group named {@code group} of job {@code
+     * jobName}, one per subtask that registered one (read now: a gauge of a finished job reads what its
+     * metric holds).
+     */
+    public static List<Object> gauges(String jobName, String group, String name) {
+        List<Object> out = new ArrayList<>();
+        List<GaugeEntry> entries = GAUGES_BY_JOB_NAME.getOrDefault(jobName, List.of());
+        synchronized (entries) {
+            for (GaugeEntry e : entries) {
+                if (e.name().equals(name) && (e.scope().endsWith("." + group) || e.scope().contains("." + group + "."))) {
+                    out.add(e.gauge().getValue());
+                }
+            }
+        }
+        return out;
+    }
+
     @Override
     public void open(MetricConfig config) {}
 
@@ -65,6 +88,9 @@ public final class CollectedMetrics implements MetricReporter {
         if (metric instanceof Counter counter && job != null) {
             BY_JOB_NAME.computeIfAbsent(job, j -> java.util.Collections.synchronizedList(new ArrayList<>()))
                     .add(new Entry(String.join(".", group.getScopeComponents()), metricName, counter));
+        } else if (metric instanceof Gauge<?> gauge && job != null) {
+            GAUGES_BY_JOB_NAME.computeIfAbsent(job, j -> java.util.Collections.synchronizedList(new ArrayList<>()))
+                    .add(new GaugeEntry(String.join(".", group.getScopeComponents()), metricName, gauge));
         }
     }
 

@@ -9,6 +9,7 @@ import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.apache.flink.connector.kafka.source.KafkaSourceOptions;
 import org.apache.flink.connector.kafka.source.metrics.KafkaSourceReaderMetrics;
 import org.apache.flink.connector.kafka.source.reader.KafkaPartitionSplitReader;
 import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
@@ -80,6 +81,11 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
     private final Map<Integer, TopicPartition> partitions = new HashMap<>();
     private final Map<Integer, Long> stops = new HashMap<>();
     private final String offsetReset;
+    /** Kafka's OAUTHBEARER login (null: another mechanism): refreshed tokens go to the native fetch. */
+    @Nullable
+    private final NativeOAuthBearerLogin login;
+    /** The consumer fetch metrics under Kafka's names, from the native fetch. */
+    private final NativeFetchMetrics fetchMetrics;
     private final Map<TopicPartition, Integer> slots = new HashMap<>();
     private final Set<String> finishedBeforeFetch = new HashSet<>();
     private final List<ConsumerRecord<byte[], byte[]>> pending = new ArrayList<>();
@@ -93,7 +99,9 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
             KafkaRecordDecoderSpec spec,
             KafkaNativeSourceMetrics metrics,
             AtomicLong pendingRecords) {
-        super(props, context, readerMetrics, rackId);
+        // The Java consumer fetches nothing here: its metrics are registered below, with the fetch
+        // metrics under Kafka's names taken from the native fetch instead.
+        super(withoutConsumerMetrics(props), context, readerMetrics, rackId);
         this.readerMetrics = readerMetrics;
         this.recordsFetchedNatively = metrics.recordsFetchedNatively;
         this.pendingRecords = pendingRecords;
@@ -101,15 +109,27 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
         this.consumer = KafkaSourceInternals.consumer(this);
         this.stoppingOffsets = KafkaSourceInternals.stoppingOffsets(this);
         this.offsetReset = props.getProperty(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest").trim();
+        this.fetchMetrics = new NativeFetchMetrics(props);
+        if (KafkaSourceOptions.getOption(props, KafkaSourceOptions.REGISTER_KAFKA_CONSUMER_METRICS, Boolean::parseBoolean)) {
+            fetchMetrics.register(context.metricGroup(), consumer);
+        }
         KafkaRecordBatchDecoder openedDecoder = null;
+        NativeOAuthBearerLogin openedLogin = null;
         try {
             openedDecoder = spec.open(context, metrics);
             this.decoder = openedDecoder;
-            this.fetch = new NativeFetchSession(fetchConfig(props, context.getIndexOfSubtask(), rackId));
+            openedLogin = NativeKafkaSecurity.oauthBearerLogin(props);
+            this.login = openedLogin;
+            this.fetch = new NativeFetchSession(
+                    fetchConfig(props, context.getIndexOfSubtask(), rackId, openedLogin));
         } catch (Exception e) {
             if (openedDecoder != null) {
                 openedDecoder.close();
             }
+            if (openedLogin != null) {
+                openedLogin.close();
+            }
+            fetchMetrics.close();
             try {
                 super.close();
             } catch (Exception suppressed) {
@@ -159,12 +179,19 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
         Set<String> finished = new HashSet<>(finishedBeforeFetch);
         finishedBeforeFetch.clear();
         try {
+            if (login != null) {
+                String token = login.refreshedToken();
+                if (token != null) {
+                    fetch.setToken(token);
+                }
+            }
             fetch.poll();
         } catch (KarrowNativeException e) {
             throw new IOException(e.getMessage() + " ('scan.fetch-mode' = 'kafka-consumer' reads with Kafka's"
                     + " Java consumer instead)", e);
         }
         int count = fetch.recordCount();
+        fetchMetrics.record(fetch, count, fetch.recordBytes());
         pendingRecords.set(fetch.pendingRecords());
         numBytesIn.inc(fetch.recordBytes());
         recordsFetchedNatively.inc(count);
@@ -379,7 +406,14 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
             fetch.close();
             decoder.close();
         } finally {
-            super.close();
+            try {
+                fetchMetrics.close();
+                if (login != null) {
+                    login.close();
+                }
+            } finally {
+                super.close();
+            }
         }
     }
 
@@ -435,6 +469,22 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
      * replica the leader names (KIP-392), as Kafka's consumer does.
      */
     static String fetchConfig(Properties props, int subtask, @Nullable String rackId) {
+        return fetchConfig(props, subtask, rackId, null);
+    }
+
+    /** {@code props} with Flink's registration of the Java consumer's metrics turned off. */
+    private static Properties withoutConsumerMetrics(Properties props) {
+        Properties copy = new Properties();
+        for (String name : props.stringPropertyNames()) {
+            copy.setProperty(name, props.getProperty(name));
+        }
+        copy.setProperty(KafkaSourceOptions.REGISTER_KAFKA_CONSUMER_METRICS.key(), "false");
+        return copy;
+    }
+
+    /** {@link #fetchConfig(Properties, int, String)} with the OAUTHBEARER token of {@code login}. */
+    static String fetchConfig(
+            Properties props, int subtask, @Nullable String rackId, @Nullable NativeOAuthBearerLogin login) {
         String clientId = props.getProperty(ConsumerConfig.CLIENT_ID_CONFIG,
                 props.getProperty("client.id.prefix", "karrow")) + "-native-" + subtask;
         boolean readCommitted = "read_committed".equalsIgnoreCase(
@@ -447,7 +497,7 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
                 + ",\"partitionMaxBytes\":"
                 + intProp(props, ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 1024 * 1024)
                 + rackJson(props, rackId)
-                + NativeKafkaSecurity.configJson(props) + "}";
+                + NativeKafkaSecurity.configJson(props, login) + "}";
     }
 
     /** {@code ,"rack":...} when a rack is set, else nothing. */

@@ -36,10 +36,12 @@ import java.util.Set;
 
 /**
  * What the native Kafka client ({@code 'scan.fetch-mode' = 'native'}, {@code 'sink.produce-mode' =
- * 'native'}) does about {@code security.protocol}: TLS ({@code SSL}, {@code SASL_SSL}) and SASL PLAIN
- * and SCRAM-SHA-256/512 ({@code SASL_PLAINTEXT}, {@code SASL_SSL}) are spoken natively; anything else
- * (GSSAPI, OAUTHBEARER, custom login or callback classes, custom SSL engines, cipher suite lists) keeps
- * Kafka's Java client, decided when the table is planned ({@link #unsupported}).
+ * 'native'}) does about {@code security.protocol}: TLS ({@code SSL}, {@code SASL_SSL}) and SASL PLAIN,
+ * SCRAM-SHA-256/512 and OAUTHBEARER ({@code SASL_PLAINTEXT}, {@code SASL_SSL}) are spoken natively;
+ * anything else (GSSAPI, custom login classes or client callback handlers, custom SSL engines, cipher
+ * suite lists) keeps Kafka's Java client, decided when the table is planned ({@link #unsupported}).
+ * OAUTHBEARER's token comes from Kafka's own login with the configured {@code
+ * sasl.login.callback.handler.class} ({@link NativeOAuthBearerLogin}), refreshed as Kafka refreshes it.
  *
  * <p>The key and trust stores are read here with Kafka's own {@link DefaultSslEngineFactory} (so JKS,
  * PKCS12 and PEM stores, inline PEM certificates and keys, and their passwords work exactly as for
@@ -49,10 +51,12 @@ import java.util.Set;
  */
 public final class NativeKafkaSecurity {
 
-    private static final Set<String> MECHANISMS = Set.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512");
+    private static final Set<String> MECHANISMS = Set.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER");
     private static final Set<String> TLS_VERSIONS = Set.of("TLSv1.2", "TLSv1.3");
     private static final String PLAIN_LOGIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule";
     private static final String SCRAM_LOGIN_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule";
+    private static final String OAUTHBEARER_LOGIN_MODULE =
+            "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule";
 
     private NativeKafkaSecurity() {}
 
@@ -103,10 +107,16 @@ public final class NativeKafkaSecurity {
         if (sasl) {
             String mechanism = props.getOrDefault(SaslConfigs.SASL_MECHANISM, SaslConfigs.DEFAULT_SASL_MECHANISM).trim();
             if (!MECHANISMS.contains(mechanism)) {
-                return "'sasl.mechanism' is '" + mechanism + "' (natively: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)";
+                return "'sasl.mechanism' is '" + mechanism
+                        + "' (natively: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER)";
             }
-            for (String key : List.of(SaslConfigs.SASL_CLIENT_CALLBACK_HANDLER_CLASS, SaslConfigs.SASL_LOGIN_CLASS,
-                    SaslConfigs.SASL_LOGIN_CALLBACK_HANDLER_CLASS)) {
+            // OAUTHBEARER's login callback handler is where its token comes from: Kafka's login runs it
+            // for the native client too. Any other login or client callback class is Kafka's client's.
+            List<String> refused = mechanism.equals(NativeOAuthBearerLogin.MECHANISM)
+                    ? List.of(SaslConfigs.SASL_CLIENT_CALLBACK_HANDLER_CLASS, SaslConfigs.SASL_LOGIN_CLASS)
+                    : List.of(SaslConfigs.SASL_CLIENT_CALLBACK_HANDLER_CLASS, SaslConfigs.SASL_LOGIN_CLASS,
+                            SaslConfigs.SASL_LOGIN_CALLBACK_HANDLER_CLASS);
+            for (String key : refused) {
                 if (!blank(props.get(key))) {
                     return "'" + key + "' is set";
                 }
@@ -138,6 +148,15 @@ public final class NativeKafkaSecurity {
      *     JAAS configuration cannot be read (with Kafka's message)
      */
     public static String configJson(Properties props) {
+        return configJson(props, null);
+    }
+
+    /**
+     * {@link #configJson(Properties)} with the OAUTHBEARER token of {@code login} (held by the caller,
+     * which hands refreshed tokens over; see {@link #oauthBearerLogin}); with a null {@code login} an
+     * OAUTHBEARER token comes from a login acquired for this call only.
+     */
+    public static String configJson(Properties props, @Nullable NativeOAuthBearerLogin login) {
         Map<String, String> strings = new HashMap<>();
         for (String name : props.stringPropertyNames()) {
             strings.put(name, props.getProperty(name));
@@ -161,9 +180,31 @@ public final class NativeKafkaSecurity {
             if (!first) {
                 out.append(',');
             }
-            saslJson(out, values, strings);
+            saslJson(out, values, strings, login);
         }
         return out.append('}').toString();
+    }
+
+    /**
+     * Kafka's OAUTHBEARER login for the client properties {@code props} when they authenticate with
+     * OAUTHBEARER (the caller closes it), else null.
+     *
+     * @throws IllegalArgumentException when the login fails
+     */
+    @Nullable
+    public static NativeOAuthBearerLogin oauthBearerLogin(Properties props) {
+        Map<String, String> strings = new HashMap<>();
+        for (String name : props.stringPropertyNames()) {
+            strings.put(name, props.getProperty(name));
+        }
+        if (!protocol(strings).startsWith("SASL_") || !NativeOAuthBearerLogin.MECHANISM.equals(mechanism(strings))) {
+            return null;
+        }
+        return NativeOAuthBearerLogin.acquire(parsed(props));
+    }
+
+    private static String mechanism(Map<String, String> props) {
+        return props.getOrDefault(SaslConfigs.SASL_MECHANISM, SaslConfigs.DEFAULT_SASL_MECHANISM).trim();
     }
 
     private static void tlsJson(StringBuilder out, Map<String, Object> values, Map<String, String> props) {
@@ -243,12 +284,25 @@ public final class NativeKafkaSecurity {
         }
     }
 
-    private static void saslJson(StringBuilder out, Map<String, Object> values, Map<String, String> props) {
-        String mechanism = props.getOrDefault(SaslConfigs.SASL_MECHANISM, SaslConfigs.DEFAULT_SASL_MECHANISM).trim();
+    private static void saslJson(StringBuilder out, Map<String, Object> values, Map<String, String> props,
+            @Nullable NativeOAuthBearerLogin login) {
+        String mechanism = mechanism(props);
         AppConfigurationEntry entry = loginModule(JaasContext.loadClientContext(values));
         String why = loginModuleUnsupported(entry, mechanism);
         if (why != null) {
             throw new IllegalArgumentException("The native Kafka client cannot connect: " + why);
+        }
+        if (mechanism.equals(NativeOAuthBearerLogin.MECHANISM)) {
+            out.append("\"sasl\":{\"mechanism\":\"OAUTHBEARER\",\"token\":");
+            if (login != null) {
+                out.append(login.tokenJson());
+            } else {
+                try (NativeOAuthBearerLogin once = NativeOAuthBearerLogin.acquire(values)) {
+                    out.append(once.tokenJson());
+                }
+            }
+            out.append('}');
+            return;
         }
         Object username = entry.getOptions().get("username");
         Object password = entry.getOptions().get("password");
@@ -268,7 +322,8 @@ public final class NativeKafkaSecurity {
     @Nullable
     private static String loginModuleUnsupported(AppConfigurationEntry entry, String mechanism) {
         String module = entry.getLoginModuleName();
-        String expected = mechanism.equals("PLAIN") ? PLAIN_LOGIN_MODULE : SCRAM_LOGIN_MODULE;
+        String expected = mechanism.equals("PLAIN") ? PLAIN_LOGIN_MODULE
+                : mechanism.equals(NativeOAuthBearerLogin.MECHANISM) ? OAUTHBEARER_LOGIN_MODULE : SCRAM_LOGIN_MODULE;
         if (!module.equals(expected)) {
             return "the JAAS login module is " + module + " (natively: " + expected + " for " + mechanism + ")";
         }

@@ -128,7 +128,8 @@ class KafkaNativeDynamicTableFactoryTest {
             options.put("properties.sasl.jaas.config",
                     "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"a\" password=\"b\";");
             assertThat(((KafkaNativeDynamicSource) source(options)).isNativeFetch()).as(protocol).isTrue();
-            // GSSAPI (Kafka's default mechanism) and OAUTHBEARER keep Kafka's consumer.
+            // GSSAPI (Kafka's default mechanism), and OAUTHBEARER with another login module than
+            // OAuthBearerLoginModule, keep Kafka's consumer.
             options.put("properties.sasl.mechanism", "OAUTHBEARER");
             assertThat(((KafkaNativeDynamicSource) source(options)).isNativeFetch())
                     .as(protocol)
@@ -137,6 +138,11 @@ class KafkaNativeDynamicTableFactoryTest {
             assertThat(((KafkaNativeDynamicSource) source(options)).isNativeFetch())
                     .as(protocol)
                     .isEqualTo(protocol.equals("SSL"));
+            options.put("properties.sasl.mechanism", "OAUTHBEARER");
+            options.put("properties.sasl.jaas.config",
+                    "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;");
+            assertThat(((KafkaNativeDynamicSource) source(options)).isNativeFetch()).as(protocol).isTrue();
+            options.remove("properties.sasl.mechanism");
         }
         options.put("properties.ssl.cipher.suites", "TLS_AES_128_GCM_SHA256");
         assertThat(((KafkaNativeDynamicSource) source(options)).isNativeFetch()).isFalse();

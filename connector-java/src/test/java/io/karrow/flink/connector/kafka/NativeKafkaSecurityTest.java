@@ -1,5 +1,7 @@
 package io.karrow.flink.connector.kafka;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 
 import javax.net.ssl.TrustManagerFactory;
@@ -8,6 +10,7 @@ import javax.security.auth.login.Configuration;
 import javax.net.ssl.X509TrustManager;
 
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -77,6 +80,59 @@ class NativeKafkaSecurityTest {
         props.setProperty("sasl.mechanism", "PLAIN");
         props.setProperty("sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required;");
         assertThatThrownBy(() -> NativeKafkaSecurity.configJson(props)).hasMessageContaining("username and password");
+    }
+
+    private static final String OAUTH_JAAS = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
+            + " required unsecuredLoginStringClaim_sub=\"alice\" unsecuredLoginExtension_traceId=\"t42\";";
+
+    @Test
+    void anOAuthBearerTokenComesFromKafkasLoginWithItsCallbackHandler() throws Exception {
+        Map<String, String> settings = new HashMap<>();
+        settings.put("security.protocol", "SASL_PLAINTEXT");
+        settings.put("sasl.mechanism", "OAUTHBEARER");
+        settings.put("sasl.jaas.config", OAUTH_JAAS);
+        assertThat(NativeKafkaSecurity.unsupported(settings)).isNull();
+        // The login callback handler is the token's source: Kafka's login runs it natively too.
+        settings.put("sasl.login.callback.handler.class",
+                "org.apache.kafka.common.security.oauthbearer.internals.unsecured.OAuthBearerUnsecuredLoginCallbackHandler");
+        assertThat(NativeKafkaSecurity.unsupported(settings)).isNull();
+        settings.put("sasl.login.class", "com.example.Login");
+        assertThat(NativeKafkaSecurity.unsupported(settings)).contains("sasl.login.class");
+        settings.remove("sasl.login.class");
+        settings.put("sasl.client.callback.handler.class", "com.example.Handler");
+        assertThat(NativeKafkaSecurity.unsupported(settings)).contains("sasl.client.callback.handler.class");
+        settings.remove("sasl.client.callback.handler.class");
+        settings.put("sasl.jaas.config", SCRAM_JAAS);
+        assertThat(NativeKafkaSecurity.unsupported(settings)).contains("OAuthBearerLoginModule");
+
+        Properties props = new Properties();
+        props.setProperty("security.protocol", "SASL_PLAINTEXT");
+        props.setProperty("sasl.mechanism", "OAUTHBEARER");
+        props.setProperty("sasl.jaas.config", OAUTH_JAAS);
+        long before = System.currentTimeMillis();
+        try (NativeOAuthBearerLogin login = NativeKafkaSecurity.oauthBearerLogin(props)) {
+            assertThat(login).isNotNull();
+            String json = NativeKafkaSecurity.configJson(props, login);
+            JsonNode token = new ObjectMapper().readTree(json.substring(",\"security\":".length()))
+                    .path("sasl").path("token");
+            assertThat(json).startsWith(",\"security\":{\"sasl\":{\"mechanism\":\"OAUTHBEARER\",\"token\":{");
+            // An unsecured JWS: header.claims. with an empty signature, sub alice.
+            String[] parts = token.path("value").asText().split("\\.", -1);
+            assertThat(parts).hasSize(3);
+            assertThat(parts[2]).isEmpty();
+            assertThat(new String(Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8))
+                    .contains("\"sub\":\"alice\"");
+            // Kafka's unsecured login: one hour.
+            assertThat(token.path("lifetimeMs").asLong()).isGreaterThan(before + 3_000_000L);
+            assertThat(token.path("extensions").path("traceId").asText()).isEqualTo("t42");
+            // Handed over: nothing new until the login refreshes the token.
+            assertThat(login.refreshedToken()).isNull();
+        }
+        // Without a held login, one for this call only.
+        assertThat(NativeKafkaSecurity.configJson(props)).contains("\"OAUTHBEARER\",\"token\":{\"value\":");
+        props.setProperty("sasl.mechanism", "SCRAM-SHA-256");
+        props.setProperty("sasl.jaas.config", SCRAM_JAAS);
+        assertThat(NativeKafkaSecurity.oauthBearerLogin(props)).isNull();
     }
 
     @Test

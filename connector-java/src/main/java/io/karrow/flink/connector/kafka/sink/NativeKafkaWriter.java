@@ -1,5 +1,7 @@
 package io.karrow.flink.connector.kafka.sink;
 
+import io.karrow.flink.connector.kafka.NativeKafkaSecurity;
+import io.karrow.flink.connector.kafka.NativeOAuthBearerLogin;
 import io.karrow.flink.nativebridge.NativeProducerSession;
 
 import org.apache.flink.api.common.operators.ProcessingTimeService;
@@ -15,6 +17,8 @@ import org.apache.flink.util.FlinkRuntimeException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.util.Collection;
@@ -55,6 +59,9 @@ class NativeKafkaWriter<IN>
     protected final NativeProducerSession producer;
     protected final NativeRecordFeed.Feeder<IN> feeder;
     private final ProcessingTimeService timeService;
+    /** Kafka's OAUTHBEARER login (null: another mechanism): refreshed tokens go to the producer. */
+    @Nullable
+    private final NativeOAuthBearerLogin login;
     private final long pollIntervalMillis;
     private final Counter numRecordsOut;
     private final Counter numBytesOut;
@@ -81,17 +88,24 @@ class NativeKafkaWriter<IN>
         int subtask = context.getTaskInfo().getIndexOfThisSubtask();
         NativeRecordFeed.Feeder<IN> opened = null;
         NativeProducerSession session = null;
+        NativeOAuthBearerLogin openedLogin = null;
         try {
             opened = feed.open(context.asSerializationSchemaInitializationContext(), context.metricGroup());
-            session = new NativeProducerSession(settings.configJson(transactional, subtask, "-" + subtask));
+            openedLogin = NativeKafkaSecurity.oauthBearerLogin(settings.properties());
+            session = new NativeProducerSession(
+                    settings.configJson(transactional, subtask, "-" + subtask, openedLogin));
         } catch (Exception e) {
             if (opened != null) {
                 opened.close();
+            }
+            if (openedLogin != null) {
+                openedLogin.close();
             }
             throw new FlinkRuntimeException("Cannot open the native Kafka producer", e);
         }
         this.feeder = opened;
         this.producer = session;
+        this.login = openedLogin;
         this.pollIntervalMillis = pollInterval(settings);
     }
 
@@ -158,6 +172,12 @@ class NativeKafkaWriter<IN>
 
     /** Sends what lingered, reads acknowledgements and counts them. */
     private void poll() throws IOException {
+        if (login != null) {
+            String token = login.refreshedToken();
+            if (token != null) {
+                producer.setToken(token);
+            }
+        }
         producer.poll();
         long acknowledged = producer.acknowledged();
         producedNatively.inc(acknowledged - acknowledgedReported);
@@ -186,7 +206,13 @@ class NativeKafkaWriter<IN>
         try {
             feeder.close();
         } finally {
-            producer.close();
+            try {
+                producer.close();
+            } finally {
+                if (login != null) {
+                    login.close();
+                }
+            }
         }
     }
 }

@@ -1,10 +1,13 @@
 package io.karrow.flink.connector.kafka.sink;
 
 import io.karrow.flink.connector.kafka.NativeKafkaSecurity;
+import io.karrow.flink.connector.kafka.NativeOAuthBearerLogin;
 import io.karrow.flink.nativebridge.JsonText;
 
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import javax.annotation.Nullable;
 
 import java.io.Serializable;
 import java.util.List;
@@ -72,6 +75,15 @@ public final class NativeProducerSettings implements Serializable {
      * @param clientIdSuffix appended to {@code client.id} (or to "karrow-producer" without one)
      */
     public String configJson(boolean transactional, int subtask, String clientIdSuffix) {
+        return configJson(transactional, subtask, clientIdSuffix, null);
+    }
+
+    /**
+     * {@link #configJson(boolean, int, String)} with the OAUTHBEARER token of {@code login} (null: a
+     * login for this call only, when the table uses OAUTHBEARER).
+     */
+    public String configJson(
+            boolean transactional, int subtask, String clientIdSuffix, @Nullable NativeOAuthBearerLogin login) {
         Properties props = new Properties();
         props.putAll(properties);
         props.putIfAbsent(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -136,7 +148,7 @@ public final class NativeProducerSettings implements Serializable {
         JsonText.appendString(out, topic);
         out.append("],\"partitioner\":\"").append(partitioner == Partitioner.FIXED ? "fixed" : "default")
                 .append("\",\"subtask\":").append(subtask)
-                .append(NativeKafkaSecurity.configJson(props)).append('}');
+                .append(NativeKafkaSecurity.configJson(props, login)).append('}');
         return out.toString();
     }
 
