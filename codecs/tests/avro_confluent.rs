@@ -13,6 +13,9 @@ use karrow_codecs::avro::AvroConfluentDecoder;
 use karrow_codecs::schema_source::{InMemorySchemas, SchemaType};
 use karrow_codecs::{CodecError, FlinkType};
 
+mod support;
+use support::avro::{framed, string, zigzag};
+
 fn schemas(entries: &[(i32, &str)]) -> Arc<InMemorySchemas> {
     let schemas = entries
         .iter()
@@ -20,27 +23,6 @@ fn schemas(entries: &[(i32, &str)]) -> Arc<InMemorySchemas> {
             s.with(id, SchemaType::Avro, text)
         });
     Arc::new(schemas)
-}
-
-fn zigzag(v: i64, out: &mut Vec<u8>) {
-    let mut n = ((v << 1) ^ (v >> 63)) as u64;
-    while n >= 0x80 {
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
-
-fn string(s: &[u8], out: &mut Vec<u8>) {
-    zigzag(s.len() as i64, out);
-    out.extend_from_slice(s);
-}
-
-fn framed(id: i32, body: &[u8]) -> Vec<u8> {
-    let mut m = vec![0];
-    m.extend_from_slice(&id.to_be_bytes());
-    m.extend_from_slice(body);
-    m
 }
 
 const ROW: &str = r#"{"type":"ROW","nullable":false,"fields":[

@@ -12,30 +12,13 @@
 //! tests compare) writes for them.
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
 
-use std::sync::Arc;
-
 use arrow_array::RecordBatch;
 use karrow_codecs::avro::AvroConfluentDecoder;
 use karrow_codecs::flink_binary::{write_batch_rows, RowImages};
-use karrow_codecs::schema_source::{SchemaSource, SchemaType, SourcedSchema};
 use karrow_codecs::FlinkType;
 
-/// A registry answering one Avro schema for every id.
-struct OneSchema(&'static str);
-
-impl SchemaSource for OneSchema {
-    fn schema_by_id(&self, _id: i32) -> Result<SourcedSchema, String> {
-        Ok(SourcedSchema {
-            schema_type: SchemaType::Avro,
-            text: self.0.to_string(),
-            references: Vec::new(),
-        })
-    }
-
-    fn schema_by_version(&self, subject: &str, version: i32) -> Result<SourcedSchema, String> {
-        Err(format!("Subject '{subject}' version {version} not found"))
-    }
-}
+mod support;
+use support::avro::{string, zigzag, OneSchema};
 
 const STRING: &str = r#"{"type":"VARCHAR","nullable":true,"length":2147483647}"#;
 
@@ -88,20 +71,6 @@ const WRITER: &str = r#"{"type":"record","name":"W","fields":[
     {"name":"inner","type":["null",{"type":"record","name":"N2","fields":[
       {"name":"deep","type":{"type":"array","items":{"type":"array","items":["null","double"]}}}]}]}]}}]}"#;
 
-fn zigzag(v: i64, out: &mut Vec<u8>) {
-    let mut n = ((v << 1) ^ (v >> 63)) as u64;
-    while n >= 0x80 {
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
-
-fn text(s: &[u8], out: &mut Vec<u8>) {
-    zigzag(s.len() as i64, out);
-    out.extend_from_slice(s);
-}
-
 /// A value of `WRITER`; `seed` varies the contents (and the sizes of the collections).
 fn value(seed: i64) -> Vec<u8> {
     let mut o = vec![0, 0, 0, 0, 1];
@@ -113,14 +82,14 @@ fn value(seed: i64) -> Vec<u8> {
     o.extend_from_slice(&(seed as f32 + 0.5).to_le_bytes()); // f
     o.extend_from_slice(&(seed as f64 * -2.25).to_le_bytes()); // d
     zigzag(1, &mut o); // s: the string branch
-    text(format!("s{seed}-h\u{e9}llo").as_bytes(), &mut o);
-    text(&[0xff, seed as u8, 0x00], &mut o); // by
-    text(&[0x01, 0x86, seed as u8], &mut o); // dec
-    text(&[b'e', 0xc3, seed as u8], &mut o); // e: bytes promoted to a string, lossy
-                                             // items: two blocks, the second with its byte size (a negative count)
+    string(format!("s{seed}-h\u{e9}llo").as_bytes(), &mut o);
+    string(&[0xff, seed as u8, 0x00], &mut o); // by
+    string(&[0x01, 0x86, seed as u8], &mut o); // dec
+    string(&[b'e', 0xc3, seed as u8], &mut o); // e: bytes promoted to a string, lossy
+                                               // items: two blocks, the second with its byte size (a negative count)
     zigzag(1, &mut o);
     zigzag(1, &mut o); // k: string branch
-    text(b"k0", &mut o);
+    string(b"k0", &mut o);
     zigzag(2, &mut o); // v: [seed, -seed]
     zigzag(seed, &mut o);
     zigzag(-seed, &mut o);
@@ -134,20 +103,20 @@ fn value(seed: i64) -> Vec<u8> {
     zigzag(0, &mut o);
     // m: {a: {x, y: null}, b: {x, y: {a: "v"}}}
     zigzag(2, &mut o);
-    text(b"a", &mut o);
+    string(b"a", &mut o);
     zigzag(seed, &mut o);
     zigzag(0, &mut o);
-    text(b"b", &mut o);
+    string(b"b", &mut o);
     zigzag(seed + 1, &mut o);
     zigzag(1, &mut o);
     zigzag(1, &mut o);
-    text(b"a", &mut o);
-    text(format!("v{seed}").as_bytes(), &mut o);
+    string(b"a", &mut o);
+    string(format!("v{seed}").as_bytes(), &mut o);
     zigzag(0, &mut o);
     zigzag(0, &mut o);
     // ms: {x: 2}
     zigzag(1, &mut o);
-    text(b"x", &mut o);
+    string(b"x", &mut o);
     zigzag(2, &mut o);
     zigzag(0, &mut o);
     // n.inner: the record branch, deep = [[1.5, null], []]
@@ -164,7 +133,7 @@ fn value(seed: i64) -> Vec<u8> {
 }
 
 fn decoder(row: &FlinkType) -> AvroConfluentDecoder {
-    AvroConfluentDecoder::new(row, None, Arc::new(OneSchema(WRITER))).unwrap()
+    AvroConfluentDecoder::new(row, None, OneSchema::source(WRITER)).unwrap()
 }
 
 fn images(batch: &RecordBatch, row: &FlinkType) -> Vec<u8> {
@@ -290,8 +259,8 @@ fn the_fuzz_artifact_leaves_the_map_of_rows_whole() {
     let good: &[u8] = &[
         0, 0, 0, 0, 1, 0x00, 0x02, 0x02, b'a', 0x00, 0x00, 0x00, 0x00,
     ];
-    let mut d = AvroConfluentDecoder::new(&row, None, Arc::new(OneSchema(NEST))).unwrap();
-    let mut reference = AvroConfluentDecoder::new(&row, None, Arc::new(OneSchema(NEST))).unwrap();
+    let mut d = AvroConfluentDecoder::new(&row, None, OneSchema::source(NEST)).unwrap();
+    let mut reference = AvroConfluentDecoder::new(&row, None, OneSchema::source(NEST)).unwrap();
     let expected = reference.decode_one(good).unwrap();
     for _ in 0..3 {
         let mut binary = Vec::new();

@@ -3,33 +3,16 @@
 //! `flink_binary::write_batch_rows` writes as rows) must write the same row image.
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
 
-use std::sync::Arc;
-
 use karrow_codecs::avro::AvroConfluentDecoder;
 use karrow_codecs::flink_binary::{write_batch_rows, RowImages};
-use karrow_codecs::schema_source::{SchemaSource, SchemaType, SourcedSchema};
 use karrow_codecs::FlinkType;
 
-struct OneSchema(&'static str);
-
-impl SchemaSource for OneSchema {
-    fn schema_by_id(&self, id: i32) -> Result<SourcedSchema, String> {
-        let _ = id;
-        Ok(SourcedSchema {
-            schema_type: SchemaType::Avro,
-            text: self.0.to_string(),
-            references: Vec::new(),
-        })
-    }
-
-    fn schema_by_version(&self, subject: &str, version: i32) -> Result<SourcedSchema, String> {
-        Err(format!("no version {version} of subject {subject} here"))
-    }
-}
+mod support;
+use support::avro::OneSchema;
 
 fn both_images(row: &str, writer: &'static str, message: &[u8]) -> (Vec<u8>, Vec<u8>) {
     let row = FlinkType::from_json_str(row).unwrap();
-    let mut decoder = AvroConfluentDecoder::new(&row, None, Arc::new(OneSchema(writer))).unwrap();
+    let mut decoder = AvroConfluentDecoder::new(&row, None, OneSchema::source(writer)).unwrap();
     let mut binary = Vec::new();
     decoder.decode_one_binary(message, &mut binary).unwrap();
     let batch = decoder.decode_one(message).unwrap();
@@ -38,23 +21,26 @@ fn both_images(row: &str, writer: &'static str, message: &[u8]) -> (Vec<u8>, Vec
     (binary, images.bytes)
 }
 
+/// `m MAP<STRING, ROW<x INT, y MAP<STRING, STRING>>>`.
+const MAP_OF_ROWS: &str = r#"{"type":"ROW","nullable":false,"fields":[
+  {"name":"m","type":{"type":"MAP","nullable":true,
+    "key":{"type":"VARCHAR","nullable":true,"length":2147483647},
+    "value":{"type":"ROW","nullable":true,"fields":[
+      {"name":"x","type":{"type":"INT","nullable":true}},
+      {"name":"y","type":{"type":"MAP","nullable":true,
+        "key":{"type":"VARCHAR","nullable":true,"length":2147483647},
+        "value":{"type":"VARCHAR","nullable":true,"length":2147483647}}}]}}}]}"#;
+/// The Avro writer schema of [`MAP_OF_ROWS`].
+const MAP_OF_ROWS_WRITER: &str = r#"{"type":"record","name":"R","fields":[
+  {"name":"m","type":{"type":"map","values":{"type":"record","name":"Val","fields":[
+    {"name":"x","type":"int"},
+    {"name":"y","type":["null",{"type":"map","values":"string"}]}]}}}]}"#;
+
 /// `m MAP<STRING, ROW<x INT, y MAP<STRING, STRING>>>` = {a: {x: 1, y: NULL}}.
 #[test]
 fn a_map_of_rows() {
-    let row = r#"{"type":"ROW","nullable":false,"fields":[
-      {"name":"m","type":{"type":"MAP","nullable":true,
-        "key":{"type":"VARCHAR","nullable":true,"length":2147483647},
-        "value":{"type":"ROW","nullable":true,"fields":[
-          {"name":"x","type":{"type":"INT","nullable":true}},
-          {"name":"y","type":{"type":"MAP","nullable":true,
-            "key":{"type":"VARCHAR","nullable":true,"length":2147483647},
-            "value":{"type":"VARCHAR","nullable":true,"length":2147483647}}}]}}}]}"#;
-    let writer = r#"{"type":"record","name":"R","fields":[
-      {"name":"m","type":{"type":"map","values":{"type":"record","name":"Val","fields":[
-        {"name":"x","type":"int"},
-        {"name":"y","type":["null",{"type":"map","values":"string"}]}]}}}]}"#;
     let message = [0, 0, 0, 0, 1, 0x02, 0x02, b'a', 0x02, 0x00, 0x00];
-    let (binary, arrow) = both_images(row, writer, &message);
+    let (binary, arrow) = both_images(MAP_OF_ROWS, MAP_OF_ROWS_WRITER, &message);
     assert_eq!(binary, arrow);
 }
 
@@ -64,23 +50,11 @@ fn a_map_of_rows() {
 /// start and gave 60.
 #[test]
 fn a_map_of_rows_holding_maps() {
-    let row = r#"{"type":"ROW","nullable":false,"fields":[
-      {"name":"m","type":{"type":"MAP","nullable":true,
-        "key":{"type":"VARCHAR","nullable":true,"length":2147483647},
-        "value":{"type":"ROW","nullable":true,"fields":[
-          {"name":"x","type":{"type":"INT","nullable":true}},
-          {"name":"y","type":{"type":"MAP","nullable":true,
-            "key":{"type":"VARCHAR","nullable":true,"length":2147483647},
-            "value":{"type":"VARCHAR","nullable":true,"length":2147483647}}}]}}}]}"#;
-    let writer = r#"{"type":"record","name":"R","fields":[
-      {"name":"m","type":{"type":"map","values":{"type":"record","name":"Val","fields":[
-        {"name":"x","type":"int"},
-        {"name":"y","type":["null",{"type":"map","values":"string"}]}]}}}]}"#;
     let message = [
         0, 0, 0, 0, 1, 0x04, 0x02, b'a', 0x00, 0x00, 0x02, b'b', 0x02, 0x02, 0x01, 0x0c, 0x02,
         b'a', 0x06, 0x01, 0x86, 0xa0, 0x00, 0x00,
     ];
-    let (binary, arrow) = both_images(row, writer, &message);
+    let (binary, arrow) = both_images(MAP_OF_ROWS, MAP_OF_ROWS_WRITER, &message);
     assert_eq!(binary, arrow);
     // The second row's slot in the value array: size 64 at offset 48.
     let value_slot = 20 + 24 + 8 + 8;
@@ -114,7 +88,7 @@ fn a_row_of_zero_width_arrays_and_maps_encodes_stably() {
             .unwrap()
             .into_boxed_str(),
     );
-    let mut decoder = AvroConfluentDecoder::new(&row, None, Arc::new(OneSchema(derived))).unwrap();
+    let mut decoder = AvroConfluentDecoder::new(&row, None, OneSchema::source(derived)).unwrap();
     let message = [
         0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x02, 0x04, 0x02,
         0x02, 0x02, 0x00, 0x00, 0x00, 0x02, 0x04, 0x02, 0x61, 0x00, 0x02, 0x62, 0x62, 0x02, 0x00,

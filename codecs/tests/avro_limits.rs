@@ -6,43 +6,17 @@
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
 
 use std::sync::mpsc;
-use std::sync::Arc;
 use std::time::Duration;
 
 use karrow_codecs::avro::AvroConfluentDecoder;
-use karrow_codecs::schema_source::{SchemaSource, SchemaType, SourcedSchema};
 use karrow_codecs::FlinkType;
 
-struct OneSchema(Arc<str>);
+mod support;
+use support::avro::{self, zigzag, OneSchema};
 
-impl SchemaSource for OneSchema {
-    fn schema_by_id(&self, id: i32) -> Result<SourcedSchema, String> {
-        let _ = id;
-        Ok(SourcedSchema {
-            schema_type: SchemaType::Avro,
-            text: self.0.to_string(),
-            references: Vec::new(),
-        })
-    }
-
-    fn schema_by_version(&self, subject: &str, version: i32) -> Result<SourcedSchema, String> {
-        Err(format!("no version {version} of subject {subject} here"))
-    }
-}
-
-fn zigzag(v: i64, out: &mut Vec<u8>) {
-    let mut n = ((v << 1) ^ (v >> 63)) as u64;
-    while n >= 0x80 {
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
-
+/// `body` framed with schema id 1.
 fn framed(body: &[u8]) -> Vec<u8> {
-    let mut m = vec![0, 0, 0, 0, 1];
-    m.extend_from_slice(body);
-    m
+    avro::framed(1, body)
 }
 
 fn field(name: &str, ty: &str) -> String {
@@ -58,7 +32,7 @@ fn row(fields: &[String]) -> FlinkType {
 }
 
 fn decoder(row: &FlinkType, writer: &str) -> AvroConfluentDecoder {
-    AvroConfluentDecoder::new(row, None, Arc::new(OneSchema(Arc::from(writer)))).unwrap()
+    AvroConfluentDecoder::new(row, None, OneSchema::source(writer)).unwrap()
 }
 
 /// Runs `f` on another thread and fails the test if it has not returned after `seconds`
@@ -229,7 +203,7 @@ fn records_of_skipped_fields_and_fixed_zero_count_as_zero_width() {
         let message = framed(&body);
         let table = row(&[field("xs", element)]);
         let [binary, arrow] = within(120, move || {
-            let source = Arc::new(OneSchema(Arc::from(writer.as_str())));
+            let source = OneSchema::source(&writer);
             let mut d = AvroConfluentDecoder::new(&table, reader.as_deref(), source).unwrap();
             decode_both(&mut d, &message)
         });

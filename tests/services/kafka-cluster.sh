@@ -26,15 +26,12 @@ KAFKA_CLUSTER_PORT="${KAFKA_CLUSTER_PORT:-31092}"
 KAFKA_START_TIMEOUT="${KAFKA_START_TIMEOUT:-90}"
 KAFKA_STOP_TIMEOUT="${KAFKA_STOP_TIMEOUT:-30}"
 KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms128m -Xmx384m}"
-HOST=127.0.0.1
+KAFKA_HOST=127.0.0.1
 NODES=(1 2 3)
 HOME_DIR="$KARROW_WORK/kafka/cluster-$KAFKA_CLUSTER_PORT"
 
-if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
-  JAVA="$JAVA_HOME/bin/java"
-else
-  JAVA="${JAVA:-java}"
-fi
+# shellcheck source=tests/services/kafka-common.sh
+source "$SCRIPT_DIR/kafka-common.sh"
 
 die() { echo "kafka-cluster.sh: $*" >&2; exit 1; }
 
@@ -44,23 +41,7 @@ node_dir() { echo "$HOME_DIR/node-$1"; }
 pid_file() { echo "$(node_dir "$1")/kafka.pid"; }
 log_file() { echo "$(node_dir "$1")/kafka.log"; }
 
-alive() {
-  local st; st="$(cat "/proc/$1/stat" 2>/dev/null)" || return 1
-  st="${st##*) }"
-  [[ "${st%% *}" != Z ]]
-}
-
-running_pid() { # $1 node
-  local f; f="$(pid_file "$1")"
-  [[ -f "$f" ]] || return 1
-  local pid; pid="$(cat "$f" 2>/dev/null || true)"
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  alive "$pid" || return 1
-  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q 'kafka\.Kafka' || return 1
-  echo "$pid"
-}
-
-port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
+running_pid() { kafka_pid "$(pid_file "$1")"; } # $1 node
 
 ready() { # $1 node
   port_open "$(broker_port "$1")" && grep -q 'Kafka Server started' "$(log_file "$1")" 2>/dev/null
@@ -70,38 +51,13 @@ check_node() { [[ "${1:-}" =~ ^[123]$ ]] || die "node must be 1, 2 or 3, got '${
 
 lock() { mkdir -p "$HOME_DIR"; exec 9>"$HOME_DIR/lock"; flock 9; }
 
-write_log4j() { # $1 file, $2 root level
-  cat > "$1" <<EOF
-status = warn
-appender.console.type = Console
-appender.console.name = STDOUT
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = $2
-rootLogger.appenderRef.console.ref = STDOUT
-logger.request.name = kafka.request.logger
-logger.request.level = warn
-EOF
-}
-
-new_cluster_id() {
-  local id
-  while :; do
-    id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
-    [[ "$id" != -* ]] && { echo "$id"; return; }
-  done
-}
-
-jvm_common() { echo "-XX:-UsePerfData -Djava.awt.headless=true"; }
-
 write_props() { # $1 node
   local n="$1" d; d="$(node_dir "$1")"
   local voters="" m
   for m in "${NODES[@]}"; do
-    voters+="${voters:+,}$m@$HOST:$(controller_port "$m")"
+    voters+="${voters:+,}$m@$KAFKA_HOST:$(controller_port "$m")"
   done
-  local listeners="PLAINTEXT://$HOST:$(broker_port "$n"),CONTROLLER://$HOST:$(controller_port "$n")"
+  local listeners="PLAINTEXT://$KAFKA_HOST:$(broker_port "$n"),CONTROLLER://$KAFKA_HOST:$(controller_port "$n")"
   # Leaders move only when a test moves them (no automatic preferred-leader rebalance). A killed
   # node is fenced after broker.session.timeout.ms (Kafka's default is 9 s).
   cat > "$d/server.properties" <<EOF
@@ -177,20 +133,14 @@ wait_ready() { # nodes...
 
 bootstrap() {
   local out="" n
-  for n in "${NODES[@]}"; do out+="${out:+,}$HOST:$(broker_port "$n")"; done
+  for n in "${NODES[@]}"; do out+="${out:+,}$KAFKA_HOST:$(broker_port "$n")"; done
   echo "$out"
 }
 
 stop_node() { # $1 node, $2 signal
   local pid
   if pid="$(running_pid "$1")"; then
-    kill "-$2" "$pid" 2>/dev/null || true
-    local deadline=$((SECONDS + KAFKA_STOP_TIMEOUT))
-    while alive "$pid" && (( SECONDS < deadline )); do sleep 0.1; done
-    if alive "$pid"; then
-      kill -KILL "$pid" 2>/dev/null || true
-      while alive "$pid"; do sleep 0.1; done
-    fi
+    stop_and_wait "$pid" "$2" "$KAFKA_STOP_TIMEOUT" "kafka-cluster.sh: node $1"
     echo "node $1 stopped (pid $pid, $2)"
   else
     echo "node $1 not running"
@@ -207,7 +157,7 @@ cmd_start() {
   rm -rf -- "$HOME_DIR"/node-*
   for n in "${NODES[@]}"; do
     for p in "$(broker_port "$n")" "$(controller_port "$n")"; do
-      port_open "$p" && die "port $HOST:$p is already in use by another process"
+      port_open "$p" && die "port $KAFKA_HOST:$p is already in use by another process"
     done
   done
   local id; id="$(new_cluster_id)"
@@ -215,10 +165,7 @@ cmd_start() {
     local d; d="$(node_dir "$n")"
     mkdir -p "$d/data" "$d/tmp"
     write_props "$n"
-    # shellcheck disable=SC2046
-    if ! "$JAVA" $(jvm_common) -XX:TieredStopAtLevel=1 -Xmx256m -cp "$LIBS/*" \
-        -Dlog4j2.configurationFile="$d/log4j2-format.properties" kafka.tools.StorageTool format \
-        -t "$id" -c "$d/server.properties" >"$d/format.log" 2>&1; then
+    if ! format_storage "$d/log4j2-format.properties" "$d/format.log" "" -t "$id" -c "$d/server.properties"; then
       cat "$d/format.log" >&2
       die "formatting node $n failed"
     fi
@@ -247,7 +194,7 @@ cmd_status() {
   local n rc=0
   for n in "${NODES[@]}"; do
     if running_pid "$n" >/dev/null && ready "$n"; then
-      echo "node $n ready on $HOST:$(broker_port "$n")"
+      echo "node $n ready on $KAFKA_HOST:$(broker_port "$n")"
     else
       echo "node $n not ready"; rc=1
     fi
@@ -257,13 +204,7 @@ cmd_status() {
 
 cmd_run_class() {
   [[ $# -ge 1 ]] || die "usage: kafka-cluster.sh run-class CLASS [ARGS...]"
-  local cls="$1"; shift
-  local tools_log4j="$HOME_DIR/log4j2-tools.properties"
-  mkdir -p "$HOME_DIR"
-  [[ -f "$tools_log4j" ]] || write_log4j "$tools_log4j" warn
-  # shellcheck disable=SC2046
-  exec "$JAVA" $(jvm_common) -XX:TieredStopAtLevel=1 -Xmx256m \
-    -Dlog4j2.configurationFile="$tools_log4j" -cp "$LIBS/*" "$cls" "$@"
+  exec_class "$HOME_DIR/log4j2-tools.properties" "$@"
 }
 
 usage() { sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }

@@ -51,11 +51,8 @@ PID_FILE="$INSTANCE/kafka.pid"
 DATA_FILE="$INSTANCE/data-dir"   # holds the path of the current run's data dir
 LOG_FILE="$INSTANCE/kafka.log"   # kept after stop for post-mortems; truncated on start
 
-if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then
-  JAVA="$JAVA_HOME/bin/java"
-else
-  JAVA="${JAVA:-java}"
-fi
+# shellcheck source=tests/services/kafka-common.sh
+source "$SCRIPT_DIR/kafka-common.sh"
 
 die() { echo "kafka.sh: $*" >&2; exit 1; }
 
@@ -102,54 +99,11 @@ cmd_install() {
 
 # ---------------------------------------------------------------- helpers
 
-# A process exists and is not a zombie (kill -0 succeeds on an unreaped zombie).
-alive() {
-  local st; st="$(cat "/proc/$1/stat" 2>/dev/null)" || return 1
-  st="${st##*) }"
-  [[ "${st%% *}" != Z ]]
-}
-
 # Pid of our broker if it is alive (and really is a Kafka JVM), else nothing.
-running_pid() {
-  [[ -f "$PID_FILE" ]] || return 1
-  local pid; pid="$(cat "$PID_FILE" 2>/dev/null || true)"
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  alive "$pid" || return 1
-  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q 'kafka\.Kafka' || return 1
-  echo "$pid"
-}
-
-port_open() { (exec 3<>"/dev/tcp/$KAFKA_HOST/$1") 2>/dev/null; }
+running_pid() { kafka_pid "$PID_FILE"; }
 
 ready() {
   port_open "$KAFKA_PORT" && grep -q 'Kafka Server started' "$LOG_FILE" 2>/dev/null
-}
-
-# A Kafka cluster id is 16 random bytes in URL-safe base64 without padding (22 chars).
-# Kafka's own generator avoids a leading '-' so the id never looks like an option.
-new_cluster_id() {
-  local id
-  while :; do
-    id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
-    [[ "$id" != -* ]] && { echo "$id"; return; }
-  done
-}
-
-write_log4j() { # $1 file, $2 root level
-  cat > "$1" <<EOF
-status = warn
-appender.console.type = Console
-appender.console.name = STDOUT
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = $2
-rootLogger.appenderRef.console.ref = STDOUT
-logger.request.name = kafka.request.logger
-logger.request.level = warn
-logger.authorizer.name = kafka.authorizer.logger
-logger.authorizer.level = warn
-EOF
 }
 
 cleanup_instance() {
@@ -256,9 +210,6 @@ listener.name.oauth.oauthbearer.connections.max.reauth.ms=$OAUTHBEARER_REAUTH_MS
 EOF
 }
 
-# JVM flags shared by the broker and the tools. No hsperfdata files in /tmp.
-jvm_common() { echo "-XX:-UsePerfData -Djava.awt.headless=true"; }
-
 # ---------------------------------------------------------------- start
 
 cmd_start() {
@@ -333,9 +284,6 @@ EOF
   write_log4j "$run/log4j2.properties" info
   write_log4j "$run/log4j2-format.properties" warn
 
-  # shellcheck disable=SC2207
-  local jvm=($(jvm_common) -Djava.io.tmpdir="$run/tmp")
-
   local features=() feature
   for feature in $KAFKA_FEATURES; do
     features+=(--feature "$feature")
@@ -343,9 +291,8 @@ EOF
 
   : > "$LOG_FILE"
   # Dynamic KRaft quorum (KIP-853): a single node formats itself as the only voter.
-  if ! "$JAVA" "${jvm[@]}" -XX:TieredStopAtLevel=1 -Xmx256m -cp "$LIBS/*" \
-      -Dlog4j2.configurationFile="$run/log4j2-format.properties" kafka.tools.StorageTool format --standalone \
-      -t "$(new_cluster_id)" -c "$props" "${features[@]}" "${scram[@]}" >>"$LOG_FILE" 2>&1; then
+  if ! format_storage "$run/log4j2-format.properties" "$LOG_FILE" "$run/tmp" --standalone \
+      -t "$(new_cluster_id)" -c "$props" "${features[@]}" "${scram[@]}"; then
     cat "$LOG_FILE" >&2
     cleanup_instance
     die "formatting KRaft storage failed"
@@ -399,14 +346,7 @@ wait_ready() {
 stop_jvm() {
   local pid
   if pid="$(running_pid)"; then
-    kill -TERM "$pid" 2>/dev/null || true
-    local deadline=$((SECONDS + KAFKA_STOP_TIMEOUT))
-    while alive "$pid" && (( SECONDS < deadline )); do sleep 0.2; done
-    if alive "$pid"; then
-      echo "kafka.sh: broker (pid $pid) ignored TERM for ${KAFKA_STOP_TIMEOUT}s, sending KILL" >&2
-      kill -KILL "$pid" 2>/dev/null || true
-      while alive "$pid"; do sleep 0.1; done
-    fi
+    stop_and_wait "$pid" TERM "$KAFKA_STOP_TIMEOUT" "kafka.sh: broker"
     echo "kafka stopped (pid $pid)"
   else
     echo "kafka not running"
@@ -451,12 +391,7 @@ cmd_status() {
 cmd_run_class() {
   [[ $# -ge 1 ]] || die "usage: kafka.sh run-class CLASS [ARGS...]"
   cmd_install
-  local cls="$1"; shift
-  local tools_log4j="$KAFKA_HOME/log4j2-tools.properties"
-  [[ -f "$tools_log4j" ]] || write_log4j "$tools_log4j" warn
-  # shellcheck disable=SC2046
-  exec "$JAVA" $(jvm_common) -XX:TieredStopAtLevel=1 -Xmx256m \
-    -Dlog4j2.configurationFile="$tools_log4j" -cp "$LIBS/*" "$cls" "$@"
+  exec_class "$KAFKA_HOME/log4j2-tools.properties" "$@"
 }
 
 cmd_create_topic() {

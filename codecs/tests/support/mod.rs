@@ -1,5 +1,8 @@
-//! Shared by the limit tests: how much native stack a call takes.
+//! Shared by the integration tests: how much native stack a call takes (the limit tests), and
+//! Avro test values ([`avro`]).
 #![allow(clippy::unwrap_used)] // test code: a failed unwrap fails the test
+
+pub mod avro;
 
 /// Runs `f` on a fresh thread with a large stack and returns its result and the deepest
 /// native stack it used below the calling frame, in bytes (measured by painting: a region

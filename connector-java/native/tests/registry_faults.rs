@@ -21,7 +21,9 @@ use std::time::Duration;
 
 use karrow_native::avro::{AvroDecodeSession, AvroEncodeSession};
 use karrow_native::NativeError;
-use karrow_registry::{DevRegistry, RegistryClient, RegistryConfig, SchemaDefinition};
+use karrow_registry::{
+    DevRegistry, DevRegistryHandle, RegistryClient, RegistryConfig, SchemaDefinition,
+};
 
 const V1: &str = r#"{"type":"record","name":"Bid","namespace":"faults","fields":[
     {"name":"id","type":"long"},{"name":"name","type":["null","string"],"default":null}]}"#;
@@ -150,17 +152,23 @@ fn decode(
     Ok((count, ends.to_vec()))
 }
 
-#[test]
-fn a_registry_frozen_during_an_unseen_id_lookup_and_thawed_within_the_timeout_loses_no_value() {
+/// A dev registry with `V1` and `V2` registered under `t-value`, a [`Relay`] in front of it,
+/// and the two schema ids. The registry runs until its handle is dropped.
+fn registry_with_both_versions_behind_a_relay() -> (DevRegistryHandle, Relay, [i32; 2]) {
     let registry = DevRegistry::start("127.0.0.1:0".parse().unwrap(), None).unwrap();
     let admin = RegistryClient::new(RegistryConfig::from_url(&registry.url())).unwrap();
-    let v1 = admin
-        .register("t-value", &SchemaDefinition::avro(V1))
-        .unwrap();
-    let v2 = admin
-        .register("t-value", &SchemaDefinition::avro(V2))
-        .unwrap();
+    let ids = [V1, V2].map(|schema| {
+        admin
+            .register("t-value", &SchemaDefinition::avro(schema))
+            .unwrap()
+    });
     let relay = Relay::start(registry.port());
+    (registry, relay, ids)
+}
+
+#[test]
+fn a_registry_frozen_during_an_unseen_id_lookup_and_thawed_within_the_timeout_loses_no_value() {
+    let (registry, relay, [v1, v2]) = registry_with_both_versions_behind_a_relay();
     // The stock default timeout (10 s) and retries: a thaw well inside them.
     let mut session = AvroDecodeSession::open(&decoder_config(&relay.url(), "")).unwrap();
 
@@ -211,15 +219,7 @@ fn a_registry_frozen_during_an_unseen_id_lookup_and_thawed_within_the_timeout_lo
 
 #[test]
 fn a_registry_frozen_past_the_bounds_fails_the_batch_naming_id_url_and_record() {
-    let registry = DevRegistry::start("127.0.0.1:0".parse().unwrap(), None).unwrap();
-    let admin = RegistryClient::new(RegistryConfig::from_url(&registry.url())).unwrap();
-    let v1 = admin
-        .register("t-value", &SchemaDefinition::avro(V1))
-        .unwrap();
-    let v2 = admin
-        .register("t-value", &SchemaDefinition::avro(V2))
-        .unwrap();
-    let relay = Relay::start(registry.port());
+    let (_registry, relay, [v1, v2]) = registry_with_both_versions_behind_a_relay();
     let bounds = r#","request_timeout_ms":300,"max_retries":1,"retry_backoff_ms":10,"retry_backoff_max_ms":10"#;
     let mut session = AvroDecodeSession::open(&decoder_config(&relay.url(), bounds)).unwrap();
     assert_eq!(

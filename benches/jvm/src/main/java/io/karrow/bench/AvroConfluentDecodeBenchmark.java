@@ -1,11 +1,9 @@
 package io.karrow.bench;
 
 import io.karrow.flink.formats.DecodedValues;
-import io.karrow.flink.formats.ValueBatchDecoder;
 import io.karrow.flink.formats.avro.AvroConfluentNativeDeserializationSchema;
 import io.karrow.flink.formats.avro.reference.ReferenceDeserializers;
 import io.karrow.flink.formats.registry.RegistryDecoderConfig;
-import io.karrow.flink.nativebridge.DirectValueBuffer;
 import io.karrow.flink.testutils.DevRegistry;
 import io.karrow.flink.testutils.RowDataDiff;
 
@@ -13,26 +11,14 @@ import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
-import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
-import org.openjdk.jmh.infra.Blackhole;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Decodes {@value #MESSAGES} Confluent-framed Avro Nexmark bids into Flink rows three ways, in one
@@ -46,30 +32,12 @@ import java.util.concurrent.TimeUnit;
  * message. For the batch path the values are copied once into direct memory in {@code @Setup}, as a
  * connector's fetch buffer would hold them; the timed part is the native call plus the row wrapping.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@OperationsPerInvocation(AvroConfluentDecodeBenchmark.MESSAGES)
-@Fork(1)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 3)
-public class AvroConfluentDecodeBenchmark {
-
-    /** Messages decoded per benchmark invocation. */
-    public static final int MESSAGES = 8192;
+public class AvroConfluentDecodeBenchmark extends ThreeWayDecodeBenchmark {
 
     private static final String SUBJECT = "bids-value";
     private static final long SEED = 42L;
 
     private DevRegistry registry;
-    private RowType rowType;
-    private byte[][] messages;
-
-    private DeserializationSchema<RowData> oracle;
-    private AvroConfluentNativeDeserializationSchema perRecord;
-
-    private ValueBatchDecoder batchDecoder;
-    private DirectValueBuffer values;
 
     /** Starts the registry, encodes the bids, opens all three decoders and checks their rows agree. */
     @Setup(Level.Trial)
@@ -79,27 +47,22 @@ public class AvroConfluentDecodeBenchmark {
         int schemaId = registry.register(SUBJECT, NexmarkBids.WRITER_SCHEMA);
 
         NexmarkBids.Generator generator = new NexmarkBids.Generator(schemaId, SEED);
-        messages = new byte[MESSAGES][];
-        int totalBytes = 0;
+        byte[][] written = new byte[MESSAGES][];
         for (int i = 0; i < MESSAGES; i++) {
-            messages[i] = generator.next();
-            totalBytes += messages[i].length;
+            written[i] = generator.next();
         }
 
-        rowType = NexmarkBids.rowType();
-        InternalTypeInfo<RowData> typeInfo = InternalTypeInfo.of(rowType);
+        RowType bids = NexmarkBids.rowType();
+        InternalTypeInfo<RowData> typeInfo = InternalTypeInfo.of(bids);
         RegistryDecoderConfig config =
                 new RegistryDecoderConfig(registry.url(), null, null, null, null, null, null, null, Map.of());
 
-        oracle = ReferenceDeserializers.create(rowType, typeInfo, registry.url(), null);
-        oracle.open(null);
-        perRecord = new AvroConfluentNativeDeserializationSchema(rowType, typeInfo, config, false);
-        perRecord.open(null);
-        batchDecoder = perRecord.createBatchDecoder();
-        values = new DirectValueBuffer();
-        for (byte[] message : messages) {
-            values.add(message);
-        }
+        DeserializationSchema<RowData> reference = ReferenceDeserializers.create(bids, typeInfo, registry.url(), null);
+        reference.open(null);
+        AvroConfluentNativeDeserializationSchema nativeSchema =
+                new AvroConfluentNativeDeserializationSchema(bids, typeInfo, config, false);
+        nativeSchema.open(null);
+        long totalBytes = start(bids, written, reference, nativeSchema);
 
         verifyParity();
         System.out.printf(
@@ -107,45 +70,11 @@ public class AvroConfluentDecodeBenchmark {
                 MESSAGES, (double) totalBytes / MESSAGES, schemaId, registry.url());
     }
 
-    /** Frees the native decoders and stops the registry process. */
+    /** Stops the registry process. */
     @TearDown(Level.Trial)
-    public void tearDown() {
-        if (perRecord != null) {
-            perRecord.close();
-        }
-        if (batchDecoder != null) {
-            batchDecoder.close();
-        }
-        if (values != null) {
-            values.close();
-        }
+    public void stopRegistry() {
         if (registry != null) {
             registry.close();
-        }
-    }
-
-    /** The oracle: Flink's registry-aware Avro deserialization, one {@code deserialize} per message. */
-    @Benchmark
-    public void oracle(Blackhole bh) throws IOException {
-        for (byte[] message : messages) {
-            bh.consume(oracle.deserialize(message));
-        }
-    }
-
-    /** The native format's per-record path: one JNI call per message, rows are {@link BinaryRowData}. */
-    @Benchmark
-    public void nativePerRecord(Blackhole bh) throws IOException {
-        for (byte[] message : messages) {
-            bh.consume(perRecord.deserialize(message));
-        }
-    }
-
-    /** One native call for all messages (the kafka-native source's path), one row view per value. */
-    @Benchmark
-    public void nativeBatch(Blackhole bh) throws IOException {
-        DecodedValues decoded = batchDecoder.decode(values, MESSAGES);
-        for (int i = 0; i < decoded.rowCount(); i++) {
-            bh.consume(decoded.row(i));
         }
     }
 

@@ -18,6 +18,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -211,6 +212,31 @@ public final class KafkaTestSupport {
             producer.flush();
         }
         return topic;
+    }
+
+    /**
+     * A {@code CREATE TABLE} over the whole of {@code topic} on {@link #bootstrap()} with one value
+     * {@code format}: consumer group {@code groupId}, read from the earliest offset and, for a
+     * {@code source}, bounded at the latest offset.
+     */
+    public static String topicTableDdl(String table, String columns, String connector, String format, String topic,
+            String groupId, boolean source) {
+        return "CREATE TABLE " + table + " " + columns + " WITH ("
+                + "'connector' = '" + connector + "', 'topic' = '" + topic + "',"
+                + "'properties.bootstrap.servers' = '" + bootstrap() + "',"
+                + "'properties.group.id' = '" + groupId + "',"
+                + "'scan.startup.mode' = 'earliest-offset',"
+                + (source ? "'scan.bounded.mode' = 'latest-offset'," : "")
+                + "'format' = '" + format + "')";
+    }
+
+    /** The values of every record of {@code topic} as UTF-8 text, partition by partition in offset order. */
+    public static List<String> valueTexts(String topic) {
+        List<String> out = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> record : readAll(topic, false)) {
+            out.add(new String(record.value(), StandardCharsets.UTF_8));
+        }
+        return out;
     }
 
     /**

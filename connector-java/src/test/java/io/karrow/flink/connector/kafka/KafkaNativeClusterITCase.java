@@ -9,8 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.karrow.flink.testutils.CollectedMetrics;
+import io.karrow.flink.testutils.KafkaTestSupport;
 
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -59,12 +59,7 @@ class KafkaNativeClusterITCase {
     private static final String PORT = Optional.ofNullable(System.getenv("KARROW_TEST_KAFKA_CLUSTER_PORT")).orElse("");
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .setConfiguration(CollectedMetrics.configuration())
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniClusterWithMetrics(2);
 
     private static String node(int n) {
         return "127.0.0.1:" + (Integer.parseInt(PORT) + 2 * (n - 1));

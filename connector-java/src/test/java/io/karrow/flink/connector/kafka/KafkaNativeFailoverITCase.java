@@ -1,15 +1,12 @@
 package io.karrow.flink.connector.kafka;
 
 import static io.karrow.flink.testutils.KafkaTestSupport.createTopic;
-import static io.karrow.flink.testutils.KafkaTestSupport.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
-import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
 import io.karrow.flink.connector.kafka.FusedJobs.Side;
-import io.karrow.flink.testutils.CollectedMetrics;
-import io.karrow.flink.testutils.DevRegistry;
+import io.karrow.flink.testutils.KafkaJobEnvironment;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.flink.api.common.JobStatus;
@@ -17,7 +14,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.annotation.ArgumentHint;
 import org.apache.flink.table.annotation.DataTypeHint;
@@ -25,18 +21,13 @@ import org.apache.flink.table.annotation.FunctionHint;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.test.junit5.InjectMiniCluster;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -49,7 +40,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -81,12 +71,7 @@ class KafkaNativeFailoverITCase {
     private static final String BOOTSTRAP = KafkaTestSupport.bootstrap();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .setConfiguration(CollectedMetrics.configuration())
-                    .build());
+    static final KafkaJobEnvironment ENV = KafkaJobEnvironment.withRegistry(2);
 
     /** The index of the MiniCluster's live TaskManager (the fused tests terminate one and start the next). */
     private static int liveTaskManager = 0;
@@ -95,22 +80,6 @@ class KafkaNativeFailoverITCase {
     static final AtomicBoolean ARMED = new AtomicBoolean();
     static final AtomicBoolean FAILED = new AtomicBoolean();
     static final AtomicInteger SEEN_AFTER_ARMING = new AtomicInteger();
-
-    private static DevRegistry registry;
-
-    @BeforeAll
-    static void setUp() throws Exception {
-        // Fail (not skip) when the broker is absent: CI must start it.
-        KafkaTestSupport.requireBroker();
-        registry = DevRegistry.start();
-    }
-
-    @AfterAll
-    static void tearDown() {
-        if (registry != null) {
-            registry.close();
-        }
-    }
 
     /** Passes its argument through; throws once, on the {@link #FAIL_AFTER}-th call after {@link #ARMED}. */
     public static class FailOnce extends ScalarFunction {
@@ -128,19 +97,6 @@ class KafkaNativeFailoverITCase {
         @Override
         public boolean isDeterministic() {
             return false;
-        }
-    }
-
-    /** Bids {@code from .. from + count - 1}; bid {@code i} goes to partition {@code i % 3} at offset {@code i / 3}. */
-    private static void produce(String topic, int schemaId, AvroCorpus corpus, int from, int count) {
-        Random random = new Random(from);
-        try (KafkaProducer<byte[], byte[]> producer = producer()) {
-            for (int i = from; i < from + count; i++) {
-                var record = AvroCorpora.bid(random, i, corpus.writers().get(0));
-                producer.send(new ProducerRecord<>(topic, i % 3, null,
-                        ConfluentAvroEncoder.encode(schemaId, corpus.writers().get(0), record)));
-            }
-            producer.flush();
         }
     }
 
@@ -203,7 +159,7 @@ class KafkaNativeFailoverITCase {
                 + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "', 'properties.group.id' = 'karrow-failover-it',"
                 + "'scan.startup.mode' = 'earliest-offset',"
                 + (bounded ? "'scan.bounded.mode' = 'latest-offset'," : "")
-                + "'value.format' = '" + format + "', 'value." + format + ".url' = '" + registry.url() + "'"
+                + "'value.format' = '" + format + "', 'value." + format + ".url' = '" + ENV.registry().url() + "'"
                 + extraOptions + ")";
     }
 
@@ -263,9 +219,9 @@ class KafkaNativeFailoverITCase {
         String in = createTopic("failover-in", 3);
         String out = createTopic("failover-out", 1);
         AvroCorpus corpus = AvroCorpora.bids();
-        int id = registry.register(in + "-value", corpus.writers().get(0).toString());
+        int id = ENV.registry().register(in + "-value", corpus.writers().get(0).toString());
 
-        produce(in, id, corpus, 0, FIRST);
+        ThreePartitionBids.produce(in, id, corpus, 0, FIRST);
         JobClient job = startFailoverJob(in, out, fetchMode);
         List<String> lines;
         JobStatus status;
@@ -275,7 +231,7 @@ class KafkaNativeFailoverITCase {
                     .as("first batch committed (%s lines)", output.values.size()).isTrue();
 
             ARMED.set(true);
-            produce(in, id, corpus, FIRST, SECOND);
+            ThreePartitionBids.produce(in, id, corpus, FIRST, SECOND);
             boolean complete = output.pollUntil(() -> output.values.size() >= FIRST + SECOND, 180);
             // A duplicate would be committed by the next checkpoints; give them time to show.
             long settle = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
@@ -322,7 +278,7 @@ class KafkaNativeFailoverITCase {
         String in = createTopic("failover-fused-in", 3);
         String out = createTopic("failover-fused-out", 1);
         AvroCorpus corpus = AvroCorpora.bids();
-        int id = registry.register(in + "-value", corpus.writers().get(0).toString());
+        int id = ENV.registry().register(in + "-value", corpus.writers().get(0).toString());
         int first = FusedJobs.produce(in, id, corpus, 0, FIRST);
 
         String jobName = "failover-fused-" + UUID.randomUUID();
@@ -335,7 +291,7 @@ class KafkaNativeFailoverITCase {
         env.setParallelism(2);
         env.enableCheckpointing(500);
         StreamTableEnvironment tEnv = FusedJobs.tableEnv(env, Side.FUSED, jobName);
-        tEnv.executeSql(FusedJobs.sourceDdl(Side.FUSED, in, registry.url(), "karrow-failover-it", ""));
+        tEnv.executeSql(FusedJobs.sourceDdl(Side.FUSED, in, ENV.registry().url(), "karrow-failover-it", ""));
         tEnv.executeSql(FusedJobs.sinkDdl(Side.FUSED, fullSink, out, FusedJobs.exactlyOnce()));
         String insert = "INSERT INTO snk " + FusedJobs.QUERY;
         FusedJobs.assertPlan(Side.FUSED, fullSink, tEnv.explainSql(insert));
@@ -364,7 +320,7 @@ class KafkaNativeFailoverITCase {
             job.cancel().get(60, TimeUnit.SECONDS);
         }
         assertThat(status).as("the job restarted on the new TaskManager and kept running").isEqualTo(JobStatus.RUNNING);
-        Map<String, Integer> expected = FusedJobs.stockValues(in, registry.url());
+        Map<String, Integer> expected = FusedJobs.stockValues(in, ENV.registry().url());
         assertThat(expected.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(first + second);
         assertThat(multiset(lines)).isEqualTo(expected);
         FusedJobs.assertRan(Side.FUSED, fullSink, jobName, first + second);

@@ -1,25 +1,22 @@
 package io.karrow.flink.connector.kafka;
 
 import static io.karrow.flink.testutils.KafkaTestSupport.createTopic;
-import static io.karrow.flink.testutils.KafkaTestSupport.readAll;
+import static io.karrow.flink.testutils.KafkaTestSupport.valueTexts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.karrow.flink.testutils.CollectedMetrics;
+import io.karrow.flink.testutils.KafkaJobEnvironment;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -34,27 +31,15 @@ import java.util.UUID;
  */
 class KafkaNativeJsonJavaDetailITCase {
 
-    private static final String BOOTSTRAP = KafkaTestSupport.bootstrap();
     private static final int RECORDS = 300;
     private static final String COLUMNS =
             "(id BIGINT, ts TIMESTAMP(3), lt TIMESTAMP_LTZ(3), s STRING, m MAP<STRING, TIMESTAMP(3)>, a ARRAY<STRING>)";
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniClusterWithMetrics(2);
-
-    @BeforeAll
-    static void setUp() {
-        KafkaTestSupport.requireBroker();
-    }
+    static final KafkaJobEnvironment ENV = KafkaJobEnvironment.withoutRegistry(2);
 
     private static String ddl(String table, String connector, String format, String topic, boolean source) {
-        return "CREATE TABLE " + table + " " + COLUMNS + " WITH ("
-                + "'connector' = '" + connector + "', 'topic' = '" + topic + "',"
-                + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "',"
-                + "'properties.group.id' = 'karrow-java-detail-it',"
-                + "'scan.startup.mode' = 'earliest-offset',"
-                + (source ? "'scan.bounded.mode' = 'latest-offset'," : "")
-                + "'format' = '" + format + "')";
+        return KafkaTestSupport.topicTableDdl(table, COLUMNS, connector, format, topic, "karrow-java-detail-it", source);
     }
 
     private static String value(int n) {
@@ -64,14 +49,6 @@ class KafkaNativeJsonJavaDetailITCase {
                 + "\"s\":\"a\\uD83Db" + (n % 3 == 0 ? "\\uDE00" : "\\uD83D\\uDE00") + "\","
                 + "\"m\":{\"k\\uDBFF" + n + "\":\"1970-01-01 00:00:00.00000" + (n % 10) + "\",\"x\":null},"
                 + "\"a\":[\"\\uD800x\",null,\"plain\"]}";
-    }
-
-    private static List<String> values(String topic) {
-        List<String> out = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> record : readAll(topic, false)) {
-            out.add(new String(record.value(), StandardCharsets.UTF_8));
-        }
-        return out;
     }
 
     private static StreamTableEnvironment tableEnv(String jobName) {
@@ -104,7 +81,7 @@ class KafkaNativeJsonJavaDetailITCase {
         karrow.executeSql(ddl("dst", "kafka-native", "json-native", outNative, false));
         karrow.executeSql("INSERT INTO dst SELECT * FROM src").await();
 
-        List<String> expected = values(outStock);
+        List<String> expected = valueTexts(outStock);
         assertThat(expected).hasSize(RECORDS);
         // The stock job kept what a binary row would drop: nanos of a TIMESTAMP(3), lone surrogates
         // (top level and in arrays). Maps are not kept: the chain's copy of each record
@@ -112,7 +89,7 @@ class KafkaNativeJsonJavaDetailITCase {
         // gets binary maps inside generic rows, as the stock sink does.
         assertThat(expected.get(1)).contains("12:34:56.007919113").contains("a\\uD83Db\\uD83D\\uDE00")
                 .contains("\"\\uD800x\"").contains("\"k?1\":\"1970-01-01 00:00:00\"");
-        assertThat(values(outNative)).as("kafka-native + json-native values").containsExactlyElementsOf(expected);
+        assertThat(valueTexts(outNative)).as("kafka-native + json-native values").containsExactlyElementsOf(expected);
         assertThat(CollectedMetrics.sum(nativeJob, "karrow", "numRecordsEncoded")).isEqualTo(RECORDS);
     }
 }

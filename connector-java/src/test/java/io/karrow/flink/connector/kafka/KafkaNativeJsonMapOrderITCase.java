@@ -1,23 +1,19 @@
 package io.karrow.flink.connector.kafka;
 
 import static io.karrow.flink.testutils.KafkaTestSupport.createTopic;
-import static io.karrow.flink.testutils.KafkaTestSupport.readAll;
+import static io.karrow.flink.testutils.KafkaTestSupport.valueTexts;
 import static io.karrow.flink.testutils.SqlTestSupport.tableEnv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.karrow.flink.testutils.CollectedMetrics;
+import io.karrow.flink.testutils.KafkaJobEnvironment;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
@@ -35,7 +31,6 @@ import java.util.UUID;
  */
 class KafkaNativeJsonMapOrderITCase {
 
-    private static final String BOOTSTRAP = KafkaTestSupport.bootstrap();
     private static final int RECORDS = 200;
 
     /** The cluster test's columns. */
@@ -44,29 +39,10 @@ class KafkaNativeJsonMapOrderITCase {
 
     /** Reports to {@link CollectedMetrics}, so the native decode and encode are seen to engage. */
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniClusterWithMetrics(2);
-
-    @BeforeAll
-    static void setUp() {
-        KafkaTestSupport.requireBroker();
-    }
+    static final KafkaJobEnvironment ENV = KafkaJobEnvironment.withoutRegistry(2);
 
     private static String ddl(String table, String connector, String format, String topic, boolean source) {
-        return "CREATE TABLE " + table + " " + COLUMNS + " WITH ("
-                + "'connector' = '" + connector + "', 'topic' = '" + topic + "',"
-                + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "',"
-                + "'properties.group.id' = 'karrow-map-order-it',"
-                + "'scan.startup.mode' = 'earliest-offset',"
-                + (source ? "'scan.bounded.mode' = 'latest-offset'," : "")
-                + "'format' = '" + format + "')";
-    }
-
-    private static List<String> values(String topic) {
-        List<String> out = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> record : readAll(topic, false)) {
-            out.add(new String(record.value(), StandardCharsets.UTF_8));
-        }
-        return out;
+        return KafkaTestSupport.topicTableDdl(table, COLUMNS, connector, format, topic, "karrow-map-order-it", source);
     }
 
     @Test
@@ -82,7 +58,7 @@ class KafkaNativeJsonMapOrderITCase {
                 + " 'fields.tags.length' = '2')");
         tEnv.executeSql(ddl("gen_sink" + s, "kafka", "json", in, false));
         tEnv.executeSql("INSERT INTO gen_sink" + s + " SELECT * FROM gen" + s).await();
-        List<String> input = values(in);
+        List<String> input = valueTexts(in);
         assertThat(input).hasSize(RECORDS);
         passThrough(tEnv, s, in, outStock, outNative, input);
     }
@@ -99,7 +75,7 @@ class KafkaNativeJsonMapOrderITCase {
         tEnv.getConfig().set("pipeline.name", nativeJob);
         tEnv.executeSql("INSERT INTO t_native" + s + " SELECT * FROM s_native" + s).await();
 
-        List<String> stock = values(outStock);
+        List<String> stock = valueTexts(outStock);
         assertThat(stock).hasSize(RECORDS);
         // The test can fail: the stock job reorders most maps of five random keys.
         long reordered = 0;
@@ -107,7 +83,7 @@ class KafkaNativeJsonMapOrderITCase {
             reordered += stock.get(n).equals(input.get(n)) ? 0 : 1;
         }
         assertThat(reordered).as("records the stock job reordered").isGreaterThan(RECORDS / 2);
-        assertThat(values(outNative)).as("kafka-native + json-native values").containsExactlyElementsOf(stock);
+        assertThat(valueTexts(outNative)).as("kafka-native + json-native values").containsExactlyElementsOf(stock);
         // Both ends ran natively. A decoder decodes in native batches for the whole job or never
         // (json-native is batch-capable), so native batches plus every record decoded by the
         // kafka-native source means every record went through the native decode.

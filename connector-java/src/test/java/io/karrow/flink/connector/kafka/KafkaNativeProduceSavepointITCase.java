@@ -7,10 +7,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
-import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
 import io.karrow.flink.connector.kafka.FusedJobs.Side;
 import io.karrow.flink.testutils.CollectedMetrics;
-import io.karrow.flink.testutils.DevRegistry;
+import io.karrow.flink.testutils.KafkaJobEnvironment;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.flink.api.common.JobStatus;
@@ -20,12 +19,10 @@ import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.connector.kafka.sink.internal.TransactionalIdFactory;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ExceptionUtils;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TransactionListing;
@@ -35,9 +32,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -55,7 +50,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -83,27 +77,7 @@ class KafkaNativeProduceSavepointITCase {
     private static final String PLANTED = "planted-lingering:";
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .setConfiguration(CollectedMetrics.configuration())
-                    .build());
-
-    private static DevRegistry registry;
-
-    @BeforeAll
-    static void setUp() throws Exception {
-        KafkaTestSupport.requireBroker();
-        registry = DevRegistry.start();
-    }
-
-    @AfterAll
-    static void tearDown() {
-        if (registry != null) {
-            registry.close();
-        }
-    }
+    static final KafkaJobEnvironment ENV = KafkaJobEnvironment.withRegistry(2);
 
     /** A leg: the sink's connector and produce mode, and the writers of each path its plan must show. */
     private record Leg(String name, String connector, String options, int nativeWriters, int batchWriters) {
@@ -140,11 +114,11 @@ class KafkaNativeProduceSavepointITCase {
         String out = createTopic("produce-savepoint-out", 3);
         String prefix = "karrow-savepoint-" + UUID.randomUUID().toString().substring(0, 8);
         AvroCorpus corpus = AvroCorpora.bids();
-        int id = registry.register(in + "-value", corpus.writers().get(0).toString());
+        int id = ENV.registry().register(in + "-value", corpus.writers().get(0).toString());
         List<Leg> legs = List.of(STOCK, NATIVE, BATCHED, NATIVE, DEFAULT_MODE, NATIVE, STOCK);
         String savepoint = null;
         for (int step = 0; step < legs.size(); step++) {
-            produce(in, id, corpus, step * PER_STEP, PER_STEP);
+            ThreePartitionBids.produce(in, id, corpus, step * PER_STEP, PER_STEP);
             Leg leg = legs.get(step);
             Started job = start(new Run(leg, naming, prefix, in, out, savepoint, 2, 500));
             int expected = (step + 1) * PER_STEP;
@@ -204,9 +178,9 @@ class KafkaNativeProduceSavepointITCase {
         String out = createTopic("produce-restore-out", 3);
         String prefix = "karrow-restore-" + UUID.randomUUID().toString().substring(0, 8);
         AvroCorpus corpus = AvroCorpora.bids();
-        int id = registry.register(in + "-value", corpus.writers().get(0).toString());
+        int id = ENV.registry().register(in + "-value", corpus.writers().get(0).toString());
 
-        produce(in, id, corpus, 0, PER_STEP);
+        ThreePartitionBids.produce(in, id, corpus, 0, PER_STEP);
         // No periodic checkpoint: the savepoint is the first, its transaction holds every record.
         Started first = start(new Run(from, naming, prefix, in, out, null, 1, 3_600_000));
         String savepoint;
@@ -235,7 +209,7 @@ class KafkaNativeProduceSavepointITCase {
             planted.close(Duration.ZERO);
         }
 
-        produce(in, id, corpus, PER_STEP, PER_STEP);
+        ThreePartitionBids.produce(in, id, corpus, PER_STEP, PER_STEP);
         Started second = start(new Run(to, naming, prefix, in, out, savepoint, 1, 500));
         int expected = 2 * PER_STEP;
         try {
@@ -287,18 +261,18 @@ class KafkaNativeProduceSavepointITCase {
         String out = KafkaTestSupport.createTopic(bootstrap, "produce-restart-out", 3);
         String prefix = "karrow-restart-" + UUID.randomUUID().toString().substring(0, 8);
         AvroCorpus corpus = AvroCorpora.bids();
-        int id = registry.register(in + "-value", corpus.writers().get(0).toString());
+        int id = ENV.registry().register(in + "-value", corpus.writers().get(0).toString());
         // Fails once, halfway through the second step's input (the counter spans both jobs).
         SinkParity.FailOnce.reset(PER_STEP + PER_STEP / 2);
         String dir = checkpoints.toUri().toString();
 
-        produce(bootstrap, in, id, corpus, 0, PER_STEP);
+        ThreePartitionBids.produce(bootstrap, in, id, corpus, 0, PER_STEP);
         Started first = start(new Run(bootstrap, from, "INCREMENTING", prefix, in, out, null, 2, 200, dir));
         try {
             // A checkpoint completed and its transactions were committed: then the second step.
             assertThat(readKeys(bootstrap, out, PER_STEP, true)).as("first job %s", describe(first.client()))
                     .hasSize(PER_STEP);
-            produce(bootstrap, in, id, corpus, PER_STEP, PER_STEP);
+            ThreePartitionBids.produce(bootstrap, in, id, corpus, PER_STEP, PER_STEP);
             assertThatThrownBy(() -> first.client().getJobExecutionResult().get(120, TimeUnit.SECONDS))
                     .hasStackTraceContaining("injected failure after");
         } finally {
@@ -418,22 +392,6 @@ class KafkaNativeProduceSavepointITCase {
         return new KafkaProducer<>(p);
     }
 
-    private static void produce(String topic, int schemaId, AvroCorpus corpus, int from, int count) {
-        produce(BOOTSTRAP, topic, schemaId, corpus, from, count);
-    }
-
-    private static void produce(String bootstrap, String topic, int schemaId, AvroCorpus corpus, int from, int count) {
-        Random random = new Random(from);
-        try (KafkaProducer<byte[], byte[]> producer = producer(bootstrap)) {
-            for (int i = from; i < from + count; i++) {
-                var record = AvroCorpora.bid(random, i, corpus.writers().get(0));
-                producer.send(new ProducerRecord<>(topic, i % 3, null,
-                        ConfluentAvroEncoder.encode(schemaId, corpus.writers().get(0), record)));
-            }
-            producer.flush();
-        }
-    }
-
     /** The committed output ids (the records' keys), once at least {@code expected} arrived (or 90 s passed). */
     private static List<String> readCommitted(String topic, int expected) throws InterruptedException {
         return readKeys(BOOTSTRAP, topic, expected, true);
@@ -501,7 +459,7 @@ class KafkaNativeProduceSavepointITCase {
                 + "'properties.bootstrap.servers' = '" + run.bootstrap() + "', 'properties.group.id' = 'karrow-produce-savepoint-it',"
                 + "'scan.startup.mode' = 'earliest-offset',"
                 + "'value.format' = 'avro-confluent-reference', 'value.avro-confluent-reference.url' = '"
-                + registry.url() + "')");
+                + ENV.registry().url() + "')");
         Leg leg = run.leg();
         String format = leg.connector().equals("kafka") ? "avro-confluent-reference" : "avro-confluent-native";
         tEnv.executeSql("CREATE TABLE snk (id STRING, auction BIGINT) WITH ('connector' = '" + leg.connector() + "',"
@@ -510,7 +468,7 @@ class KafkaNativeProduceSavepointITCase {
                 + "'sink.transaction-naming-strategy' = '" + run.naming() + "',"
                 + "'properties.transaction.timeout.ms' = '600000'," + leg.options()
                 + "'key.format' = 'raw', 'key.fields' = 'id', 'value.format' = '" + format + "',"
-                + "'value." + format + ".url' = '" + registry.url() + "')");
+                + "'value." + format + ".url' = '" + ENV.registry().url() + "')");
         StatementSet statements = tEnv.createStatementSet();
         // The key is the id as raw bytes (read back below).
         statements.addInsertSql("INSERT INTO snk SELECT CONCAT(CAST(`partition` AS STRING), ':',"
@@ -570,7 +528,7 @@ class KafkaNativeProduceSavepointITCase {
         String out = createTopic("produce-savepoint-fused-out", 3);
         String prefix = "karrow-savepoint-fused-" + UUID.randomUUID().toString().substring(0, 8);
         AvroCorpus corpus = AvroCorpora.bids();
-        int id = registry.register(in + "-value", corpus.writers().get(0).toString());
+        int id = ENV.registry().register(in + "-value", corpus.writers().get(0).toString());
         List<FusedLeg> legs = List.of(
                 new FusedLeg(Side.STOCK, "kafka", null, false),
                 new FusedLeg(Side.FUSED, "kafka-native", "native", true),
@@ -592,7 +550,7 @@ class KafkaNativeProduceSavepointITCase {
             if (savepoint != null) {
                 tEnv.getConfig().set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
             }
-            tEnv.executeSql(FusedJobs.sourceDdl(leg.side(), in, registry.url(), "karrow-produce-savepoint-it", ""));
+            tEnv.executeSql(FusedJobs.sourceDdl(leg.side(), in, ENV.registry().url(), "karrow-produce-savepoint-it", ""));
             boolean nativeSink = leg.connector().equals("kafka-native");
             tEnv.executeSql("CREATE TABLE snk (" + FusedJobs.OUT_COLUMNS + ") WITH ('connector' = '" + leg.connector()
                     + "', 'topic' = '" + out + "', 'properties.bootstrap.servers' = '" + BOOTSTRAP + "',"
@@ -618,7 +576,7 @@ class KafkaNativeProduceSavepointITCase {
                         .get(120, TimeUnit.SECONDS);
             }
         }
-        Map<String, Integer> expected = FusedJobs.stockValues(in, registry.url());
+        Map<String, Integer> expected = FusedJobs.stockValues(in, ENV.registry().url());
         assertThat(expected.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(kept);
         assertThat(committed).isEqualTo(expected);
     }

@@ -1,34 +1,25 @@
 package io.karrow.flink.connector.kafka;
 
 import static io.karrow.flink.testutils.KafkaTestSupport.createTopic;
-import static io.karrow.flink.testutils.KafkaTestSupport.producer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
-import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
 import io.karrow.flink.connector.kafka.FusedJobs.Side;
-import io.karrow.flink.testutils.CollectedMetrics;
-import io.karrow.flink.testutils.DevRegistry;
+import io.karrow.flink.testutils.KafkaJobEnvironment;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -43,7 +34,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.Properties;
-import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -62,38 +52,7 @@ class KafkaNativeSavepointITCase {
     private static final String BOOTSTRAP = KafkaTestSupport.bootstrap();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .setConfiguration(CollectedMetrics.configuration())
-                    .build());
-
-    private static DevRegistry registry;
-
-    @BeforeAll
-    static void setUp() throws Exception {
-        registry = DevRegistry.start();
-    }
-
-    @AfterAll
-    static void tearDown() {
-        if (registry != null) {
-            registry.close();
-        }
-    }
-
-    private static void produce(String topic, int schemaId, AvroCorpus corpus, int from, int count) {
-        Random random = new Random(from);
-        try (KafkaProducer<byte[], byte[]> producer = producer()) {
-            for (int i = from; i < from + count; i++) {
-                var record = AvroCorpora.bid(random, i, corpus.writers().get(0));
-                producer.send(new ProducerRecord<>(topic, i % 3, null,
-                        ConfluentAvroEncoder.encode(schemaId, corpus.writers().get(0), record)));
-            }
-            producer.flush();
-        }
-    }
+    static final KafkaJobEnvironment ENV = KafkaJobEnvironment.withRegistry(2);
 
     private static List<String> readAll(String topic, int expected) {
         Properties p = new Properties();
@@ -137,7 +96,7 @@ class KafkaNativeSavepointITCase {
                 + " WITH ('connector' = '" + connector + "', 'topic' = '" + in + "',"
                 + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "', 'properties.group.id' = 'karrow-savepoint-it',"
                 + "'scan.startup.mode' = 'earliest-offset',"
-                + "'value.format' = '" + format + "', 'value." + format + ".url' = '" + registry.url() + "'"
+                + "'value.format' = '" + format + "', 'value." + format + ".url' = '" + ENV.registry().url() + "'"
                 + extraOptions + ")");
         tEnv.executeSql("CREATE TABLE snk (id STRING) WITH ('connector' = 'kafka', 'topic' = '" + out + "',"
                 + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "', 'value.format' = 'raw')");
@@ -162,14 +121,14 @@ class KafkaNativeSavepointITCase {
         String in = createTopic("savepoint-in", 3);
         String out = createTopic("savepoint-out", 1);
         AvroCorpus corpus = AvroCorpora.bids();
-        int id = registry.register(in + "-value", corpus.writers().get(0).toString());
+        int id = ENV.registry().register(in + "-value", corpus.writers().get(0).toString());
 
-        produce(in, id, corpus, 0, PER_STEP);
+        ThreePartitionBids.produce(in, id, corpus, 0, PER_STEP);
         JobClient stock = start("kafka", "avro-confluent-reference", in, out, null);
         assertThat(readAll(out, PER_STEP)).hasSize(PER_STEP);
         String first = stopWithSavepoint(stock, savepoints);
 
-        produce(in, id, corpus, PER_STEP, PER_STEP);
+        ThreePartitionBids.produce(in, id, corpus, PER_STEP, PER_STEP);
         JobClient batched = start("kafka-native", "avro-confluent-native", in, out, first,
                 ", 'scan.fetch-mode' = '" + fetchMode + "'");
         List<String> afterNative = readAll(out, 2 * PER_STEP);
@@ -177,7 +136,7 @@ class KafkaNativeSavepointITCase {
         assertThat(new HashSet<>(afterNative)).isEqualTo(expectedIds(2 * PER_STEP));
         String second = stopWithSavepoint(batched, savepoints);
 
-        produce(in, id, corpus, 2 * PER_STEP, PER_STEP);
+        ThreePartitionBids.produce(in, id, corpus, 2 * PER_STEP, PER_STEP);
         JobClient back = start("kafka", "avro-confluent-reference", in, out, second);
         List<String> all = readAll(out, 3 * PER_STEP);
         back.cancel().get(60, TimeUnit.SECONDS);
@@ -201,7 +160,7 @@ class KafkaNativeSavepointITCase {
         String in = createTopic("savepoint-fused-in", 3);
         String out = createTopic("savepoint-fused-out", 1);
         AvroCorpus corpus = AvroCorpora.bids();
-        int id = registry.register(in + "-value", corpus.writers().get(0).toString());
+        int id = ENV.registry().register(in + "-value", corpus.writers().get(0).toString());
         List<Side> legs = List.of(Side.STOCK, Side.FUSED, Side.UNFUSED, Side.FUSED, Side.STOCK);
         String savepoint = null;
         int kept = 0;
@@ -216,7 +175,7 @@ class KafkaNativeSavepointITCase {
             if (savepoint != null) {
                 tEnv.getConfig().set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
             }
-            tEnv.executeSql(FusedJobs.sourceDdl(side, in, registry.url(), "karrow-savepoint-it", ""));
+            tEnv.executeSql(FusedJobs.sourceDdl(side, in, ENV.registry().url(), "karrow-savepoint-it", ""));
             tEnv.executeSql(FusedJobs.sinkDdl(side, fullSink, out, ""));
             String insert = "INSERT INTO snk " + FusedJobs.QUERY;
             FusedJobs.assertPlan(side, fullSink, tEnv.explainSql(insert));
@@ -233,7 +192,7 @@ class KafkaNativeSavepointITCase {
                 savepoint = stopWithSavepoint(job, savepoints);
             }
         }
-        Map<String, Integer> expected = FusedJobs.stockValues(in, registry.url());
+        Map<String, Integer> expected = FusedJobs.stockValues(in, ENV.registry().url());
         assertThat(expected.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(kept);
         assertThat(all).hasSize(kept).doesNotHaveDuplicates();
         assertThat(new HashSet<>(all)).isEqualTo(expected.keySet());

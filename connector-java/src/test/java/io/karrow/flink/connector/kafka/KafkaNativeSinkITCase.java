@@ -14,18 +14,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.karrow.flink.connector.kafka.SinkParity.FailOnce;
 import io.karrow.flink.connector.kafka.SinkParity.Job;
-import io.karrow.flink.testutils.DevRegistry;
+import io.karrow.flink.testutils.KafkaJobEnvironment;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.table.functions.ScalarFunction;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.FinalizedVersionRange;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -54,16 +52,7 @@ class KafkaNativeSinkITCase {
     private static final String AT_LEAST_ONCE = "'sink.delivery-guarantee' = 'at-least-once',";
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniClusterWithMetrics(2);
-
-    @RegisterExtension
-    static final DevRegistry registry = DevRegistry.perClass();
-
-    @BeforeAll
-    static void setUp() throws Exception {
-        // Fail (not skip) when the broker is absent: CI must start it.
-        KafkaTestSupport.requireBroker();
-    }
+    static final KafkaJobEnvironment ENV = KafkaJobEnvironment.withRegistry(2);
 
     /** The three sinks of one comparison: stock, kafka-native with Kafka's producer, kafka-native native. */
     private record Trio(String oracle, String batched, String nativeProduce) {}
@@ -90,7 +79,7 @@ class KafkaNativeSinkITCase {
 
     @Test
     void deliveryNoneWritesTheOraclesBytes() throws Exception {
-        Job job = new Job(BOOTSTRAP, registry, 1, 1);
+        Job job = new Job(BOOTSTRAP, ENV.registry(), 1, 1);
         Trio t = trio(job, "'sink.delivery-guarantee' = 'none',", false, "", SinkParity.QUERY);
         job.run(0);
         assertRecordByRecord(job, t, false, false, false);
@@ -98,7 +87,7 @@ class KafkaNativeSinkITCase {
 
     @Test
     void atLeastOnceKeyedWritesTheOraclesBytes() throws Exception {
-        Job job = new Job(BOOTSTRAP, registry, 1, 1);
+        Job job = new Job(BOOTSTRAP, ENV.registry(), 1, 1);
         Trio t = trio(job, AT_LEAST_ONCE, true, "", SinkParity.QUERY);
         job.run(0);
         assertRecordByRecord(job, t, false, true, false);
@@ -106,7 +95,7 @@ class KafkaNativeSinkITCase {
 
     @Test
     void exactlyOnceWritesTheOraclesBytes() throws Exception {
-        Job job = new Job(BOOTSTRAP, registry, 1, 1);
+        Job job = new Job(BOOTSTRAP, ENV.registry(), 1, 1);
         Trio keyless = trio(job, exactlyOnce(), false, "", SinkParity.QUERY);
         Trio keyed = trio(job, exactlyOnce(), true, "", SinkParity.QUERY);
         job.run(500);
@@ -121,7 +110,7 @@ class KafkaNativeSinkITCase {
      */
     @Test
     void parallelSinksWriteTheOraclesRecords() throws Exception {
-        Job job = new Job(BOOTSTRAP, registry, 3, 2);
+        Job job = new Job(BOOTSTRAP, ENV.registry(), 3, 2);
         Trio keyed = trio(job, AT_LEAST_ONCE, true, "", SinkParity.QUERY);
         Trio fixed = trio(job, AT_LEAST_ONCE + "'sink.partitioner' = 'fixed',", false, "", SinkParity.QUERY);
         Trio keyless = trio(job, AT_LEAST_ONCE + "'sink.partitioner' = 'round-robin',", false, "", SinkParity.QUERY);
@@ -134,7 +123,7 @@ class KafkaNativeSinkITCase {
     /** Writable metadata {@code timestamp} and {@code headers} round-trip as with the stock sink. */
     @Test
     void writableMetadataRoundTrips() throws Exception {
-        Job job = new Job(BOOTSTRAP, registry, 1, 1);
+        Job job = new Job(BOOTSTRAP, ENV.registry(), 1, 1);
         Trio t = trio(job, AT_LEAST_ONCE, false, METADATA_COLUMNS, METADATA_QUERY);
         job.run(0);
         assertRecordByRecord(job, t, false, false, true);
@@ -150,7 +139,7 @@ class KafkaNativeSinkITCase {
      */
     @Test
     void everyCodecWritesTheOraclesRecords() throws Exception {
-        Job job = new Job(BOOTSTRAP, registry, 3, 2);
+        Job job = new Job(BOOTSTRAP, ENV.registry(), 3, 2);
         String[] codecs = {"none", "gzip", "snappy", "lz4", "zstd"};
         String[][] pairs = new String[codecs.length][];
         for (int i = 0; i < codecs.length; i++) {
@@ -214,7 +203,7 @@ class KafkaNativeSinkITCase {
     private static void failingCommitter(String bootstrap, boolean afterCommit) throws Exception {
         // Never fails; slows the rows so that checkpoints complete while the job runs.
         FailOnce.reset(Integer.MAX_VALUE);
-        Job job = new Job(bootstrap, registry, 1, 1);
+        Job job = new Job(bootstrap, ENV.registry(), 1, 1);
         String query = SinkParity.QUERY + " AND fail_once(auction)";
         String label = "failing-commit-" + UUID.randomUUID();
         List<String> sinks = List.of("stock", "native");
@@ -279,7 +268,7 @@ class KafkaNativeSinkITCase {
     }
 
     private static void transactionTimeout(String bootstrap) throws Exception {
-        Job job = new Job(bootstrap, registry, 1, 1);
+        Job job = new Job(bootstrap, ENV.registry(), 1, 1);
         job.tEnv.createTemporarySystemFunction("slow_rows", SlowRows.class);
         // Rows keep coming for at least 40 s; the broker aborts a timed-out transaction within
         // transaction.abort.timed.out.transaction.cleanup.interval.ms (10 s) of its timeout.
@@ -313,7 +302,7 @@ class KafkaNativeSinkITCase {
     @Test
     void exactlyOnceOnTheOldTransactionProtocol() throws Exception {
         String tv1 = requireTv1();
-        Job job = new Job(tv1, registry, 3, 2);
+        Job job = new Job(tv1, ENV.registry(), 3, 2);
         Trio keyed = trio(job, exactlyOnce(), true, METADATA_COLUMNS, METADATA_QUERY);
         Trio keyless = trio(job, exactlyOnce() + "'properties.compression.type' = 'lz4',", false, "", SinkParity.QUERY);
         job.run(500);
@@ -342,7 +331,7 @@ class KafkaNativeSinkITCase {
 
     private static void exactlyOnceFailover(String bootstrap, int partitions, int parallelism) throws Exception {
         FailOnce.reset(SinkParity.BIDS / 2);
-        Job job = new Job(bootstrap, registry, partitions, parallelism);
+        Job job = new Job(bootstrap, ENV.registry(), partitions, parallelism);
         String query = " SELECT auction, bidder, price * 100 AS price_cents, date_time FROM bids"
                 + " WHERE price > 1000 AND fail_once(auction)";
         Trio t = trio(job, exactlyOnce(), false, "", query);

@@ -13,11 +13,10 @@ import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
 import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
 import io.karrow.flink.testutils.CollectedMetrics;
-import io.karrow.flink.testutils.DevRegistry;
+import io.karrow.flink.testutils.KafkaJobEnvironment;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -49,16 +48,12 @@ class KafkaNativeSourceITCase {
 
     /** Reports to {@link CollectedMetrics}, so each job's path is seen to engage. */
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniClusterWithMetrics(2);
+    static final KafkaJobEnvironment ENV = KafkaJobEnvironment.withRegistry(2);
 
-    @RegisterExtension
-    static final DevRegistry registry = DevRegistry.perClass();
     private static String bidsTopic;
 
     @BeforeAll
     static void setUp() throws Exception {
-        // Fail (not skip) when the broker is absent: CI must start it.
-        KafkaTestSupport.requireBroker();
         bidsTopic = bidsTopic();
     }
 
@@ -70,7 +65,7 @@ class KafkaNativeSourceITCase {
     private static String bidsTopic() throws Exception {
         String topic = createTopic("native-src", 3);
         AvroCorpus corpus = AvroCorpora.bids();
-        int id = registry.register(topic + "-value", corpus.writers().get(0).toString());
+        int id = ENV.registry().register(topic + "-value", corpus.writers().get(0).toString());
         Random random = new Random(corpus.seed());
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
             for (int i = 0; i < BIDS; i++) {
@@ -96,7 +91,7 @@ class KafkaNativeSourceITCase {
                 + "'properties.group.id' = 'karrow-native-it',"
                 + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',"
                 + "'value.format' = '" + format + "',"
-                + "'value." + format + ".url' = '" + registry.url() + "'";
+                + "'value." + format + ".url' = '" + ENV.registry().url() + "'";
     }
 
     private static String valueOnlyDdl(String table, String connector, String topic, String format) {
@@ -191,7 +186,7 @@ class KafkaNativeSourceITCase {
     void badRecordFailsTheJobWithTopicPartitionOffsetAndTheReason() throws Exception {
         String topic = createTopic("native-src-bad", 1);
         AvroCorpus corpus = AvroCorpora.bids();
-        int id = registry.register(topic + "-value", corpus.writers().get(0).toString());
+        int id = ENV.registry().register(topic + "-value", corpus.writers().get(0).toString());
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
             for (int i = 0; i < 5; i++) {
                 byte[] value = ConfluentAvroEncoder.encode(id, corpus.writers().get(0),

@@ -3,15 +3,13 @@ package io.karrow.flink.connector.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.karrow.flink.testutils.CollectedMetrics;
-import io.karrow.flink.testutils.DevRegistry;
+import io.karrow.flink.testutils.KafkaJobEnvironment;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -40,15 +38,7 @@ class UpsertKafkaNativeFormatsITCase {
     private static final int ROWS = 600;
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniClusterWithMetrics(2);
-
-    @RegisterExtension
-    static final DevRegistry registry = DevRegistry.perClass();
-
-    @BeforeAll
-    static void setUp() throws Exception {
-        KafkaTestSupport.requireBroker();
-    }
+    static final KafkaJobEnvironment ENV = KafkaJobEnvironment.withRegistry(2);
 
     /** Stock and native format of a family. */
     private static String[] formats(String family) {
@@ -85,7 +75,7 @@ class UpsertKafkaNativeFormatsITCase {
                 ? String.format(Locale.ROOT,
                         "'key.%1$s.url' = '%2$s', 'key.%1$s.subject' = '%3$s-key', "
                                 + "'value.%1$s.url' = '%2$s', 'value.%1$s.subject' = '%3$s-value', ",
-                        format, registry.url(), subjectPrefix)
+                        format, ENV.registry().url(), subjectPrefix)
                 : "";
         return "CREATE TEMPORARY TABLE " + name + " (" + columns + ") WITH ("
                 + "'connector' = 'upsert-kafka', "

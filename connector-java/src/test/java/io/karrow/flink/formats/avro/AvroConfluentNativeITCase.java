@@ -13,17 +13,15 @@ import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
 import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
 import io.karrow.flink.testutils.CollectedMetrics;
-import io.karrow.flink.testutils.DevRegistry;
+import io.karrow.flink.testutils.KafkaJobEnvironment;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -46,16 +44,7 @@ class AvroConfluentNativeITCase {
     private static final String BOOTSTRAP = KafkaTestSupport.bootstrap();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniClusterWithMetrics(2);
-
-    @RegisterExtension
-    static final DevRegistry registry = DevRegistry.perClass();
-
-    @BeforeAll
-    static void setUp() throws Exception {
-        // Fail (not skip) when the broker is absent: CI must start it.
-        KafkaTestSupport.requireBroker();
-    }
+    static final KafkaJobEnvironment ENV = KafkaJobEnvironment.withRegistry(2);
 
     private static void produce(String topic, List<byte[]> keys, List<byte[]> values) {
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
@@ -70,7 +59,7 @@ class AvroConfluentNativeITCase {
     private static String bidsTopic() throws Exception {
         String topic = createTopic("bids", 3);
         AvroCorpus corpus = AvroCorpora.bids();
-        int id = registry.register(topic + "-value", corpus.writers().get(0).toString());
+        int id = ENV.registry().register(topic + "-value", corpus.writers().get(0).toString());
         Random random = new Random(corpus.seed());
         List<byte[]> keys = new ArrayList<>(BIDS);
         List<byte[]> values = new ArrayList<>(BIDS);
@@ -91,7 +80,7 @@ class AvroConfluentNativeITCase {
                 + "'properties.group.id' = 'karrow-it',"
                 + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',"
                 + "'value.format' = '" + format + "',"
-                + "'value." + format + ".url' = '" + registry.url() + "')";
+                + "'value." + format + ".url' = '" + ENV.registry().url() + "')";
     }
 
     private static String keyedDdl(String table, String topic, String format) {
@@ -105,7 +94,7 @@ class AvroConfluentNativeITCase {
                 + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',"
                 + "'key.format' = 'raw', 'key.fields' = 'k', 'value.fields-include' = 'EXCEPT_KEY',"
                 + "'value.format' = '" + format + "',"
-                + "'value." + format + ".url' = '" + registry.url() + "')";
+                + "'value." + format + ".url' = '" + ENV.registry().url() + "')";
     }
 
     @Test
@@ -135,8 +124,8 @@ class AvroConfluentNativeITCase {
         String bid = "{\"type\":\"record\",\"name\":\"Bid\",\"namespace\":\"shop\",\"fields\":["
                 + "{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"price\",\"type\":\"money.Amount\"},"
                 + "{\"name\":\"name\",\"type\":[\"null\",\"string\"],\"default\":null}]}";
-        registry.register(amountSubject, amount);
-        int id = registry.register(topic + "-value", "AVRO", bid,
+        ENV.registry().register(amountSubject, amount);
+        int id = ENV.registry().register(topic + "-value", "AVRO", bid,
                 "[{\"name\":\"money.Amount\",\"subject\":\"" + amountSubject + "\",\"version\":1}]");
         Schema.Parser parser = new Schema.Parser();
         Schema amountSchema = parser.parse(amount);
@@ -172,7 +161,7 @@ class AvroConfluentNativeITCase {
                     + "'properties.group.id' = 'karrow-it',"
                     + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',"
                     + "'value.format' = '" + t[2] + "',"
-                    + "'value." + t[2] + ".url' = '" + registry.url() + "')");
+                    + "'value." + t[2] + ".url' = '" + ENV.registry().url() + "')");
         }
         Map<Row, Integer> expected = collect(tEnv, "SELECT * FROM refs_reference");
         assertThat(size(expected)).isEqualTo(count);
@@ -212,7 +201,7 @@ class AvroConfluentNativeITCase {
     void badRecordFailsTheJobWithTheReason() throws Exception {
         String topic = createTopic("bids-bad", 1);
         AvroCorpus corpus = AvroCorpora.bids();
-        int id = registry.register(topic + "-value", corpus.writers().get(0).toString());
+        int id = ENV.registry().register(topic + "-value", corpus.writers().get(0).toString());
         byte[] good = ConfluentAvroEncoder.encode(id, corpus.writers().get(0),
                 AvroCorpora.bid(new Random(1), 0, corpus.writers().get(0)));
         byte[] bad = good.clone();

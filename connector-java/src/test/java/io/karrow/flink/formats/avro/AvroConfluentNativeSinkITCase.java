@@ -8,18 +8,16 @@ import io.karrow.flink.formats.avro.corpus.AvroCorpora;
 import io.karrow.flink.formats.avro.corpus.AvroCorpus;
 import io.karrow.flink.formats.avro.corpus.ConfluentAvroEncoder;
 import io.karrow.flink.testutils.CollectedMetrics;
-import io.karrow.flink.testutils.DevRegistry;
+import io.karrow.flink.testutils.KafkaJobEnvironment;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -43,21 +41,12 @@ class AvroConfluentNativeSinkITCase {
     private static final String BOOTSTRAP = KafkaTestSupport.bootstrap();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniClusterWithMetrics(2);
-
-    @RegisterExtension
-    static final DevRegistry registry = DevRegistry.perClass();
-
-    @BeforeAll
-    static void setUp() throws Exception {
-        // Fail (not skip) when the broker is absent: CI must start it.
-        KafkaTestSupport.requireBroker();
-    }
+    static final KafkaJobEnvironment ENV = KafkaJobEnvironment.withRegistry(2);
 
     /** Writes {@link #BIDS} Confluent-Avro bids to a new one-partition topic; returns how many have price > 1000. */
     private static int produceBids(String topic) throws Exception {
         AvroCorpus corpus = AvroCorpora.bids();
-        int id = registry.register(topic + "-value", corpus.writers().get(0).toString());
+        int id = ENV.registry().register(topic + "-value", corpus.writers().get(0).toString());
         Random random = new Random(corpus.seed());
         int selected = 0;
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
@@ -81,12 +70,12 @@ class AvroConfluentNativeSinkITCase {
                 + "'properties.group.id' = 'karrow-sink-it',"
                 + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',"
                 + "'value.format' = 'avro-confluent-reference',"
-                + "'value.avro-confluent-reference.url' = '" + registry.url() + "')";
+                + "'value.avro-confluent-reference.url' = '" + ENV.registry().url() + "')";
     }
 
     private static String sinkDdl(String table, String topic, String format, String guaranteeOptions, boolean keyed) {
         String key = keyed
-                ? "'key.format' = '" + format + "', 'key." + format + ".url' = '" + registry.url() + "',"
+                ? "'key.format' = '" + format + "', 'key." + format + ".url' = '" + ENV.registry().url() + "',"
                         + "'key.fields' = 'auction;bidder', 'value.fields-include' = 'EXCEPT_KEY',"
                 : "";
         return "CREATE TABLE " + table + " (auction BIGINT, bidder BIGINT, price_cents BIGINT, channel STRING,"
@@ -95,7 +84,7 @@ class AvroConfluentNativeSinkITCase {
                 + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "',"
                 + guaranteeOptions + key
                 + "'value.format' = '" + format + "',"
-                + "'value." + format + ".url' = '" + registry.url() + "')";
+                + "'value." + format + ".url' = '" + ENV.registry().url() + "')";
     }
 
     private static final String QUERY =

@@ -5,14 +5,13 @@ import static io.karrow.flink.testutils.SqlTestSupport.tableEnv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.karrow.flink.testutils.CollectedMetrics;
-import io.karrow.flink.testutils.DevRegistry;
+import io.karrow.flink.testutils.KafkaJobEnvironment;
 import io.karrow.flink.testutils.KafkaTestSupport;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.functions.ScalarFunction;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.BeforeAll;
@@ -53,14 +52,10 @@ class ConfluentPythonClientITCase {
 
     /** Reports to {@link CollectedMetrics}, so the native fetch is seen to engage. */
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = KafkaTestSupport.miniClusterWithMetrics(2);
-
-    @RegisterExtension
-    static final DevRegistry registry = DevRegistry.perClass();
+    static final KafkaJobEnvironment ENV = KafkaJobEnvironment.withRegistry(2);
 
     @BeforeAll
     static void setUp() throws Exception {
-        KafkaTestSupport.requireBroker();
         ConfluentPythonPeer.requireClient();
     }
 
@@ -99,7 +94,7 @@ class ConfluentPythonClientITCase {
                 + "'properties.group.id' = 'karrow-confluent-python-it',"
                 + "'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',"
                 + "'value.format' = '" + format + "',"
-                + "'value." + format + ".url' = '" + registry.url() + "')";
+                + "'value." + format + ".url' = '" + ENV.registry().url() + "')";
     }
 
     private static List<JsonNode> rendered(StreamTableEnvironment tEnv, String query) throws Exception {
@@ -114,7 +109,7 @@ class ConfluentPythonClientITCase {
     @MethodSource("confluentWrites")
     void confluentSerializersWriteKarrowReads(String kase, String format, String columns) throws Exception {
         String topic = createTopic("confluent-py-" + kase, 2);
-        List<JsonNode> written = ConfluentPythonPeer.produce(BOOTSTRAP, registry.url(), kase, topic);
+        List<JsonNode> written = ConfluentPythonPeer.produce(BOOTSTRAP, ENV.registry().url(), kase, topic);
         assertThat(written).hasSize(40);
         Map<JsonNode, Integer> expected = ConfluentPythonPeer.multiset(written);
         StreamTableEnvironment tEnv = tableEnv();
@@ -212,8 +207,8 @@ class ConfluentPythonClientITCase {
         if (!kase.equals("protobuf-refs")) {
             return "";
         }
-        registry.register(COMMON_SUBJECT, "PROTOBUF", COMMON);
-        int version = registry.latestVersion(COMMON_SUBJECT).get("version").asInt();
+        ENV.registry().register(COMMON_SUBJECT, "PROTOBUF", COMMON);
+        int version = ENV.registry().latestVersion(COMMON_SUBJECT).get("version").asInt();
         String references = "[{\"name\":\"shop/common.proto\",\"subject\":\"" + COMMON_SUBJECT
                 + "\",\"version\":" + version + "}]";
         return ",'value." + PROTOBUF + ".schema' = '" + SIGNED.replace("'", "''") + "',"
@@ -279,13 +274,13 @@ class ConfluentPythonClientITCase {
                     + "'connector' = '" + connector + "', 'topic' = '" + topic + "',"
                     + "'properties.bootstrap.servers' = '" + BOOTSTRAP + "',"
                     + "'value.format' = '" + format + "',"
-                    + "'value." + format + ".url' = '" + registry.url() + "'" + sinkOptions(kase) + ")");
+                    + "'value." + format + ".url' = '" + ENV.registry().url() + "'" + sinkOptions(kase) + ")");
             inserts.addInsertSql("INSERT INTO " + sink + " SELECT * FROM " + view);
         }
         inserts.execute().await();
         Map<JsonNode, Integer> expected = ConfluentPythonPeer.multiset(source);
         for (String topic : topics) {
-            Map<String, List<JsonNode>> read = ConfluentPythonPeer.consume(BOOTSTRAP, registry.url(), kase, topic, 3);
+            Map<String, List<JsonNode>> read = ConfluentPythonPeer.consume(BOOTSTRAP, ENV.registry().url(), kase, topic, 3);
             List<String> variants = kase.equals("avro")
                     ? List.of("with-registry")
                     : List.of("with-registry", "without-registry");

@@ -50,14 +50,10 @@ public final class AvroConfluentNativeFormatOptions {
 
     /** Explicit Avro reader schema (JSON text); must match the table schema. */
     public static final ConfigOption<String> SCHEMA =
-            ConfigOptions.key("schema")
-                    .stringType()
-                    .noDefaultValue()
-                    .withFallbackKeys("schema-registry.schema")
-                    .withDescription(
-                            "The Avro schema used as reader schema. If absent, it is derived from the table "
-                                    + "schema the way Flink's avro-confluent format derives it. It must match the "
-                                    + "table schema.");
+            RegistryFormatOptions.schema(
+                    "The Avro schema used as reader schema. If absent, it is derived from the table "
+                            + "schema the way Flink's avro-confluent format derives it. It must match the "
+                            + "table schema.");
 
     /**
      * The registered schemas the writer {@link #SCHEMA} refers to (Confluent's schema references):

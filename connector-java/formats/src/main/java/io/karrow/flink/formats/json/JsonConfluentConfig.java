@@ -82,14 +82,8 @@ public final class JsonConfluentConfig implements Serializable {
 
     @Override
     public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof JsonConfluentConfig)) {
-            return false;
-        }
-        JsonConfluentConfig that = (JsonConfluentConfig) o;
-        return validateSchemaId == that.validateSchemaId
+        return o instanceof JsonConfluentConfig that
+                && validateSchemaId == that.validateSchemaId
                 && registry.equals(that.registry)
                 && Objects.equals(subject, that.subject);
     }

@@ -1,5 +1,7 @@
 package io.karrow.flink.formats.json;
 
+import io.karrow.flink.formats.registry.RegistryFormatOptions;
+
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 
@@ -13,13 +15,9 @@ public final class JsonConfluentNativeFormatOptions {
 
     /** The JSON Schema registered for the written values; derived from the table when absent. */
     public static final ConfigOption<String> SCHEMA =
-            ConfigOptions.key("schema")
-                    .stringType()
-                    .noDefaultValue()
-                    .withFallbackKeys("schema-registry.schema")
-                    .withDescription(
-                            "The JSON Schema (text) registered under the subject when writing. If absent, a "
-                                    + "draft-07 JSON Schema is derived from the table schema. Not used when reading.");
+            RegistryFormatOptions.schema(
+                    "The JSON Schema (text) registered under the subject when writing. If absent, a "
+                            + "draft-07 JSON Schema is derived from the table schema. Not used when reading.");
 
     /** Whether every schema id read must name a JSON schema in the registry (decode). */
     public static final ConfigOption<Boolean> VALIDATE_SCHEMA_ID =

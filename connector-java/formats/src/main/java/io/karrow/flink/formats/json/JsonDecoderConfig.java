@@ -119,14 +119,8 @@ public final class JsonDecoderConfig implements Serializable {
 
     @Override
     public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof JsonDecoderConfig)) {
-            return false;
-        }
-        JsonDecoderConfig that = (JsonDecoderConfig) o;
-        return failOnMissingField == that.failOnMissingField
+        return o instanceof JsonDecoderConfig that
+                && failOnMissingField == that.failOnMissingField
                 && ignoreParseErrors == that.ignoreParseErrors
                 && jsonParser == that.jsonParser
                 && timestampFormat.equals(that.timestampFormat)

@@ -141,14 +141,8 @@ public final class JsonEncoderConfig implements Serializable {
 
     @Override
     public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof JsonEncoderConfig)) {
-            return false;
-        }
-        JsonEncoderConfig that = (JsonEncoderConfig) o;
-        return decimalAsPlainNumber == that.decimalAsPlainNumber
+        return o instanceof JsonEncoderConfig that
+                && decimalAsPlainNumber == that.decimalAsPlainNumber
                 && ignoreNullFields == that.ignoreNullFields
                 && timestampFormat.equals(that.timestampFormat)
                 && mapNullKeyMode.equals(that.mapNullKeyMode)

@@ -123,14 +123,8 @@ public final class ProtobufConfig implements Serializable {
 
     @Override
     public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof ProtobufConfig)) {
-            return false;
-        }
-        ProtobufConfig that = (ProtobufConfig) o;
-        return ignoreParseErrors == that.ignoreParseErrors
+        return o instanceof ProtobufConfig that
+                && ignoreParseErrors == that.ignoreParseErrors
                 && readDefaultValues == that.readDefaultValues
                 && messageName.equals(that.messageName)
                 && Arrays.equals(descriptorSet, that.descriptorSet)

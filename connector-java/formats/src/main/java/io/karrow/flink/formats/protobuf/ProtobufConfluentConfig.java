@@ -96,14 +96,8 @@ public final class ProtobufConfluentConfig implements Serializable {
 
     @Override
     public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof ProtobufConfluentConfig)) {
-            return false;
-        }
-        ProtobufConfluentConfig that = (ProtobufConfluentConfig) o;
-        return registry.equals(that.registry) && Objects.equals(subject, that.subject)
+        return o instanceof ProtobufConfluentConfig that
+                && registry.equals(that.registry) && Objects.equals(subject, that.subject)
                 && Objects.equals(schemaReferences, that.schemaReferences);
     }
 

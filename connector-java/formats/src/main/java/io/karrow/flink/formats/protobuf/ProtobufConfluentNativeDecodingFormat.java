@@ -1,16 +1,13 @@
 package io.karrow.flink.formats.protobuf;
 
+import io.karrow.flink.formats.NativeDecodingFormat;
+
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.table.connector.ChangelogMode;
-import org.apache.flink.table.connector.Projection;
-import org.apache.flink.table.connector.format.ProjectableDecodingFormat;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
-
-import java.util.Objects;
 
 /**
  * The {@code protobuf-confluent-native} decoding format: checks that every column type can be read
@@ -19,11 +16,7 @@ import java.util.Objects;
  * ProtobufNativeDeserializationSchema} instances with the Confluent settings. Top-level projection is
  * supported (columns are matched by name).
  */
-public class ProtobufConfluentNativeDecodingFormat
-        implements ProjectableDecodingFormat<DeserializationSchema<RowData>> {
-
-    private final ProtobufConfig config;
-    private final boolean emitGenericRows;
+public class ProtobufConfluentNativeDecodingFormat extends NativeDecodingFormat<ProtobufConfig> {
 
     /**
      * Creates the format.
@@ -32,22 +25,14 @@ public class ProtobufConfluentNativeDecodingFormat
      * @param emitGenericRows whether produced rows must be {@code GenericRowData}
      */
     public ProtobufConfluentNativeDecodingFormat(ProtobufConfig config, boolean emitGenericRows) {
-        this.config = Objects.requireNonNull(config, "config");
-        this.emitGenericRows = emitGenericRows;
+        super(config, emitGenericRows);
     }
 
     @Override
-    public DeserializationSchema<RowData> createRuntimeDecoder(
-            DynamicTableSource.Context context, DataType physicalDataType, int[][] projections) {
-        DataType producedDataType = Projection.of(projections).project(physicalDataType);
-        RowType rowType = (RowType) producedDataType.getLogicalType();
+    protected DeserializationSchema<RowData> createDecoder(
+            DynamicTableSource.Context context, DataType producedDataType, RowType rowType) {
         ProtobufConfluentRowTypes.validateReadable(rowType);
         TypeInformation<RowData> producedType = context.createTypeInformation(producedDataType);
         return new ProtobufNativeDeserializationSchema(rowType, producedType, config, emitGenericRows);
-    }
-
-    @Override
-    public ChangelogMode getChangelogMode() {
-        return ChangelogMode.insertOnly();
     }
 }

@@ -1,14 +1,10 @@
 package io.karrow.flink.formats.protobuf;
 
-import org.apache.flink.api.common.serialization.SerializationSchema;
-import org.apache.flink.table.connector.ChangelogMode;
-import org.apache.flink.table.connector.format.EncodingFormat;
-import org.apache.flink.table.connector.sink.DynamicTableSink;
-import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.types.DataType;
-import org.apache.flink.table.types.logical.RowType;
+import io.karrow.flink.formats.NativeEncodingFormat;
 
-import java.util.Objects;
+import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
 
 /**
  * The {@code protobuf-confluent-native} encoding format: without a {@code schema} option, checks that
@@ -17,9 +13,7 @@ import java.util.Objects;
  * schema when the encoder opens). Creates {@link ProtobufNativeSerializationSchema} instances with the
  * Confluent settings.
  */
-public class ProtobufConfluentNativeEncodingFormat implements EncodingFormat<SerializationSchema<RowData>> {
-
-    private final ProtobufConfig config;
+public class ProtobufConfluentNativeEncodingFormat extends NativeEncodingFormat<ProtobufConfig> {
 
     /**
      * Creates the format.
@@ -27,23 +21,16 @@ public class ProtobufConfluentNativeEncodingFormat implements EncodingFormat<Ser
      * @param config the registry settings, subject, writer schema and options
      */
     public ProtobufConfluentNativeEncodingFormat(ProtobufConfig config) {
-        this.config = Objects.requireNonNull(config, "config");
+        super(config);
     }
 
     @Override
-    public SerializationSchema<RowData> createRuntimeEncoder(
-            DynamicTableSink.Context context, DataType physicalDataType) {
-        RowType rowType = (RowType) physicalDataType.getLogicalType();
+    protected SerializationSchema<RowData> createEncoder(RowType rowType) {
         if (config.confluent().registry().getSchema() == null) {
             ProtobufConfluentRowTypes.validateDerivable(rowType);
         } else {
             ProtobufConfluentRowTypes.validateReadable(rowType);
         }
         return new ProtobufNativeSerializationSchema(rowType, config);
-    }
-
-    @Override
-    public ChangelogMode getChangelogMode() {
-        return ChangelogMode.insertOnly();
     }
 }

@@ -1,5 +1,7 @@
 package io.karrow.flink.formats.protobuf;
 
+import io.karrow.flink.formats.registry.RegistryFormatOptions;
+
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 
@@ -14,15 +16,11 @@ public final class ProtobufConfluentNativeFormatOptions {
 
     /** The {@code .proto} text registered for the written values; derived from the table when absent. */
     public static final ConfigOption<String> SCHEMA =
-            ConfigOptions.key("schema")
-                    .stringType()
-                    .noDefaultValue()
-                    .withFallbackKeys("schema-registry.schema")
-                    .withDescription(
-                            "The Protobuf schema (.proto text) registered under the subject when writing; its "
-                                    + "imports may be google/protobuf/* files and the registered schemas named by "
-                                    + "'schema.references'. If absent, a proto3 schema is derived from the table "
-                                    + "schema. Not used when reading.");
+            RegistryFormatOptions.schema(
+                    "The Protobuf schema (.proto text) registered under the subject when writing; its "
+                            + "imports may be google/protobuf/* files and the registered schemas named by "
+                            + "'schema.references'. If absent, a proto3 schema is derived from the table "
+                            + "schema. Not used when reading.");
 
     /**
      * The registered schemas {@link #SCHEMA} imports (Confluent's schema references), each under the

@@ -1,12 +1,10 @@
 package io.karrow.flink.formats.protobuf;
 
-import com.google.protobuf.Descriptors.Descriptor;
+import io.karrow.flink.formats.NativeDecodingFormat;
 
+import com.google.protobuf.Descriptors.Descriptor;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.table.connector.ChangelogMode;
-import org.apache.flink.table.connector.Projection;
-import org.apache.flink.table.connector.format.ProjectableDecodingFormat;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.DataType;
@@ -19,11 +17,9 @@ import java.util.Objects;
  * message with Flink's messages and creates {@link ProtobufNativeDeserializationSchema} instances.
  * Top-level projection is supported (columns are matched by name); nested projection is not.
  */
-public class ProtobufNativeDecodingFormat implements ProjectableDecodingFormat<DeserializationSchema<RowData>> {
+public class ProtobufNativeDecodingFormat extends NativeDecodingFormat<ProtobufConfig> {
 
     private final Descriptor message;
-    private final ProtobufConfig config;
-    private final boolean emitGenericRows;
 
     /**
      * Creates the format.
@@ -33,23 +29,15 @@ public class ProtobufNativeDecodingFormat implements ProjectableDecodingFormat<D
      * @param emitGenericRows whether produced rows must be {@code GenericRowData}
      */
     public ProtobufNativeDecodingFormat(Descriptor message, ProtobufConfig config, boolean emitGenericRows) {
+        super(config, emitGenericRows);
         this.message = Objects.requireNonNull(message, "message");
-        this.config = Objects.requireNonNull(config, "config");
-        this.emitGenericRows = emitGenericRows;
     }
 
     @Override
-    public DeserializationSchema<RowData> createRuntimeDecoder(
-            DynamicTableSource.Context context, DataType physicalDataType, int[][] projections) {
-        DataType producedDataType = Projection.of(projections).project(physicalDataType);
-        RowType rowType = (RowType) producedDataType.getLogicalType();
+    protected DeserializationSchema<RowData> createDecoder(
+            DynamicTableSource.Context context, DataType producedDataType, RowType rowType) {
         ProtobufSchemaValidation.validate(message, rowType);
         TypeInformation<RowData> producedType = context.createTypeInformation(producedDataType);
         return new ProtobufNativeDeserializationSchema(rowType, producedType, config, emitGenericRows);
-    }
-
-    @Override
-    public ChangelogMode getChangelogMode() {
-        return ChangelogMode.insertOnly();
     }
 }

@@ -229,14 +229,8 @@ public final class RegistryDecoderConfig implements Serializable {
 
     @Override
     public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof RegistryDecoderConfig)) {
-            return false;
-        }
-        RegistryDecoderConfig that = (RegistryDecoderConfig) o;
-        return url.equals(that.url)
+        return o instanceof RegistryDecoderConfig that
+                && url.equals(that.url)
                 && Objects.equals(schema, that.schema)
                 && Objects.equals(basicAuthCredentialsSource, that.basicAuthCredentialsSource)
                 && Objects.equals(basicAuthUserInfo, that.basicAuthUserInfo)

@@ -66,14 +66,8 @@ public final class RegistryEncoderConfig implements Serializable {
 
     @Override
     public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof RegistryEncoderConfig)) {
-            return false;
-        }
-        RegistryEncoderConfig that = (RegistryEncoderConfig) o;
-        return registry.equals(that.registry)
+        return o instanceof RegistryEncoderConfig that
+                && registry.equals(that.registry)
                 && subject.equals(that.subject)
                 && Objects.equals(schemaReferences, that.schemaReferences);
     }

@@ -155,5 +155,18 @@ public final class RegistryFormatOptions {
             RETRY_BACKOFF,
             RETRY_BACKOFF_MAX);
 
+
+    /**
+     * The {@code schema} option of a registry format (fallback key {@code schema-registry.schema},
+     * as Flink's {@code avro-confluent}), with what the schema means to that format.
+     */
+    public static ConfigOption<String> schema(String description) {
+        return ConfigOptions.key("schema")
+                .stringType()
+                .noDefaultValue()
+                .withFallbackKeys("schema-registry.schema")
+                .withDescription(description);
+    }
+
     private RegistryFormatOptions() {}
 }
