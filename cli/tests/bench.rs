@@ -1029,15 +1029,20 @@ fn protobuf_format_over_a_generated_corpus() {
     ] {
         assert!(row_type.contains(column), "{column} in {row_type}");
     }
-    assert!(v["writer_schema"].as_str().unwrap().contains("message Order"), "{v}");
+    assert!(
+        v["writer_schema"]
+            .as_str()
+            .unwrap()
+            .contains("message Order"),
+        "{v}"
+    );
     let checks = v["verification"].as_array().unwrap();
     assert_eq!(checks.len(), 2);
     assert!(checks.iter().all(|c| c["equal"] == true), "{checks:?}");
-    assert!(v["notes"]
-        .as_array()
+    assert!(v["notes"].as_array().unwrap().iter().any(|n| n
+        .as_str()
         .unwrap()
-        .iter()
-        .any(|n| n.as_str().unwrap().contains("Protobuf codec has no Arrow path")));
+        .contains("Protobuf codec has no Arrow path")));
 
     // The same messages from the descriptor set, and again for the same seed.
     let again = temp("protobuf-desc.bin");
@@ -1048,7 +1053,10 @@ fn protobuf_format_over_a_generated_corpus() {
     );
     assert_native_protobuf_engaged(&w, "protobuf");
     assert_eq!(w["row_type"], v["row_type"]);
-    assert_eq!(std::fs::read(&saved).unwrap(), std::fs::read(&again).unwrap());
+    assert_eq!(
+        std::fs::read(&saved).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
 
     // A subset of the columns (--columns) reads only those fields.
     let o = bench(&[
@@ -1079,23 +1087,56 @@ fn protobuf_format_argument_and_schema_errors() {
     let proto = orders_proto();
     let proto = proto.to_str().unwrap();
     assert_one_line_error(
-        &bench(&["--format", "protobuf", "--schema", proto, "--generate", "5", "--no-stock"]),
+        &bench(&[
+            "--format",
+            "protobuf",
+            "--schema",
+            proto,
+            "--generate",
+            "5",
+            "--no-stock",
+        ]),
         2,
         "--message NAME",
     );
     assert_one_line_error(
-        &bench(&["--format", "protobuf", "--message", "shop.Order", "--generate", "5", "--no-stock"]),
+        &bench(&[
+            "--format",
+            "protobuf",
+            "--message",
+            "shop.Order",
+            "--generate",
+            "5",
+            "--no-stock",
+        ]),
         2,
         "--schema FILE",
     );
     assert_one_line_error(
-        &bench(&["--format", "json", "--columns", "a INT", "--message", "x.Y", "--generate", "5", "--no-stock"]),
+        &bench(&[
+            "--format",
+            "json",
+            "--columns",
+            "a INT",
+            "--message",
+            "x.Y",
+            "--generate",
+            "5",
+            "--no-stock",
+        ]),
         2,
         "--message names a Protobuf message",
     );
     assert_one_line_error(
         &bench(&[
-            "--format", "protobuf", "--schema", proto, "--message", "shop.Nope", "--generate", "5",
+            "--format",
+            "protobuf",
+            "--schema",
+            proto,
+            "--message",
+            "shop.Nope",
+            "--generate",
+            "5",
             "--no-stock",
         ]),
         1,
@@ -1103,8 +1144,17 @@ fn protobuf_format_argument_and_schema_errors() {
     );
     assert_one_line_error(
         &bench(&[
-            "--format", "protobuf", "--schema", proto, "--message", "shop.Order", "--columns",
-            "nope INT", "--generate", "5", "--no-stock",
+            "--format",
+            "protobuf",
+            "--schema",
+            proto,
+            "--message",
+            "shop.Order",
+            "--columns",
+            "nope INT",
+            "--generate",
+            "5",
+            "--no-stock",
         ]),
         1,
         "nope",
@@ -1113,8 +1163,15 @@ fn protobuf_format_argument_and_schema_errors() {
     std::fs::write(&broken, "syntax = \"proto3\"; message {").unwrap();
     assert_one_line_error(
         &bench(&[
-            "--format", "protobuf", "--schema", broken.to_str().unwrap(), "--message", "A",
-            "--generate", "5", "--no-stock",
+            "--format",
+            "protobuf",
+            "--schema",
+            broken.to_str().unwrap(),
+            "--message",
+            "A",
+            "--generate",
+            "5",
+            "--no-stock",
         ]),
         1,
         "does not compile",
@@ -1124,8 +1181,15 @@ fn protobuf_format_argument_and_schema_errors() {
     std::fs::write(&junk, [0xffu8, 0xff, 0xff]).unwrap();
     assert_one_line_error(
         &bench(&[
-            "--format", "protobuf", "--schema", junk.to_str().unwrap(), "--message", "A",
-            "--generate", "5", "--no-stock",
+            "--format",
+            "protobuf",
+            "--schema",
+            junk.to_str().unwrap(),
+            "--message",
+            "A",
+            "--generate",
+            "5",
+            "--no-stock",
         ]),
         1,
         "descriptor set",
@@ -1138,8 +1202,15 @@ fn protobuf_format_argument_and_schema_errors() {
     std::fs::write(&bad, &bytes).unwrap();
     assert_one_line_error(
         &bench(&[
-            "--format", "protobuf", "--schema", proto, "--message", "shop.Note", "--input",
-            bad.to_str().unwrap(), "--no-stock",
+            "--format",
+            "protobuf",
+            "--schema",
+            proto,
+            "--message",
+            "shop.Note",
+            "--input",
+            bad.to_str().unwrap(),
+            "--no-stock",
         ]),
         1,
         "message 0 does not decode",

@@ -10,10 +10,10 @@ use super::measure::{Figures, Op};
 use super::messages::{self, Messages};
 use super::output::Line;
 use super::progress::Progress;
+use super::protobuf::{generated_files, ProtoSchema};
 use super::sample::NativeSample;
 use super::schema::Resolved;
 use super::verify::Check;
-use super::protobuf::{generated_files, ProtoSchema};
 use super::{protoc, render, stock, BenchArgs, BenchError, TempDir};
 
 /// What stock Flink gave.
@@ -98,9 +98,11 @@ pub fn run_stock(
         None => None,
         Some(p) => {
             progress.update("stock Flink: generating the message class (protoc, javac)");
-            let compiled = generated_files(&p.set).map_err(|e| e.to_string()).and_then(|files| {
-                protoc::compile_classes(&jvm, inputs.protoc, &p.set, &files, &tmp.path(""))
-            });
+            let compiled = generated_files(&p.set)
+                .map_err(|e| e.to_string())
+                .and_then(|files| {
+                    protoc::compile_classes(&jvm, inputs.protoc, &p.set, &files, &tmp.path(""))
+                });
             match compiled {
                 Ok(dir) => Some((p.message.full_name(), dir)),
                 Err(e) => {

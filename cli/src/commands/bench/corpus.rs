@@ -4,8 +4,8 @@
 use super::format::FormatKind;
 use super::messages::{self, Messages};
 use super::progress::Progress;
-use super::schema::Resolved;
 use super::protobuf::ProtoSchema;
+use super::schema::Resolved;
 use super::{generate, generate_json, generate_protobuf, topic, BenchArgs, BenchError, TempDir};
 use karrow_codecs::avro::model::AvroNode;
 

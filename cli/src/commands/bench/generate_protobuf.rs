@@ -294,7 +294,11 @@ impl ProtoGenerator {
         let mut s = String::new();
         for i in 0..chars {
             if i % 4096 == 0
-                && self.used.saturating_add(self.pending).saturating_add(s.len()) > self.budget
+                && self
+                    .used
+                    .saturating_add(self.pending)
+                    .saturating_add(s.len())
+                    > self.budget
             {
                 self.room(s.len())?;
             }
@@ -348,7 +352,10 @@ mod tests {
             assert_eq!(&bytes[..6], &[0, 0, 0, 0, 1, 0]);
             let parsed = prost_reflect::DynamicMessage::decode(m.clone(), &bytes[6..]).unwrap();
             // Only the declared enum numbers.
-            if let Some(v) = parsed.get_field_by_name("e").and_then(|v| v.as_enum_number()) {
+            if let Some(v) = parsed
+                .get_field_by_name("e")
+                .and_then(|v| v.as_enum_number())
+            {
                 assert!(v == 0 || v == 5, "{v}");
             }
         }
@@ -363,7 +370,9 @@ mod tests {
         let mut o = opts(50);
         o.null_rate = 0.0;
         let out = generate(&m, &[], &o).unwrap();
-        assert!(out.iter().all(|b| prost_reflect::DynamicMessage::decode(m.clone(), b.as_slice()).is_ok()));
+        assert!(out
+            .iter()
+            .all(|b| prost_reflect::DynamicMessage::decode(m.clone(), b.as_slice()).is_ok()));
         let err = generate_within(&m, &[], &opts(1000), 4096).unwrap_err();
         assert!(err.to_string().contains("exceed"), "{err}");
     }

@@ -120,7 +120,11 @@ enum Encoder {
 }
 
 impl RowEncoder for Encoder {
-    fn encode_row(&mut self, image: &[u8], out: &mut Vec<u8>) -> Result<(), karrow_codecs::CodecError> {
+    fn encode_row(
+        &mut self,
+        image: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), karrow_codecs::CodecError> {
         match self {
             Encoder::Plain(e) => e.encode_row(image, out),
             Encoder::Confluent(e) => e.encode_row(image, out),

@@ -320,7 +320,11 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
         _ => JavaFloatText::Shortest,
     };
     if args.format.is_json() || args.format.is_protobuf() {
-        let codec = if args.format.is_json() { "JSON" } else { "Protobuf" };
+        let codec = if args.format.is_json() {
+            "JSON"
+        } else {
+            "Protobuf"
+        };
         notes.push(format!("the {codec} codec has no Arrow path: decode to Arrow is decode to Flink rows then rows to Arrow, encode from Arrow is Arrow to Flink rows then encode"));
     }
 
@@ -458,7 +462,8 @@ fn check_args(args: &BenchArgs) -> Result<&'static str, BenchError> {
         }
     } else if args.message.is_some() {
         return Err(BenchError::Usage(
-            "--message names a Protobuf message: only with --format protobuf or protobuf-confluent".into(),
+            "--message names a Protobuf message: only with --format protobuf or protobuf-confluent"
+                .into(),
         ));
     } else if !args.format.uses_avro_registry() {
         if let Some(option) = [

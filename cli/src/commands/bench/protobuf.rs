@@ -65,7 +65,10 @@ pub fn load(path: &Path, message: &str) -> Result<ProtoSchema, BenchError> {
     }
     let schema = |e: String| BenchError::Schema(format!("{}: {e}", path.display()));
     let set = if path.extension().is_some_and(|e| e == "proto") {
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         let name = path.file_name().unwrap_or_default();
         let mut compiler = protox::Compiler::new([dir]).map_err(|e| schema(e.to_string()))?;
         compiler.include_imports(true);
@@ -143,7 +146,10 @@ fn row_of(message: &MessageDescriptor, path: &mut Vec<String>) -> Result<FlinkTy
 fn field_type(field: &FieldDescriptor, path: &mut Vec<String>) -> Result<FlinkType, BenchError> {
     if field.is_map() {
         let Kind::Message(entry) = field.kind() else {
-            return Err(BenchError::Schema(format!("map field '{}' has no entry", field.name())));
+            return Err(BenchError::Schema(format!(
+                "map field '{}' has no entry",
+                field.name()
+            )));
         };
         let key = value_type(&entry.map_entry_key_field(), path)?;
         let value = value_type(&entry.map_entry_value_field(), path)?;
@@ -159,7 +165,9 @@ fn field_type(field: &FieldDescriptor, path: &mut Vec<String>) -> Result<FlinkTy
 
 fn value_type(field: &FieldDescriptor, path: &mut Vec<String>) -> Result<FlinkType, BenchError> {
     Ok(nullable(match field.kind() {
-        Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 | Kind::Uint32 | Kind::Fixed32 => FlinkKind::Int,
+        Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 | Kind::Uint32 | Kind::Fixed32 => {
+            FlinkKind::Int
+        }
         Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 | Kind::Uint64 | Kind::Fixed64 => {
             FlinkKind::BigInt
         }
@@ -210,7 +218,11 @@ impl Protobuf {
 
     /// The Confluent writer schema of `protobuf-confluent` for `row_type`: `text` (the
     /// message's file) with the message `name`.
-    pub fn writer_schema(row_type: &FlinkType, text: &str, name: &str) -> Result<WriterSchema, BenchError> {
+    pub fn writer_schema(
+        row_type: &FlinkType,
+        text: &str,
+        name: &str,
+    ) -> Result<WriterSchema, BenchError> {
         writer_schema(row_type, Some(text), name).map_err(|e| BenchError::Schema(e.to_string()))
     }
 }
@@ -238,13 +250,18 @@ impl Format for Protobuf {
                         .map_err(schema)?,
                 ),
                 Encoder::Plain(
-                    ProtobufRowEncoder::new(&self.message, &self.row_type, options).map_err(schema)?,
+                    ProtobufRowEncoder::new(&self.message, &self.row_type, options)
+                        .map_err(schema)?,
                 ),
             ),
             Some(c) => (
                 Decoder::Confluent(
-                    ProtobufConfluentDecoder::new(&self.row_type, options.clone(), c.source.clone())
-                        .map_err(schema)?,
+                    ProtobufConfluentDecoder::new(
+                        &self.row_type,
+                        options.clone(),
+                        c.source.clone(),
+                    )
+                    .map_err(schema)?,
                 ),
                 Encoder::Confluent(ProtobufConfluentEncoder::new(
                     ProtobufRowEncoder::new(&c.writer.message, &self.row_type, options)

@@ -44,7 +44,10 @@ fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
         return Ok(());
     }
     let text = String::from_utf8_lossy(&out.stderr);
-    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("no output");
+    let first = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("no output");
     Err(format!("{what} failed ({}): {first}", out.status))
 }
 
