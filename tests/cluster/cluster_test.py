@@ -183,13 +183,21 @@ def check_encode_metrics(written):
     time was spent, and only the kafka-native sink (job 1) encodes in batches."""
     deadline = time.time() + 60
     while True:
-        by_job = {}
+        # By job and operator: the source's karrow group has numBatches/batchSize of its own.
+        by_op = {}
         for name, labels, value in reporter_metrics():
             if "_karrow_" in name and "job_name" in labels:
                 metric = name.rsplit("_karrow_", 1)[1]
-                job = by_job.setdefault(labels["job_name"], {})
-                job[metric] = job.get(metric, 0) + value
-        jobs = [by_job.get(n, {}) for n in sorted(by_job) if n.endswith(("t1", "t2"))]
+                key = (labels["job_name"], labels.get("operator_id", labels.get("operator_name", "")))
+                op = by_op.setdefault(key, {})
+                op[metric] = op.get(metric, 0) + value
+        by_job = {}
+        for (job_name, _), op in sorted(by_op.items()):
+            if "numRecordsEncoded" in op:
+                sink = by_job.setdefault(job_name, {})
+                for metric, value in op.items():
+                    sink[metric] = sink.get(metric, 0) + value
+        jobs = [by_job[n] for n in sorted(by_job) if n.endswith(("t1", "t2"))]
         complete = len(jobs) == 2 and all(j.get("numRecordsEncoded") == ROWS for j in jobs)
         if complete or time.time() > deadline:
             break
