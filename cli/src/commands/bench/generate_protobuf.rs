@@ -373,7 +373,7 @@ mod tests {
         assert!(out
             .iter()
             .all(|b| prost_reflect::DynamicMessage::decode(m.clone(), b.as_slice()).is_ok()));
-        let err = generate_within(&m, &[], &opts(1000), 4096).unwrap_err();
+        let err = generate_within(&m, &[], &opts(100), 4096).unwrap_err();
         assert!(err.to_string().contains("exceed"), "{err}");
     }
 }

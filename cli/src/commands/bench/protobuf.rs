@@ -245,24 +245,24 @@ impl Format for Protobuf {
         let options = ProtobufOptions::default();
         let (decoder, encoder) = match &self.confluent {
             None => (
-                Decoder::Plain(
+                Decoder::Plain(Box::new(
                     ProtobufRowDecoder::new(&self.message, &self.row_type, options.clone())
                         .map_err(schema)?,
-                ),
+                )),
                 Encoder::Plain(
                     ProtobufRowEncoder::new(&self.message, &self.row_type, options)
                         .map_err(schema)?,
                 ),
             ),
             Some(c) => (
-                Decoder::Confluent(
+                Decoder::Confluent(Box::new(
                     ProtobufConfluentDecoder::new(
                         &self.row_type,
                         options.clone(),
                         c.source.clone(),
                     )
                     .map_err(schema)?,
-                ),
+                )),
                 Encoder::Confluent(ProtobufConfluentEncoder::new(
                     ProtobufRowEncoder::new(&c.writer.message, &self.row_type, options)
                         .map_err(schema)?,
@@ -281,8 +281,8 @@ impl Format for Protobuf {
 
 /// The decoder of `protobuf` or `protobuf-confluent`.
 enum Decoder {
-    Plain(ProtobufRowDecoder),
-    Confluent(ProtobufConfluentDecoder),
+    Plain(Box<ProtobufRowDecoder>),
+    Confluent(Box<ProtobufConfluentDecoder>),
 }
 
 impl MessageDecoder for Decoder {
