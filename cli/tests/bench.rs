@@ -904,6 +904,415 @@ fn json_confluent_format_framed_values_against_stock_flink() {
         .contains("byte for byte"));
 }
 
+/// The message of the Protobuf runs: every scalar kind, an enum, a nested message, repeated
+/// scalars and messages, maps with string, integer and message values, a oneof and a proto3
+/// `optional`; a second top-level message so that `Order` is not the first (index path [1]).
+const ORDERS_PROTO: &str = r#"syntax = "proto3";
+package shop;
+option java_package = "shop.gen";
+option java_outer_classname = "Orders";
+
+message Note { string text = 1; }
+
+enum Status { STATUS_UNKNOWN = 0; PLACED = 1; SHIPPED = 7; }
+
+message Order {
+  message Line { string sku = 1; int32 qty = 2; repeated string tags = 3; }
+  int64 id = 1;
+  int32 i32 = 2;
+  sint32 s32 = 3;
+  uint32 u32 = 4;
+  sint64 s64 = 5;
+  fixed32 f32 = 6;
+  sfixed64 sf64 = 7;
+  bool flag = 8;
+  float price = 9;
+  double total = 10;
+  string customer = 11;
+  bytes blob = 12;
+  Status status = 13;
+  Note note = 14;
+  repeated Line lines = 15;
+  repeated int64 coupons = 16;
+  map<string, string> attrs = 17;
+  map<int32, Note> notes_by_id = 18;
+  oneof pay { string card = 19; int64 account = 20; }
+  optional string gift = 21;
+}
+"#;
+
+fn orders_proto() -> PathBuf {
+    let dir = temp("proto");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("orders.proto");
+    std::fs::write(&path, ORDERS_PROTO).unwrap();
+    path
+}
+
+/// The same schema as a serialized descriptor set (what `protoc --include_imports
+/// --descriptor_set_out` writes).
+fn orders_descriptor_set() -> PathBuf {
+    use prost::Message;
+    let proto = orders_proto();
+    let set = protox::compile([proto.file_name().unwrap()], [proto.parent().unwrap()]).unwrap();
+    let path = proto.with_extension("desc");
+    std::fs::write(&path, set.encode_to_vec()).unwrap();
+    path
+}
+
+fn protobuf_run(format: &str, schema: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "--format",
+        format,
+        "--schema",
+        schema.to_str().unwrap(),
+        "--message",
+        "shop.Order",
+        "--generate",
+        "400",
+        "--batch-size",
+        "64",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let o = bench(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)))
+}
+
+/// The native lines of a Protobuf run: every operation measured over the whole corpus.
+fn assert_native_protobuf_engaged(v: &serde_json::Value, format: &str) {
+    assert_eq!(v["format"], format);
+    let native: Vec<&serde_json::Value> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["side"] == "native")
+        .collect();
+    assert_eq!(native.len(), 4, "{v}");
+    for r in native {
+        let f = &r["figures"];
+        assert!(r["withheld"].is_null(), "{r}");
+        assert_eq!(f["records_per_pass"], 400, "{r}");
+        assert!(f["records_per_s"]["median"].as_f64().unwrap() > 0.0, "{r}");
+        if r["op"].as_str().unwrap().starts_with("decode") {
+            assert_eq!(f["bytes_per_pass"], v["message_bytes"], "{r}");
+        } else {
+            assert!(f["bytes_per_pass"].as_u64().unwrap() > 400 * 10, "{r}");
+        }
+    }
+}
+
+/// `--format protobuf` without stock Flink, from a `.proto` and from a descriptor set: the
+/// row type is flink-protobuf's for the message, the generated values are that message's wire
+/// bytes (the same for the same seed), and the two native paths agree.
+#[test]
+fn protobuf_format_over_a_generated_corpus() {
+    let saved = temp("protobuf.bin");
+    let v = protobuf_run(
+        "protobuf",
+        &orders_proto(),
+        &["--no-stock", "--save-messages", saved.to_str().unwrap()],
+    );
+    assert_native_protobuf_engaged(&v, "protobuf");
+    let row_type = v["row_type"].as_str().unwrap();
+    for column in [
+        "`id` BIGINT",
+        "`u32` INT",
+        "`status` VARCHAR(2147483647)",
+        "`blob` VARBINARY(2147483647)",
+        "`note` ROW<`text` VARCHAR(2147483647)>",
+        "`coupons` ARRAY<BIGINT>",
+        "`notes_by_id` MAP<INT, ROW<`text` VARCHAR(2147483647)>>",
+        "`gift` VARCHAR(2147483647)",
+    ] {
+        assert!(row_type.contains(column), "{column} in {row_type}");
+    }
+    assert!(
+        v["writer_schema"]
+            .as_str()
+            .unwrap()
+            .contains("message Order"),
+        "{v}"
+    );
+    let checks = v["verification"].as_array().unwrap();
+    assert_eq!(checks.len(), 2);
+    assert!(checks.iter().all(|c| c["equal"] == true), "{checks:?}");
+    assert!(v["notes"].as_array().unwrap().iter().any(|n| n
+        .as_str()
+        .unwrap()
+        .contains("Protobuf codec has no Arrow path")));
+
+    // The same messages from the descriptor set, and again for the same seed.
+    let again = temp("protobuf-desc.bin");
+    let w = protobuf_run(
+        "protobuf-native",
+        &orders_descriptor_set(),
+        &["--no-stock", "--save-messages", again.to_str().unwrap()],
+    );
+    assert_native_protobuf_engaged(&w, "protobuf");
+    assert_eq!(w["row_type"], v["row_type"]);
+    assert_eq!(
+        std::fs::read(&saved).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
+
+    // A subset of the columns (--columns) reads only those fields.
+    let o = bench(&[
+        "--format",
+        "protobuf",
+        "--schema",
+        orders_proto().to_str().unwrap(),
+        "--message",
+        "shop.Order",
+        "--columns",
+        "id BIGINT, customer STRING, lines ARRAY<ROW<sku STRING, qty INT, tags ARRAY<STRING>>>",
+        "--input",
+        saved.to_str().unwrap(),
+        "--no-stock",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sub: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(sub["verification"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["equal"] == true));
+}
+
+#[test]
+fn protobuf_format_argument_and_schema_errors() {
+    let proto = orders_proto();
+    let proto = proto.to_str().unwrap();
+    assert_one_line_error(
+        &bench(&[
+            "--format",
+            "protobuf",
+            "--schema",
+            proto,
+            "--generate",
+            "5",
+            "--no-stock",
+        ]),
+        2,
+        "--message NAME",
+    );
+    assert_one_line_error(
+        &bench(&[
+            "--format",
+            "protobuf",
+            "--message",
+            "shop.Order",
+            "--generate",
+            "5",
+            "--no-stock",
+        ]),
+        2,
+        "--schema FILE",
+    );
+    assert_one_line_error(
+        &bench(&[
+            "--format",
+            "json",
+            "--columns",
+            "a INT",
+            "--message",
+            "x.Y",
+            "--generate",
+            "5",
+            "--no-stock",
+        ]),
+        2,
+        "--message names a Protobuf message",
+    );
+    assert_one_line_error(
+        &bench(&[
+            "--format",
+            "protobuf",
+            "--schema",
+            proto,
+            "--message",
+            "shop.Nope",
+            "--generate",
+            "5",
+            "--no-stock",
+        ]),
+        1,
+        "'shop.Nope' is not in the descriptor set",
+    );
+    assert_one_line_error(
+        &bench(&[
+            "--format",
+            "protobuf",
+            "--schema",
+            proto,
+            "--message",
+            "shop.Order",
+            "--columns",
+            "nope INT",
+            "--generate",
+            "5",
+            "--no-stock",
+        ]),
+        1,
+        "nope",
+    );
+    let broken = temp("broken.proto");
+    std::fs::write(&broken, "syntax = \"proto3\"; message {").unwrap();
+    assert_one_line_error(
+        &bench(&[
+            "--format",
+            "protobuf",
+            "--schema",
+            broken.to_str().unwrap(),
+            "--message",
+            "A",
+            "--generate",
+            "5",
+            "--no-stock",
+        ]),
+        1,
+        "does not compile",
+    );
+    // Not a descriptor set.
+    let junk = temp("junk.desc");
+    std::fs::write(&junk, [0xffu8, 0xff, 0xff]).unwrap();
+    assert_one_line_error(
+        &bench(&[
+            "--format",
+            "protobuf",
+            "--schema",
+            junk.to_str().unwrap(),
+            "--message",
+            "A",
+            "--generate",
+            "5",
+            "--no-stock",
+        ]),
+        1,
+        "descriptor set",
+    );
+    // A message value cut short.
+    let bad = temp("bad-proto.bin");
+    let m = [0x0au8, 0x05, b'a'];
+    let mut bytes = (m.len() as u32).to_be_bytes().to_vec();
+    bytes.extend_from_slice(&m);
+    std::fs::write(&bad, &bytes).unwrap();
+    assert_one_line_error(
+        &bench(&[
+            "--format",
+            "protobuf",
+            "--schema",
+            proto,
+            "--message",
+            "shop.Note",
+            "--input",
+            bad.to_str().unwrap(),
+            "--no-stock",
+        ]),
+        1,
+        "message 0 does not decode",
+    );
+}
+
+/// `--format protobuf-confluent`: generated values carry Confluent's header with the id of the
+/// registered `.proto` and the message's index path ([1]: Order is the second message).
+#[test]
+fn protobuf_confluent_format_over_a_generated_corpus() {
+    let saved = temp("protobuf-confluent.bin");
+    let v = protobuf_run(
+        "protobuf-confluent-native",
+        &orders_proto(),
+        &["--no-stock", "--save-messages", saved.to_str().unwrap()],
+    );
+    assert_native_protobuf_engaged(&v, "protobuf-confluent");
+    assert!(v["verification"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["equal"] == true));
+    let data = std::fs::read(&saved).unwrap();
+    let (mut at, mut ids) = (0, std::collections::BTreeSet::new());
+    while at < data.len() {
+        let len = u32::from_be_bytes(data[at..at + 4].try_into().unwrap()) as usize;
+        let message = &data[at + 4..at + 4 + len];
+        assert_eq!(message[0], 0, "magic byte");
+        ids.insert(i32::from_be_bytes(message[1..5].try_into().unwrap()));
+        // Count 1 and index 1, zig-zag encoded.
+        assert_eq!(&message[5..7], &[2, 2], "message indexes");
+        at += 4 + len;
+    }
+    assert_eq!(ids.len(), 1, "one schema id: {ids:?}");
+}
+
+/// Both Protobuf formats against stock flink-protobuf (its message class generated and
+/// compiled at bench time): rows equal and encoded messages equal byte for byte, maps included.
+#[test]
+fn protobuf_formats_against_stock_flink_when_the_harness_is_built() {
+    if !harness_available() {
+        return;
+    }
+    // protobuf-confluent-native reads absent presence-tracking fields (the oneof, `optional`)
+    // as NULL where flink-protobuf reads defaults (docs/formats/protobuf-confluent-native.md):
+    // its comparison leaves them out.
+    let without_presence = "id BIGINT, i32 INT, s64 BIGINT, flag BOOLEAN, price FLOAT, \
+        total DOUBLE, customer STRING, blob BYTES, status STRING, note ROW<text STRING>, \
+        lines ARRAY<ROW<sku STRING, qty INT, tags ARRAY<STRING>>>, coupons ARRAY<BIGINT>, \
+        attrs MAP<STRING, STRING>, notes_by_id MAP<INT, ROW<text STRING>>";
+    for (format, schema, columns, names) in [
+        (
+            "protobuf",
+            orders_proto(),
+            None,
+            ["decode (flink-protobuf)", "encode (flink-protobuf)"],
+        ),
+        (
+            "protobuf-confluent",
+            orders_descriptor_set(),
+            Some(without_presence),
+            [
+                "decode (header + flink-protobuf)",
+                "encode (header + flink-protobuf)",
+            ],
+        ),
+    ] {
+        let mut extra = vec!["--jvm-warmup-ms", "100", "--verify", "0"];
+        if let Some(c) = columns {
+            extra.extend(["--columns", c]);
+        }
+        let v = protobuf_run(format, &schema, &extra);
+        assert!(v["stock_note"].is_null(), "{format}: {}", v["stock_note"]);
+        assert_native_protobuf_engaged(&v, format);
+        let results = v["results"].as_array().unwrap();
+        let stock: Vec<&str> = results
+            .iter()
+            .filter(|r| r["side"] == "stock")
+            .map(|r| r["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(stock, names);
+        for r in results {
+            assert!(
+                r["figures"]["records_per_s"]["median"].as_f64().unwrap() > 0.0,
+                "{r}"
+            );
+            if r["side"] == "native" {
+                assert!(r["ratio_vs_stock"].as_f64().unwrap() > 0.0, "{r}");
+            }
+        }
+        let checks = v["verification"].as_array().unwrap();
+        assert_eq!(checks.len(), 4);
+        for c in checks {
+            assert_eq!(c["equal"], true, "{format}: {c}");
+            assert_eq!(c["compared"], 400, "{c}");
+        }
+        for c in &checks[2..] {
+            assert!(c["what"].as_str().unwrap().contains("byte for byte"), "{c}");
+        }
+    }
+}
+
 /// The browser for [`report_renders_in_headless_chromium`]: `KARROW_CHROMIUM`, else
 /// `/usr/bin/chromium`, else `chromium` or `chromium-browser` on PATH.
 fn chromium() -> Option<PathBuf> {

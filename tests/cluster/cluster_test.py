@@ -7,7 +7,10 @@ remote cluster) or the SQL Gateway's REST API (/v1/sessions/.../statements). The
 and connector are the oracle: outputs are compared byte for byte.
 
   (a) kafka-native + json-native, Kafka to Kafka, gives the bytes of kafka + json
-  (b) two karrow jobs running at once in the cluster (submitted through the Gateway's REST API)
+  (b) two karrow jobs running at once in the cluster (submitted through the Gateway's REST API),
+      one through the kafka-native sink, one through the kafka sink with json-native; karrow's
+      encode metrics (records, bytes, native time, batches) read through Flink's Prometheus
+      metric reporter match what each job wrote
   (c) json-native with the filesystem connector only (no Kafka in the job)
   (d) with --long: an exactly-once kafka-native + json-native job, its TaskManager SIGKILLed
       while input arrives; the committed output is exactly the input: no loss, no duplicate
@@ -149,6 +152,74 @@ def native_mappings():
     return out
 
 
+def reporter_metrics():
+    """Every sample of the Prometheus reporter of the cluster's JVMs (FLINK_PROM_PORTS, a range
+    each JVM takes the first free port of): a list of (name, labels, value)."""
+    first, _, last = os.environ.get("FLINK_PROM_PORTS", "35150-35159").partition("-")
+    samples = []
+    for port in range(int(first), int(last or first) + 1):
+        try:
+            with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10) as r:
+                text = r.read().decode()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if not line or line.startswith("#"):
+                continue
+            head, _, value = line.rpartition(" ")
+            name, _, labels = head.partition("{")
+            pairs = {}
+            for part in labels.rstrip("}").split('",'):
+                k, _, v = part.partition('="')
+                if k:
+                    pairs[k.strip(",")] = v.rstrip('"')
+            samples.append((name, pairs, float(value)))
+    return samples
+
+
+def check_encode_metrics(written):
+    """(b)'s jobs through Flink's Prometheus metric reporter: karrow's encode metrics count every
+    record and byte each job wrote (`written`: bytes of each job's output values), native encode
+    time was spent, and only the kafka-native sink (job 1) encodes in batches."""
+    deadline = time.time() + 60
+    while True:
+        # By job and operator: the source's karrow group has numBatches/batchSize of its own.
+        by_op = {}
+        for name, labels, value in reporter_metrics():
+            if "_karrow_" in name and "job_name" in labels:
+                metric = name.rsplit("_karrow_", 1)[1]
+                key = (labels["job_name"], labels.get("operator_id", labels.get("operator_name", "")))
+                op = by_op.setdefault(key, {})
+                op[metric] = op.get(metric, 0) + value
+        by_job = {}
+        for (job_name, _), op in sorted(by_op.items()):
+            if "numRecordsEncoded" in op:
+                sink = by_job.setdefault(job_name, {})
+                for metric, value in op.items():
+                    sink[metric] = sink.get(metric, 0) + value
+        jobs = [by_job[n] for n in sorted(by_job) if n.endswith(("t1", "t2"))]
+        complete = len(jobs) == 2 and all(j.get("numRecordsEncoded") == ROWS for j in jobs)
+        if complete or time.time() > deadline:
+            break
+        time.sleep(2)
+    if not complete:
+        fail("(b) karrow encode metrics through the Prometheus reporter: %s" % by_job)
+    batch_job, record_job = jobs
+    for label, job, nbytes in (("kafka-native sink", batch_job, written[0]), ("kafka + json-native", record_job, written[1])):
+        if job.get("numBytesEncoded") != nbytes:
+            fail("(b) %s: numBytesEncoded %s, the job wrote %d value bytes" % (label, job.get("numBytesEncoded"), nbytes))
+        if not job.get("nativeEncodeTimeNanos", 0) > 0:
+            fail("(b) %s: no native encode time: %s" % (label, job))
+    if not batch_job.get("numBatches", 0) >= 1 or not batch_job.get("batchSize_count", 0) >= 1:
+        fail("(b) kafka-native sink: no batch metrics: %s" % batch_job)
+    if "numBatches" in record_job:
+        fail("(b) kafka + json-native encodes per record, yet reports batches: %s" % record_job)
+    print("ok  (b) encode metrics through the Prometheus reporter: kafka-native sink %d records, %d bytes, "
+          "%d batches; kafka + json-native %d records, %d bytes" % (
+              batch_job["numRecordsEncoded"], batch_job["numBytesEncoded"], batch_job["numBatches"],
+              record_job["numRecordsEncoded"], record_job["numBytesEncoded"]))
+
+
 def gateway_statement(session, statement):
     op = http("POST", "%s/v1/sessions/%s/statements" % (GATEWAY, session), {"statement": statement})["operationHandle"]
     deadline = time.time() + 300
@@ -205,9 +276,12 @@ def main():
     session = http("POST", GATEWAY + "/v1/sessions", {"sessionName": "cluster-test"})["sessionHandle"]
     outs = [topic("cl-out-b%d-%s" % (i, RUN)) for i in (1, 2)]
     jobs = []
+    # Job 1 writes through the kafka-native sink (rows encoded in batches), job 2 through the
+    # stock kafka sink with json-native (one serialize call per record): both encode metric paths.
     for i, out in enumerate(outs, 1):
+        sink_connector = "kafka-native" if i == 1 else "kafka"
         gateway_statement(session, kafka_table("s%d" % i, "kafka-native", "json-native", src, False).rstrip(";"))
-        gateway_statement(session, kafka_table("t%d" % i, "kafka-native", "json-native", out, False).rstrip(";"))
+        gateway_statement(session, kafka_table("t%d" % i, sink_connector, "json-native", out, False).rstrip(";"))
         jobs.append(job_id_of(gateway_statement(session, "INSERT INTO t%d SELECT * FROM s%d" % (i, i))))
     try:
         deadline = time.time() + 180
@@ -219,8 +293,12 @@ def main():
                 fail("(b) jobs %s not both RUNNING: %s" % (jobs, states))
             time.sleep(1)
         print("ok  (b) two karrow jobs RUNNING at once: %s" % ", ".join(jobs))
+        written = []
         for i, out in enumerate(outs, 1):
-            assert_same("(b) gateway REST job %d" % i, stock, dump_topic(out, ROWS))
+            values = dump_topic(out, ROWS)
+            assert_same("(b) gateway REST job %d" % i, stock, values)
+            written.append(sum(len(v) for v in values))
+        check_encode_metrics(written)
         states = {j["jid"]: j["state"] for j in http("GET", REST + "/jobs/overview")["jobs"]}
         if not all(states.get(j) == "RUNNING" for j in jobs):
             fail("(b) a job stopped while the other ran: %s" % states)

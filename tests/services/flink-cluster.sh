@@ -30,9 +30,12 @@ FLINK_REST_PORT="${FLINK_REST_PORT:-35100}"
 FLINK_RPC_PORT="${FLINK_RPC_PORT:-35101}"
 FLINK_BLOB_PORT="${FLINK_BLOB_PORT:-35102}"
 FLINK_TM_RPC_PORTS="${FLINK_TM_RPC_PORTS:-35110-35119}"
-FLINK_TM_DATA_PORT_BASE="${FLINK_TM_DATA_PORT_BASE:-35120}"   # TaskManager N: base + N
+FLINK_TM_DATA_PORT_BASE="${FLINK_TM_DATA_PORT_BASE:-35120}"   # TaskManager N: base + N (0: any free port)
 FLINK_QUERY_PORTS="${FLINK_QUERY_PORTS:-35140-35149}"
 FLINK_GATEWAY_PORT="${FLINK_GATEWAY_PORT:-35130}"
+# Flink's Prometheus metric reporter (plugins/metrics-prometheus): each JVM takes the first free
+# port of this range (tests/cluster/cluster_test.py reads karrow's metrics there).
+FLINK_PROM_PORTS="${FLINK_PROM_PORTS:-35150-35159}"
 FLINK_START_TIMEOUT="${FLINK_START_TIMEOUT:-120}"
 HOST=127.0.0.1
 # Memory for a 2-core / 24 GiB machine shared with other builds: small, fixed process sizes.
@@ -177,6 +180,8 @@ taskmanager.numberOfTaskSlots: 2
 taskmanager.memory.process.size: $FLINK_TM_MEMORY
 taskmanager.memory.managed.size: 128m
 metrics.internal.query-service.port: $FLINK_QUERY_PORTS
+metrics.reporter.prom.factory.class: org.apache.flink.metrics.prometheus.PrometheusReporterFactory
+metrics.reporter.prom.port: $FLINK_PROM_PORTS
 parallelism.default: 1
 # Clients (sql-client.sh, the SQL Gateway, bin/flink) submit to this cluster.
 execution.target: remote
@@ -205,7 +210,8 @@ launch() {
 start_tm() { # $1 = 1|2
   running_pid "tm-$1" >/dev/null && return 0
   launch "tm-$1" "$FLINK_HOME/bin/taskmanager.sh" start-foreground \
-    -D "taskmanager.resource-id=tm-$1" -D "taskmanager.data.port=$((FLINK_TM_DATA_PORT_BASE + $1))"
+    -D "taskmanager.resource-id=tm-$1" \
+    -D "taskmanager.data.port=$(( FLINK_TM_DATA_PORT_BASE == 0 ? 0 : FLINK_TM_DATA_PORT_BASE + $1 ))"
 }
 
 wait_for() { # $1 description, $2 command

@@ -10,10 +10,11 @@ use super::measure::{Figures, Op};
 use super::messages::{self, Messages};
 use super::output::Line;
 use super::progress::Progress;
+use super::protobuf::{generated_files, ProtoSchema};
 use super::sample::NativeSample;
 use super::schema::Resolved;
 use super::verify::Check;
-use super::{render, stock, BenchArgs, BenchError, TempDir};
+use super::{protoc, render, stock, BenchArgs, BenchError, TempDir};
 
 /// What stock Flink gave.
 #[derive(Default)]
@@ -44,6 +45,10 @@ pub struct StockInputs<'a> {
     pub encode_id: i32,
     /// Messages compared row by row.
     pub sample_len: usize,
+    /// Protobuf: the message type (stock Flink needs its generated class).
+    pub proto: Option<&'a ProtoSchema>,
+    /// `--protoc`.
+    pub protoc: Option<&'a std::path::Path>,
 }
 
 /// The JVM harness stock Flink runs in, or why it does not run (`--no-stock`, not built).
@@ -89,6 +94,24 @@ pub fn run_stock(
         None => None,
     };
     let (sample_out, encoded_out) = (tmp.path("stock-rows.txt"), tmp.path("stock-encoded.txt"));
+    let classes = match inputs.proto {
+        None => None,
+        Some(p) => {
+            progress.update("stock Flink: generating the message class (protoc, javac)");
+            let compiled = generated_files(&p.set)
+                .map_err(|e| e.to_string())
+                .and_then(|files| {
+                    protoc::compile_classes(&jvm, inputs.protoc, &p.set, &files, &tmp.path(""))
+                });
+            match compiled {
+                Ok(dir) => Some((p.message.full_name(), dir)),
+                Err(e) => {
+                    stock.note = Some(format!("not run: the generated message class: {e}"));
+                    return Ok(stock);
+                }
+            }
+        }
+    };
     progress.update("stock Flink: starting the JVM");
     let request = stock::Request {
         format: inputs.kind.stock_name(),
@@ -108,6 +131,7 @@ pub fn run_stock(
         sample_out: &sample_out,
         encoded_out: &encoded_out,
         heap: &args.jvm_heap,
+        proto: classes.as_ref().map(|(m, d)| (*m, d.as_path())),
     };
     match stock::run(&jvm, &request, progress) {
         Err(e) => stock.note = Some(format!("failed: {e}")),
@@ -184,8 +208,9 @@ pub fn verdicts(
                 checks.push(c);
             }
             // Maps are encoded in the in-memory map's iteration order (a Java HashMap on the
-            // stock side), so with maps the encoded messages are compared decoded, as rows.
-            let by_rows = has_map(format.row_type());
+            // stock side), so with maps the encoded messages are compared decoded, as rows;
+            // the Protobuf encoder replays that HashMap's order, so its bytes are compared.
+            let by_rows = has_map(format.row_type()) && !format.kind().is_protobuf();
             let reread = |lines: &[String]| -> Result<Vec<String>, BenchError> {
                 let bytes: Vec<Vec<u8>> =
                     lines.iter().map(|l| unhex(l)).collect::<Result<_, _>>()?;

@@ -4,8 +4,9 @@
 use super::format::FormatKind;
 use super::messages::{self, Messages};
 use super::progress::Progress;
+use super::protobuf::ProtoSchema;
 use super::schema::Resolved;
-use super::{generate, generate_json, topic, BenchArgs, BenchError, TempDir};
+use super::{generate, generate_json, generate_protobuf, topic, BenchArgs, BenchError, TempDir};
 use karrow_codecs::avro::model::AvroNode;
 
 /// The corpus of a run, where it came from, and what a reader of the results should know.
@@ -26,11 +27,12 @@ impl Corpus {
 }
 
 /// Reads or generates the messages of `args`; `writer_id` is the writer schema's id in the
-/// registry the native decoder reads.
+/// registry the native decoder reads, `proto` the Protobuf message type.
 pub fn load(
     args: &BenchArgs,
     resolved: &Resolved,
     writer_id: Option<i32>,
+    proto: Option<&ProtoSchema>,
     tmp: &TempDir,
     progress: &Progress,
 ) -> Result<Corpus, BenchError> {
@@ -41,7 +43,7 @@ pub fn load(
             messages::read(path, args.input_format)?,
             format!("from {}", path.display()),
         ),
-        (None, Some(n)) => generate_messages(args, resolved, writer_id, n, progress)?,
+        (None, Some(n)) => generate_messages(args, resolved, writer_id, proto, n, progress)?,
         (None, None) => return Err(BenchError::Usage("no messages".into())),
     };
     if messages.is_empty() {
@@ -49,7 +51,7 @@ pub fn load(
             "there are no messages to measure".into(),
         ));
     }
-    if args.format.uses_avro_registry()
+    if (args.format.uses_avro_registry() || args.format == FormatKind::ProtobufConfluent)
         && args.registry.is_none()
         && (args.input.is_some() || args.topic.is_some())
     {
@@ -105,6 +107,7 @@ fn generate_messages(
     args: &BenchArgs,
     resolved: &Resolved,
     writer_id: Option<i32>,
+    proto: Option<&ProtoSchema>,
     count: usize,
     progress: &Progress,
 ) -> Result<(Messages, String), BenchError> {
@@ -130,6 +133,23 @@ fn generate_messages(
                 *m = framed;
             }
             messages
+        }
+        FormatKind::Protobuf | FormatKind::ProtobufConfluent => {
+            let p = proto.ok_or_else(|| BenchError::Usage("no Protobuf message".into()))?;
+            let mut prefix = Vec::new();
+            if args.format == FormatKind::ProtobufConfluent {
+                let id = writer_id.ok_or_else(|| {
+                    BenchError::Usage("cannot generate without a schema id".into())
+                })?;
+                let writer = super::protobuf::Protobuf::writer_schema(
+                    &resolved.row_type,
+                    &p.text,
+                    p.message.full_name(),
+                )?;
+                prefix.extend_from_slice(&karrow_codecs::framing::confluent_header(id));
+                karrow_codecs::framing::write_message_indexes(&writer.path, &mut prefix);
+            }
+            generate_protobuf::generate(&p.message, &prefix, &opts)?
         }
         FormatKind::AvroConfluent => {
             let id = writer_id

@@ -1,7 +1,6 @@
 //! The formats `karrow bench` measures. Each format implements [`Format`] (one per process,
-//! shared by the threads) and hands out one [`Session`] per thread; adding a format (Protobuf
-//! is next) means one more [`FormatKind`] variant and one more file implementing these two
-//! traits (`avro_confluent.rs`, `json.rs`).
+//! shared by the threads) and hands out one [`Session`] per thread; adding a format means one more [`FormatKind`] variant and one more file implementing these two
+//! traits (`avro_confluent.rs`, `json.rs`, `protobuf.rs`).
 
 use arrow_array::RecordBatch;
 use clap::ValueEnum;
@@ -22,6 +21,15 @@ pub enum FormatKind {
     /// 5-byte header, as open-source Flink has no such format), the row type from `--columns`.
     #[value(alias = "json-confluent-native")]
     JsonConfluent,
+    /// Protobuf values (`protobuf` / `protobuf-native`) of the message `--message` of the
+    /// `.proto` or descriptor set `--schema`.
+    #[value(alias = "protobuf-native")]
+    Protobuf,
+    /// Confluent-framed Protobuf (`protobuf-confluent-native`; the stock side is
+    /// flink-protobuf after the header and message indexes, as open-source Flink has no such
+    /// format), the message's `.proto` registered as the writer schema.
+    #[value(alias = "protobuf-confluent-native")]
+    ProtobufConfluent,
 }
 
 impl FormatKind {
@@ -31,6 +39,8 @@ impl FormatKind {
             FormatKind::AvroConfluent => "avro-confluent",
             FormatKind::Json => "json",
             FormatKind::JsonConfluent => "json-confluent",
+            FormatKind::Protobuf => "protobuf",
+            FormatKind::ProtobufConfluent => "protobuf-confluent",
         }
     }
 
@@ -43,12 +53,22 @@ impl FormatKind {
                 "decode (header + flink-json)",
                 "encode (header + flink-json)",
             ],
+            FormatKind::Protobuf => ["decode (flink-protobuf)", "encode (flink-protobuf)"],
+            FormatKind::ProtobufConfluent => [
+                "decode (header + flink-protobuf)",
+                "encode (header + flink-protobuf)",
+            ],
         }
     }
 
     /// Whether the values are JSON (`json`, `json-confluent`).
     pub fn is_json(self) -> bool {
         matches!(self, FormatKind::Json | FormatKind::JsonConfluent)
+    }
+
+    /// Whether the values are Protobuf (`protobuf`, `protobuf-confluent`).
+    pub fn is_protobuf(self) -> bool {
+        matches!(self, FormatKind::Protobuf | FormatKind::ProtobufConfluent)
     }
 
     /// Whether the messages are Confluent-framed with an Avro writer schema in a registry.

@@ -1,16 +1,9 @@
 //! The `json` and `json-confluent` formats under benchmark: `JsonRowDecoder` and
 //! `JsonRowEncoder` (what `json-native` runs), or their Confluent-framed wrappers (what
 //! `json-confluent-native` runs: header checked and cut off, schema ids not validated, the
-//! default), with the format's default options, for the row type of `--columns`.
-//!
-//! The JSON codec reads and writes Flink binary row images; it has no Arrow path of its own.
-//! "decode to Arrow" is therefore JSON -> row images -> Arrow, and "encode from Arrow" is
-//! Arrow -> row images -> JSON (both conversions counted in the figure). A message is one
-//! row here: one that gives several (a top-level JSON array) is refused as bad input, since
-//! the bench compares rows message by message.
+//! default), with the format's default options, for the row type of `--columns`. The JSON
+//! codec reads and writes Flink binary row images ([`ImageSession`]).
 
-use arrow_array::RecordBatch;
-use karrow_codecs::flink_binary::{read_batch_rows, write_batch_rows, RowImages};
 use karrow_codecs::json::{
     JavaFloatText, JsonConfluentDecoder, JsonConfluentEncoder, JsonDecodeOptions,
     JsonEncodeOptions, JsonRowDecoder, JsonRowEncoder,
@@ -18,7 +11,8 @@ use karrow_codecs::json::{
 use karrow_codecs::types::FlinkType;
 
 use super::error::BenchError;
-use super::format::{Encoded, Format, FormatKind, Rows, Session};
+use super::format::{Format, FormatKind, Session};
+use super::image_session::{ImageSession, MessageDecoder, RowEncoder};
 
 /// `json` (or `json-confluent`) for one row type.
 pub struct Json {
@@ -91,14 +85,11 @@ impl Format for Json {
                 Encoder::Confluent(JsonConfluentEncoder::new(encoder, id)),
             ),
         };
-        Ok(Box::new(JsonSession {
+        Ok(Box::new(ImageSession::new(
             decoder,
             encoder,
-            row_type: self.row_type.clone(),
-            row_ends: Vec::new(),
-            rows: Rows::default(),
-            images: RowImages::default(),
-        }))
+            self.row_type.clone(),
+        )))
     }
 }
 
@@ -108,7 +99,7 @@ enum Decoder {
     Confluent(JsonConfluentDecoder),
 }
 
-impl Decoder {
+impl MessageDecoder for Decoder {
     fn decode_message(
         &mut self,
         message: &[u8],
@@ -128,114 +119,15 @@ enum Encoder {
     Confluent(JsonConfluentEncoder),
 }
 
-impl Encoder {
-    fn encode_row(&self, image: &[u8], out: &mut Vec<u8>) -> Result<(), karrow_codecs::CodecError> {
+impl RowEncoder for Encoder {
+    fn encode_row(
+        &mut self,
+        image: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), karrow_codecs::CodecError> {
         match self {
             Encoder::Plain(e) => e.encode_row(image, out),
             Encoder::Confluent(e) => e.encode_row(image, out),
         }
-    }
-}
-
-struct JsonSession {
-    decoder: Decoder,
-    encoder: Encoder,
-    row_type: FlinkType,
-    /// Scratch of the decoder (row image ends of one message).
-    row_ends: Vec<usize>,
-    /// Scratch of decode to Arrow.
-    rows: Rows,
-    /// Scratch of encode from Arrow.
-    images: RowImages,
-}
-
-fn offset(n: usize) -> Result<i32, BenchError> {
-    i32::try_from(n).map_err(|_| BenchError::Messages("one batch exceeds 2 GiB".into()))
-}
-
-impl JsonSession {
-    /// Appends the encoded images to `out` (one message per image).
-    fn encode_images<'a>(
-        &self,
-        images: impl Iterator<Item = &'a [u8]>,
-        out: &mut Encoded,
-    ) -> Result<(), BenchError> {
-        if out.offsets.is_empty() {
-            out.offsets.push(offset(out.bytes.len())?);
-        }
-        for image in images {
-            self.encoder.encode_row(image, &mut out.bytes)?;
-            out.offsets.push(offset(out.bytes.len())?);
-        }
-        Ok(())
-    }
-}
-
-impl Session for JsonSession {
-    fn decode_binary(
-        &mut self,
-        messages: &[Option<&[u8]>],
-        out: &mut Rows,
-    ) -> Result<(), BenchError> {
-        out.bytes.clear();
-        out.offsets.clear();
-        out.offsets.push(0);
-        for (index, message) in messages.iter().enumerate() {
-            if let Some(m) = message {
-                self.row_ends.clear();
-                let start = out.bytes.len();
-                self.decoder
-                    .decode_message(m, &mut out.bytes, &mut self.row_ends)
-                    .map_err(|e| BenchError::Decode {
-                        index,
-                        message: e.to_string(),
-                    })?;
-                if self.row_ends.len() > 1 {
-                    out.bytes.truncate(start);
-                    return Err(BenchError::Decode {
-                        index,
-                        message: format!(
-                            "the message gives {} rows (a top-level JSON array); karrow bench \
-                             compares one row per message",
-                            self.row_ends.len()
-                        ),
-                    });
-                }
-            }
-            out.offsets.push(offset(out.bytes.len())?);
-        }
-        Ok(())
-    }
-
-    fn decode_arrow(&mut self, messages: &[Option<&[u8]>]) -> Result<RecordBatch, BenchError> {
-        let mut rows = std::mem::take(&mut self.rows);
-        let result = self
-            .decode_binary(messages, &mut rows)
-            .and_then(|()| Ok(read_batch_rows(rows.images(), &self.row_type)?));
-        self.rows = rows;
-        result
-    }
-
-    fn encode_arrow(&mut self, batch: &RecordBatch, out: &mut Encoded) -> Result<(), BenchError> {
-        let mut images = std::mem::take(&mut self.images);
-        images.bytes.clear();
-        images.offsets.clear();
-        let result = write_batch_rows(batch, &self.row_type, &mut images)
-            .map_err(BenchError::Codec)
-            .and_then(|()| {
-                let spans = images.offsets.windows(2).map(|w| {
-                    images
-                        .bytes
-                        .get(w[0] as usize..w[1] as usize)
-                        .unwrap_or_default()
-                });
-                self.encode_images(spans, out)
-            });
-        self.images = images;
-        result
-    }
-
-    fn encode_binary(&mut self, rows: &Rows, out: &mut Encoded) -> Result<(), BenchError> {
-        self.encode_images(rows.images(), out)
     }
 }

@@ -3,7 +3,8 @@
 //!
 //! One file per concern: `schema` (inputs -> row type and schemas, with `ddl` and
 //! `avro_types`), `messages`, `generate` (Avro) and `generate_json` (the corpus), `format`
-//! (the [`format::Format`] trait; `avro_confluent` and `json` implement it), `measure`
+//! (the [`format::Format`] trait; `avro_confluent`, `json` and `protobuf` implement it, the
+//! last two over `image_session`; `generate_protobuf` and `protoc` for Protobuf), `measure`
 //! (+ `alloc`, `memory`, `progress`),
 //! `render` and `verify` (row comparison), `stock` (the JVM harness), `topic` (Kafka input,
 //! through the JVM), `output` and `report` (table, JSON, HTML).
@@ -18,12 +19,16 @@ mod error;
 mod format;
 mod generate;
 mod generate_json;
+mod generate_protobuf;
+mod image_session;
 mod json;
 mod measure;
 mod memory;
 mod messages;
 mod output;
 mod progress;
+mod protobuf;
+mod protoc;
 mod render;
 mod report;
 mod sample;
@@ -56,18 +61,27 @@ use progress::Progress;
     karrow bench --schema bid.avsc --input bids.bin --threads 2 --report out/\n  \
     karrow bench --registry http://localhost:8081 --subject bids-value --generate 50000 --json\n  \
     karrow bench --registry http://localhost:8081 --subject bids-value --bootstrap localhost:9092 --topic bids --limit 50000\n  \
-    karrow bench --format json --columns \"id BIGINT, tags ARRAY<STRING>, ts TIMESTAMP(3)\" --generate 100000")]
+    karrow bench --format json --columns \"id BIGINT, tags ARRAY<STRING>, ts TIMESTAMP(3)\" --generate 100000\n  \
+    karrow bench --format protobuf --schema orders.proto --message shop.Order --generate 100000\n  \
+    karrow bench --format protobuf-confluent --schema orders.desc --message shop.Order --bootstrap localhost:9092 --topic orders")]
 pub struct BenchArgs {
     /// Format to measure: `avro-confluent` (schema from --schema, --subject or --columns),
     /// `json` (plain JSON values) or `json-confluent` (Confluent-framed JSON; the stock side is
-    /// flink-json after the header), both with the schema from --columns. The `-native` names
-    /// are accepted.
+    /// flink-json after the header), both with the schema from --columns, `protobuf` or
+    /// `protobuf-confluent` (Confluent-framed Protobuf; the stock side is flink-protobuf after
+    /// the header), both with --schema (a .proto or descriptor set) and --message. The
+    /// `-native` names are accepted.
     #[arg(long, value_enum, default_value = "avro-confluent")]
     format: FormatKind,
 
-    /// Avro schema file (.avsc) the messages are written with.
+    /// Avro schema file (.avsc) the messages are written with; for protobuf formats a .proto
+    /// file (imports found next to it) or a serialized FileDescriptorSet (`protoc
+    /// --include_imports --descriptor_set_out`).
     #[arg(long, value_name = "FILE", help_heading = "Schema")]
     schema: Option<PathBuf>,
+    /// Protobuf: the message's full name (package included), e.g. shop.Order.
+    #[arg(long, value_name = "NAME", help_heading = "Schema")]
+    message: Option<String>,
     /// Schema registry URL: with --subject, where the schema comes from; with --input or
     /// --topic, where the messages' schema ids are looked up (without it, every message is
     /// read with the one schema given, whatever id it carries).
@@ -83,7 +97,8 @@ pub struct BenchArgs {
     subject: Option<String>,
     /// The table's columns as Flink DDL, e.g. "id BIGINT NOT NULL, price DECIMAL(10, 2)".
     /// Alone, avro-confluent messages use the Avro schema Flink derives from it; json and
-    /// json-confluent take their row type only from it.
+    /// json-confluent take their row type only from it; protobuf formats read the message's
+    /// fields of these names (default: every field, as flink-protobuf types them).
     #[arg(long, value_name = "LIST", help_heading = "Schema")]
     columns: Option<String>,
 
@@ -185,6 +200,10 @@ pub struct BenchArgs {
     /// JVM maximum heap.
     #[arg(long, default_value = "1g", help_heading = "Stock Flink")]
     jvm_heap: String,
+    /// Protobuf: the protoc that generates the message class stock Flink needs (default: the
+    /// protoc of the harness's protobuf-java version in the Maven repository holding it).
+    #[arg(long, value_name = "PATH", help_heading = "Stock Flink")]
+    protoc: Option<PathBuf>,
 
     /// Print the results as JSON on stdout instead of the table.
     #[arg(long, help_heading = "Output")]
@@ -216,7 +235,13 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
     let progress = Progress::new(!args.quiet);
 
     // Schema, registries and ids.
-    let mut resolved = if args.format.uses_avro_registry() {
+    let proto = match (args.format.is_protobuf(), &args.schema, &args.message) {
+        (true, Some(path), Some(message)) => Some(protobuf::load(path, message)?),
+        _ => None,
+    };
+    let mut resolved = if let Some(p) = &proto {
+        schema::resolve_protobuf(args.columns.as_deref(), p, args.format)?
+    } else if args.format.uses_avro_registry() {
         schema::resolve(
             args.schema.as_deref(),
             args.registry.as_deref(),
@@ -253,12 +278,23 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
             .map_err(|e| BenchError::Schema(format!("the registry refuses the schema: {e}")))?;
         resolved.writer_schema = derived;
         (dev.url(), Some(id), id)
+    } else if let (FormatKind::ProtobufConfluent, Some(p)) = (args.format, &proto) {
+        // The message's file, registered as the writer schema of the values and of the
+        // encoder (the `schema` option of protobuf-confluent-native).
+        let client = schema::client(&dev.url())?;
+        let register = |subject: &str| {
+            client
+                .register(subject, &SchemaDefinition::protobuf(p.text.as_str()))
+                .map_err(|e| BenchError::Schema(format!("the registry refuses the schema: {e}")))
+        };
+        let id = register(SUBJECT)?;
+        (dev.url(), Some(id), register(ENCODE_SUBJECT)?)
     } else {
         (dev.url(), None, 0)
     };
 
     let tmp = TempDir::new()?;
-    let corpus = corpus::load(&args, &resolved, writer_id, &tmp, &progress)?;
+    let corpus = corpus::load(&args, &resolved, writer_id, proto.as_ref(), &tmp, &progress)?;
 
     // The JVM stock Flink runs on decides how JSON spells FLOAT/DOUBLE (`Double.toString`
     // changed in Java 19); the native side writes what that JVM writes.
@@ -283,8 +319,13 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
         }
         _ => JavaFloatText::Shortest,
     };
-    if args.format.is_json() {
-        notes.push("the JSON codec has no Arrow path: decode to Arrow is decode to Flink rows then rows to Arrow, encode from Arrow is Arrow to Flink rows then encode".into());
+    if args.format.is_json() || args.format.is_protobuf() {
+        let codec = if args.format.is_json() {
+            "JSON"
+        } else {
+            "Protobuf"
+        };
+        notes.push(format!("the {codec} codec has no Arrow path: decode to Arrow is decode to Flink rows then rows to Arrow, encode from Arrow is Arrow to Flink rows then encode"));
     }
 
     // The native format, and every batch decoded once (finds bad messages before timing).
@@ -295,6 +336,7 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
         &decode_url,
         encode_id,
         float_text,
+        proto.as_ref(),
     )?;
     // Reads encoded messages back (their schema id is in the in-process registry).
     let encoded_reader = build_format(
@@ -304,6 +346,7 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
         &dev.url(),
         encode_id,
         float_text,
+        proto.as_ref(),
     )?;
     progress.update("decoding the corpus once");
     let batches = measure::prepare(format.as_ref(), &corpus.messages, args.batch_size as usize)?;
@@ -317,6 +360,8 @@ pub fn run(args: BenchArgs) -> Result<(), BenchError> {
         decode_url: &decode_url,
         encode_id,
         sample_len: sample.len,
+        proto: proto.as_ref(),
+        protoc: args.protoc.as_deref(),
     };
     let stock = compare::run_stock(
         &args,
@@ -396,7 +441,31 @@ fn check_args(args: &BenchArgs) -> Result<&'static str, BenchError> {
             "no messages: give --input FILE, --topic T (with --bootstrap) or --generate N".into(),
         ));
     }
-    if !args.format.uses_avro_registry() {
+    if args.format.is_protobuf() {
+        if args.schema.is_none() || args.message.is_none() {
+            return Err(BenchError::Usage(format!(
+                "--format {} reads the message type from --schema FILE (.proto or descriptor set) and --message NAME",
+                args.format.stock_name()
+            )));
+        }
+        if let Some(option) = [
+            (args.registry.is_some(), "--registry"),
+            (args.subject.is_some(), "--subject"),
+        ]
+        .iter()
+        .find_map(|(given, name)| given.then_some(*name))
+        {
+            return Err(BenchError::Usage(format!(
+                "--format {} takes its schema from --schema and --message, not {option}",
+                args.format.stock_name()
+            )));
+        }
+    } else if args.message.is_some() {
+        return Err(BenchError::Usage(
+            "--message names a Protobuf message: only with --format protobuf or protobuf-confluent"
+                .into(),
+        ));
+    } else if !args.format.uses_avro_registry() {
         if let Some(option) = [
             (args.schema.is_some(), "--schema"),
             (args.registry.is_some(), "--registry"),
@@ -441,7 +510,8 @@ fn emit(args: &BenchArgs, results: &Results) -> Result<(), BenchError> {
 }
 
 /// The native format of `kind` for a row type, reading writer schemas from `registry_url`
-/// (Avro), spelling floats with `float_text` (JSON).
+/// (Avro, Confluent Protobuf), spelling floats with `float_text` (JSON), of the message
+/// `proto` (Protobuf).
 fn build_format(
     kind: FormatKind,
     row_type: &FlinkType,
@@ -449,7 +519,29 @@ fn build_format(
     registry_url: &str,
     encode_id: i32,
     float_text: JavaFloatText,
+    proto: Option<&protobuf::ProtoSchema>,
 ) -> Result<Box<dyn Format>, BenchError> {
+    if kind.is_protobuf() {
+        let p = proto.ok_or_else(|| BenchError::Usage("no Protobuf message".into()))?;
+        let confluent = if kind == FormatKind::ProtobufConfluent {
+            Some(protobuf::Confluent {
+                source: std::sync::Arc::new(schema::client(registry_url)?),
+                writer: protobuf::Protobuf::writer_schema(
+                    row_type,
+                    &p.text,
+                    p.message.full_name(),
+                )?,
+                encode_id,
+            })
+        } else {
+            None
+        };
+        return Ok(Box::new(protobuf::Protobuf::new(
+            row_type.clone(),
+            p.message.clone(),
+            confluent,
+        )?));
+    }
     Ok(match kind {
         FormatKind::AvroConfluent => Box::new(avro_confluent::AvroConfluent::new(
             row_type.clone(),
@@ -463,6 +555,9 @@ fn build_format(
             float_text,
             Some(encode_id),
         )?),
+        FormatKind::Protobuf | FormatKind::ProtobufConfluent => {
+            return Err(BenchError::Usage("no Protobuf message".into()))
+        }
     })
 }
 

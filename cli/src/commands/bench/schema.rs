@@ -58,6 +58,41 @@ pub fn resolve_columns(columns: Option<&str>, format: &str) -> Result<Resolved, 
     })
 }
 
+/// Resolves the schema of a Protobuf format: the row type is `--columns` when given, else
+/// flink-protobuf's for the message; the writer schema is the message's `.proto` text.
+/// `protobuf-confluent` registers that file, so it may import only Google's files.
+pub fn resolve_protobuf(
+    columns: Option<&str>,
+    proto: &super::protobuf::ProtoSchema,
+    kind: super::format::FormatKind,
+) -> Result<Resolved, BenchError> {
+    let name = proto.message.full_name();
+    if kind == super::format::FormatKind::ProtobufConfluent && !proto.self_contained {
+        return Err(BenchError::Schema(format!(
+            "--format protobuf-confluent registers the file of '{name}' as the writer schema; it imports files other than Google's (schema references are not supported here)"
+        )));
+    }
+    let (row_type, from) = match columns {
+        Some(text) => (parse_columns(text)?, "--columns"),
+        None => (
+            super::protobuf::row_type_of(&proto.message)?,
+            "flink-protobuf's row type of the message",
+        ),
+    };
+    Ok(Resolved {
+        writer_row_type: row_type.clone(),
+        row_type,
+        writer_schema: proto.text.clone(),
+        reader_schema: None,
+        registry_id: None,
+        origin: if kind == super::format::FormatKind::ProtobufConfluent {
+            format!("message {name} ({from}); Confluent-framed values with the id of its file, registered")
+        } else {
+            format!("message {name} ({from}); plain protobuf values")
+        },
+    })
+}
+
 /// Resolves the schema options.
 ///
 /// The row type is `--columns` when given, else Flink's conversion of the Avro schema. The

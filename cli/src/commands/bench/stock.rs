@@ -92,7 +92,7 @@ pub fn java_feature(java: &Path) -> Option<u32> {
 /// What the harness is asked to do.
 #[derive(Debug)]
 pub struct Request<'a> {
-    /// The stock format (`avro-confluent`, `json`).
+    /// The stock format (`avro-confluent`, `json`, `protobuf`, ...).
     pub format: &'a str,
     /// Length-prefixed message file.
     pub messages: &'a Path,
@@ -120,16 +120,23 @@ pub struct Request<'a> {
     pub encoded_out: &'a Path,
     /// JVM heap.
     pub heap: &'a str,
+    /// Protobuf: the message's full name, and the directory of its generated classes (put
+    /// first on the classpath).
+    pub proto: Option<(&'a str, &'a Path)>,
 }
 
 /// Runs the harness; `Ok(json)` is its result object (which may say `"ok": false`).
 pub fn run(jvm: &Jvm, req: &Request<'_>, progress: &Progress) -> Result<Value, String> {
+    let classpath = match req.proto {
+        Some((_, classes)) => format!("{}:{}", classes.display(), jvm.classpath),
+        None => jvm.classpath.clone(),
+    };
     let mut cmd = Command::new(&jvm.java);
     cmd.arg(format!("-Xmx{}", req.heap))
         .arg("--add-opens=java.base/java.util=ALL-UNNAMED")
         .arg("--add-opens=java.base/java.lang=ALL-UNNAMED")
         .arg("-cp")
-        .arg(&jvm.classpath)
+        .arg(&classpath)
         .arg(HARNESS_CLASS)
         .arg("--messages")
         .arg(req.messages)
@@ -149,6 +156,11 @@ pub fn run(jvm: &Jvm, req: &Request<'_>, progress: &Progress) -> Result<Value, S
     }
     if let Some(f) = req.reader_schema_file {
         cmd.arg("--reader-schema-file").arg(f);
+    }
+    if let Some((message, classes)) = req.proto {
+        cmd.args(["--proto-message", message])
+            .arg("--proto-classes")
+            .arg(classes);
     }
     run_json(cmd, &jvm.java, "the JVM harness", progress)
 }

@@ -362,12 +362,20 @@ final class ProtobufMessages {
 
     /** The opened runtime decoder of format {@code identifier} for the table of {@code kind}. */
     static DeserializationSchema<RowData> decoder(String identifier, Kind kind) throws Exception {
+        return decoder(identifier, kind.rowType(), kind.messageClass);
+    }
+
+    /**
+     * The opened runtime decoder of format {@code identifier} for a table of {@code rowType}'s
+     * columns whose {@code message-class-name} is {@code messageClass}.
+     */
+    static DeserializationSchema<RowData> decoder(String identifier, RowType rowType, String messageClass)
+            throws Exception {
         DeserializationFormatFactory factory = FactoryUtil.discoverFactory(
                 Thread.currentThread().getContextClassLoader(), DeserializationFormatFactory.class, identifier);
-        RowType rowType = kind.rowType();
         DataType physical = TypeConversions.fromLogicalToDataType(rowType);
         DeserializationSchema<RowData> schema = factory
-                .createDecodingFormat(context(rowType), options(kind))
+                .createDecodingFormat(context(rowType), options(messageClass))
                 .createRuntimeDecoder(ScanRuntimeProviderContext.INSTANCE, physical);
         schema.open(InitContext.INSTANCE);
         return schema;
@@ -375,12 +383,20 @@ final class ProtobufMessages {
 
     /** The opened runtime encoder of format {@code identifier} for the table of {@code kind}. */
     static SerializationSchema<RowData> encoder(String identifier, Kind kind) throws Exception {
+        return encoder(identifier, kind.rowType(), kind.messageClass);
+    }
+
+    /**
+     * The opened runtime encoder of format {@code identifier} for a table of {@code rowType}'s
+     * columns whose {@code message-class-name} is {@code messageClass}.
+     */
+    static SerializationSchema<RowData> encoder(String identifier, RowType rowType, String messageClass)
+            throws Exception {
         SerializationFormatFactory factory = FactoryUtil.discoverFactory(
                 Thread.currentThread().getContextClassLoader(), SerializationFormatFactory.class, identifier);
-        RowType rowType = kind.rowType();
         DataType physical = TypeConversions.fromLogicalToDataType(rowType);
         SerializationSchema<RowData> schema = factory
-                .createEncodingFormat(context(rowType), options(kind))
+                .createEncodingFormat(context(rowType), options(messageClass))
                 .createRuntimeEncoder(new SinkRuntimeProviderContext(false), physical);
         schema.open(InitContext.INSTANCE);
         return schema;
@@ -394,8 +410,8 @@ final class ProtobufMessages {
     }
 
     /** The format options of the table: the message class, everything else at Flink's defaults. */
-    private static Configuration options(Kind kind) {
-        return Configuration.fromMap(Map.of("message-class-name", kind.messageClass));
+    private static Configuration options(String messageClass) {
+        return Configuration.fromMap(Map.of("message-class-name", messageClass));
     }
 
     /** A value-only Kafka table of {@code rowType}'s columns (no key format, no metadata columns). */

@@ -3,6 +3,7 @@ package io.karrow.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.karrow.bench.nexmark.ProtobufConfluentReferenceFormatFactory;
 import io.karrow.flink.formats.avro.reference.ReferenceDeserializers;
 
 import org.apache.avro.Schema;
@@ -60,7 +61,15 @@ import java.util.Map;
  * bench compares one row per message). {@code --format json-confluent}: open-source Flink has no
  * Confluent JSON Schema format, so the stock side is what a Flink job does without karrow: the
  * 5-byte Confluent header checked and cut off, then flink-json as for {@code json}; encode
- * writes {@code 0x00}, the {@code --encode-schema-id} and flink-json's bytes.
+ * writes {@code 0x00}, the {@code --encode-schema-id} and flink-json's bytes. {@code --format
+ * protobuf}: flink-protobuf's {@code protobuf} format created as a SQL table gets it, its {@code
+ * message-class-name} the class protoc generated for {@code --proto-message} (the CLI generates and
+ * compiles it at bench time into {@code --proto-classes}, which is on the classpath; the class is
+ * found there by its descriptor's full name). {@code --format protobuf-confluent}: again no such
+ * format in open-source Flink, so the stock side is the Confluent header and message indexes
+ * checked and cut off, then flink-protobuf as for {@code protobuf}; encode writes {@code 0x00}, the
+ * {@code --encode-schema-id}, the message's index path (Confluent's encoding) and
+ * flink-protobuf's bytes.
  *
  * <p>Verification output: {@code --sample-out} gets the first {@code --sample} messages' rows as
  * canonical text (one line per message, {@code -} for a null value; the format is documented in the
@@ -138,16 +147,22 @@ public final class StockSerdeHarness {
         String format = args.getOrDefault("format", "avro-confluent");
         boolean confluentJson = format.equals("json-confluent");
         boolean json = format.equals("json") || confluentJson;
-        if (!json && !format.equals("avro-confluent")) {
+        boolean confluentProto = format.equals("protobuf-confluent");
+        boolean proto = format.equals("protobuf") || confluentProto;
+        if (!json && !proto && !format.equals("avro-confluent")) {
             System.err.println("StockSerdeHarness: unknown --format " + format);
             System.exit(2);
         }
-        String registry = json ? null : need(args, "registry");
+        String registry = json || proto ? null : need(args, "registry");
+        Class<?> messageClass = proto
+                ? messageClass(Path.of(need(args, "proto-classes")), need(args, "proto-message"))
+                : null;
         String readerSchema = args.containsKey("reader-schema-file")
                 ? Files.readString(Path.of(args.get("reader-schema-file")), StandardCharsets.UTF_8)
                 : null;
-        int encodeId = intArg(args, "encode-schema-id", format.equals("json") ? 0 : -1);
+        int encodeId = intArg(args, "encode-schema-id", format.equals("json") || format.equals("protobuf") ? 0 : -1);
         byte[] header = ByteBuffer.allocate(5).put((byte) 0).putInt(encodeId).array();
+        byte[] prefix = confluentProto ? concat(header, messageIndexes(messageClass)) : header;
         int threads = Math.max(1, intArg(args, "threads", 1));
         int trials = Math.max(1, intArg(args, "trials", 5));
         long warmupMs = intArg(args, "warmup-ms", 2000);
@@ -158,6 +173,19 @@ public final class StockSerdeHarness {
 
         Factory<Decoder> deserializers = () -> {
             DeserializationSchema<RowData> d;
+            if (proto) {
+                try {
+                    d = ProtobufMessages.decoder(ProtobufMessages.FLINK, rowType, messageClass.getName());
+                } catch (Exception e) {
+                    throw new HarnessFailure("stock " + format + " deserializer: " + e, -1, e);
+                }
+                DeserializationSchema<RowData> pb = d;
+                if (!confluentProto) {
+                    return pb::deserialize;
+                }
+                return m -> pb.deserialize(Arrays.copyOfRange(
+                        m, ProtobufConfluentReferenceFormatFactory.headerLength(m), m.length));
+            }
             try {
                 d = json
                         ? new JsonParserRowDataDeserializationSchema(rowType, typeInfo, false, false, TimestampFormat.SQL)
@@ -189,6 +217,10 @@ public final class StockSerdeHarness {
         };
         Factory<SerializationSchema<RowData>> serializers = () -> {
             try {
+                if (proto) {
+                    SerializationSchema<RowData> s = ProtobufMessages.encoder(ProtobufMessages.FLINK, rowType, messageClass.getName());
+                    return confluentProto ? row -> concat(prefix, s.serialize(row)) : s;
+                }
                 if (json) {
                     SerializationSchema<RowData> s = new JsonRowDataSerializationSchema(
                             rowType, TimestampFormat.SQL, JsonFormatOptions.MapNullKeyMode.FAIL, "null", false, false);
@@ -295,6 +327,70 @@ public final class StockSerdeHarness {
         }
         out.put("peak_rss_kib", peakRssKib());
         out.put("java_version", System.getProperty("java.version"));
+    }
+
+    /**
+     * The generated message class under {@code classes} whose descriptor is {@code fullName} (a
+     * nested message is {@code Outer$Inner}, whatever the file's java options made of it).
+     */
+    private static Class<?> messageClass(Path classes, String fullName) throws Exception {
+        List<Path> files;
+        try (java.util.stream.Stream<Path> walk = Files.walk(classes)) {
+            files = walk.filter(p -> p.toString().endsWith(".class")).sorted().collect(java.util.stream.Collectors.toList());
+        }
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        for (Path file : files) {
+            String relative = classes.relativize(file).toString();
+            String name = relative.substring(0, relative.length() - ".class".length()).replace('/', '.');
+            Class<?> c = Class.forName(name, false, loader);
+            if (!com.google.protobuf.Message.class.isAssignableFrom(c)
+                    || java.lang.reflect.Modifier.isAbstract(c.getModifiers())) {
+                continue;
+            }
+            Object descriptor = c.getMethod("getDescriptor").invoke(null);
+            if (((com.google.protobuf.Descriptors.Descriptor) descriptor).getFullName().equals(fullName)) {
+                return c;
+            }
+        }
+        throw new HarnessFailure("no generated class of message " + fullName + " under " + classes, -1, null);
+    }
+
+    /**
+     * Confluent's message-index array of {@code messageClass}'s message: {@code 0} for the first
+     * top-level message, else the zig-zag count and indexes from the top-level message down.
+     */
+    private static byte[] messageIndexes(Class<?> messageClass) throws Exception {
+        com.google.protobuf.Descriptors.Descriptor d =
+                (com.google.protobuf.Descriptors.Descriptor) messageClass.getMethod("getDescriptor").invoke(null);
+        List<Integer> path = new ArrayList<>();
+        for (com.google.protobuf.Descriptors.Descriptor at = d; at != null; at = at.getContainingType()) {
+            path.add(0, at.getIndex());
+        }
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        if (path.size() == 1 && path.get(0) == 0) {
+            out.write(0);
+        } else {
+            zigZag(path.size(), out);
+            for (int i : path) {
+                zigZag(i, out);
+            }
+        }
+        return out.toByteArray();
+    }
+
+    private static void zigZag(int v, java.io.ByteArrayOutputStream out) {
+        int z = (v << 1) ^ (v >> 31);
+        while ((z & ~0x7f) != 0) {
+            out.write((z & 0x7f) | 0x80);
+            z >>>= 7;
+        }
+        out.write(z);
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 
     private interface Factory<T> {

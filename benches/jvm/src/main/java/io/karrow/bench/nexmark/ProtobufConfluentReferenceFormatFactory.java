@@ -75,7 +75,7 @@ public final class ProtobufConfluentReferenceFormatFactory implements Deserializ
     }
 
     /** Length of the Confluent header of {@code value}: magic, schema id, message indexes. */
-    static int headerLength(byte[] value) throws IOException {
+    public static int headerLength(byte[] value) throws IOException {
         if (value.length < 6 || value[0] != 0) {
             throw new IOException("Unknown data format. Magic number does not match");
         }
