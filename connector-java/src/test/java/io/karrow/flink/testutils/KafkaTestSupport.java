@@ -305,6 +305,24 @@ public final class KafkaTestSupport {
         }
     }
 
+    /**
+     * A {@code read_committed} consumer of every partition of {@code topic} at the broker at
+     * {@code bootstrap}, assigned and positioned at the beginning; the caller polls and closes it.
+     */
+    public static KafkaConsumer<byte[], byte[]> committedFromStart(String bootstrap, String topic) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p);
+        List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                .map(info -> new TopicPartition(topic, info.partition())).collect(Collectors.toList());
+        consumer.assign(partitions);
+        consumer.seekToBeginning(partitions);
+        return consumer;
+    }
+
     /** As {@link #readAll(String, boolean)}, from the broker at {@code bootstrap}. */
     public static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic, boolean readCommitted) {
         Properties p = new Properties();
