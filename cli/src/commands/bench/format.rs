@@ -61,6 +61,16 @@ impl FormatKind {
         }
     }
 
+    /// This format's Confluent-framed variant when `framed` (`json` -> `json-confluent`,
+    /// `protobuf` -> `protobuf-confluent`), else this format.
+    pub fn confluent_framed_if(self, framed: bool) -> FormatKind {
+        match self {
+            FormatKind::Json if framed => FormatKind::JsonConfluent,
+            FormatKind::Protobuf if framed => FormatKind::ProtobufConfluent,
+            kind => kind,
+        }
+    }
+
     /// Whether the values are JSON (`json`, `json-confluent`).
     pub fn is_json(self) -> bool {
         matches!(self, FormatKind::Json | FormatKind::JsonConfluent)

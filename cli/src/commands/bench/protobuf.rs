@@ -28,7 +28,7 @@ use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
 
 use super::error::BenchError;
 use super::format::{Format, FormatKind, Session};
-use super::image_session::{ImageSession, MessageDecoder, RowEncoder};
+use super::image_session::{ImageSession, PlainOrConfluent};
 
 /// The largest schema file read (a `.proto` or a descriptor set).
 const MAX_SCHEMA_FILE: u64 = 64 << 20;
@@ -229,11 +229,7 @@ impl Protobuf {
 
 impl Format for Protobuf {
     fn kind(&self) -> FormatKind {
-        if self.confluent.is_some() {
-            FormatKind::ProtobufConfluent
-        } else {
-            FormatKind::Protobuf
-        }
+        FormatKind::Protobuf.confluent_framed_if(self.confluent.is_some())
     }
 
     fn row_type(&self) -> &FlinkType {
@@ -245,17 +241,17 @@ impl Format for Protobuf {
         let options = ProtobufOptions::default();
         let (decoder, encoder) = match &self.confluent {
             None => (
-                Decoder::Plain(Box::new(
+                PlainOrConfluent::Plain(Box::new(
                     ProtobufRowDecoder::new(&self.message, &self.row_type, options.clone())
                         .map_err(schema)?,
                 )),
-                Encoder::Plain(
+                PlainOrConfluent::Plain(
                     ProtobufRowEncoder::new(&self.message, &self.row_type, options)
                         .map_err(schema)?,
                 ),
             ),
             Some(c) => (
-                Decoder::Confluent(Box::new(
+                PlainOrConfluent::Confluent(Box::new(
                     ProtobufConfluentDecoder::new(
                         &self.row_type,
                         options.clone(),
@@ -263,7 +259,7 @@ impl Format for Protobuf {
                     )
                     .map_err(schema)?,
                 )),
-                Encoder::Confluent(ProtobufConfluentEncoder::new(
+                PlainOrConfluent::Confluent(ProtobufConfluentEncoder::new(
                     ProtobufRowEncoder::new(&c.writer.message, &self.row_type, options)
                         .map_err(schema)?,
                     c.encode_id,
@@ -276,40 +272,5 @@ impl Format for Protobuf {
             encoder,
             self.row_type.clone(),
         )))
-    }
-}
-
-/// The decoder of `protobuf` or `protobuf-confluent`.
-enum Decoder {
-    Plain(Box<ProtobufRowDecoder>),
-    Confluent(Box<ProtobufConfluentDecoder>),
-}
-
-impl MessageDecoder for Decoder {
-    fn decode_message(
-        &mut self,
-        message: &[u8],
-        out: &mut Vec<u8>,
-        row_ends: &mut Vec<usize>,
-    ) -> Result<(), CodecError> {
-        match self {
-            Decoder::Plain(d) => d.decode_message(message, out, row_ends),
-            Decoder::Confluent(d) => d.decode_message(message, out, row_ends),
-        }
-    }
-}
-
-/// The encoder of `protobuf` or `protobuf-confluent`.
-enum Encoder {
-    Plain(ProtobufRowEncoder),
-    Confluent(ProtobufConfluentEncoder),
-}
-
-impl RowEncoder for Encoder {
-    fn encode_row(&mut self, image: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError> {
-        match self {
-            Encoder::Plain(e) => e.encode_row(image, out),
-            Encoder::Confluent(e) => e.encode_row(image, out),
-        }
     }
 }
