@@ -148,6 +148,13 @@ pub trait Format: Send + Sync {
     fn session(&self) -> Result<Box<dyn Session>, BenchError>;
 }
 
+/// `format`, once it has handed out a session: a schema its codec refuses fails here, before
+/// the run, rather than in a worker thread.
+pub fn checked<F: Format>(format: F) -> Result<F, BenchError> {
+    format.session()?;
+    Ok(format)
+}
+
 /// The per-thread codec of a [`Format`]. Batch entry points; `None` is a null value.
 pub trait Session: Send {
     /// Decodes messages into Flink binary row images (the path the Flink format runs).

@@ -86,6 +86,13 @@ fn tag(out: &mut Vec<u8>, number: u32, wire: u32) {
     varint(out, u64::from(number) << 3 | u64::from(wire));
 }
 
+/// Field `number` as a length-delimited record: its tag, the length of `body`, then `body`.
+fn length_delimited(out: &mut Vec<u8>, number: u32, body: &[u8]) {
+    tag(out, number, LEN);
+    varint(out, body.len() as u64);
+    out.extend_from_slice(body);
+}
+
 fn wire_type(kind: &Kind) -> u32 {
     match kind {
         Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => FIXED64,
@@ -136,9 +143,7 @@ impl ProtoGenerator {
                     let mut body = Vec::new();
                     self.field(&key, depth + 1, &mut body)?;
                     self.field(&value, depth + 1, &mut body)?;
-                    tag(out, field.number(), LEN);
-                    varint(out, body.len() as u64);
-                    out.extend_from_slice(&body);
+                    length_delimited(out, field.number(), &body);
                 }
             } else if field.is_list() {
                 let n = self.rng.length(self.opts.collection_len);
@@ -149,9 +154,7 @@ impl ProtoGenerator {
                         self.value(&kind, depth, &mut body)?;
                     }
                     if n > 0 {
-                        tag(out, field.number(), LEN);
-                        varint(out, body.len() as u64);
-                        out.extend_from_slice(&body);
+                        length_delimited(out, field.number(), &body);
                     }
                 } else {
                     for _ in 0..n {

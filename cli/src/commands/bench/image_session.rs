@@ -79,17 +79,6 @@ row_encoder_by_own_method!(
     ProtobufConfluentEncoder
 );
 
-impl<D: MessageDecoder + ?Sized> MessageDecoder for Box<D> {
-    fn decode_message(
-        &mut self,
-        message: &[u8],
-        out: &mut Vec<u8>,
-        row_ends: &mut Vec<usize>,
-    ) -> Result<(), CodecError> {
-        (**self).decode_message(message, out, row_ends)
-    }
-}
-
 /// The codec of a format that also comes Confluent-framed (`json` and `json-confluent`,
 /// `protobuf` and `protobuf-confluent`): the plain codec `P` or the framed one `C`.
 pub enum PlainOrConfluent<P, C> {

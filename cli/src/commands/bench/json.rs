@@ -11,7 +11,7 @@ use karrow_codecs::json::{
 use karrow_codecs::types::FlinkType;
 
 use super::error::BenchError;
-use super::format::{Format, FormatKind, Session};
+use super::format::{checked, Format, FormatKind, Session};
 use super::image_session::{ImageSession, PlainOrConfluent};
 
 /// `json` (or `json-confluent`) for one row type.
@@ -32,14 +32,12 @@ impl Json {
         float_text: JavaFloatText,
         confluent_id: Option<i32>,
     ) -> Result<Self, BenchError> {
-        let format = Json {
+        // A type flink-json refuses fails here.
+        checked(Json {
             row_type,
             float_text,
             confluent_id,
-        };
-        // Fail early (a type flink-json refuses) rather than in a worker thread.
-        format.session()?;
-        Ok(format)
+        })
     }
 }
 

@@ -27,7 +27,7 @@ use prost_reflect::prost_types::FileDescriptorSet;
 use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
 
 use super::error::BenchError;
-use super::format::{Format, FormatKind, Session};
+use super::format::{checked, Format, FormatKind, Session};
 use super::image_session::{ImageSession, PlainOrConfluent};
 
 /// The largest schema file read (a `.proto` or a descriptor set).
@@ -206,14 +206,12 @@ impl Protobuf {
         message: MessageDescriptor,
         confluent: Option<Confluent>,
     ) -> Result<Self, BenchError> {
-        let format = Protobuf {
+        // A column the message does not have fails here.
+        checked(Protobuf {
             row_type,
             message,
             confluent,
-        };
-        // Fail early (a column the message does not have) rather than in a worker thread.
-        format.session()?;
-        Ok(format)
+        })
     }
 
     /// The Confluent writer schema of `protobuf-confluent` for `row_type`: `text` (the
@@ -241,24 +239,24 @@ impl Format for Protobuf {
         let options = ProtobufOptions::default();
         let (decoder, encoder) = match &self.confluent {
             None => (
-                PlainOrConfluent::Plain(Box::new(
+                PlainOrConfluent::Plain(
                     ProtobufRowDecoder::new(&self.message, &self.row_type, options.clone())
                         .map_err(schema)?,
-                )),
+                ),
                 PlainOrConfluent::Plain(
                     ProtobufRowEncoder::new(&self.message, &self.row_type, options)
                         .map_err(schema)?,
                 ),
             ),
             Some(c) => (
-                PlainOrConfluent::Confluent(Box::new(
+                PlainOrConfluent::Confluent(
                     ProtobufConfluentDecoder::new(
                         &self.row_type,
                         options.clone(),
                         c.source.clone(),
                     )
                     .map_err(schema)?,
-                )),
+                ),
                 PlainOrConfluent::Confluent(ProtobufConfluentEncoder::new(
                     ProtobufRowEncoder::new(&c.writer.message, &self.row_type, options)
                         .map_err(schema)?,
