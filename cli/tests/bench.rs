@@ -647,11 +647,7 @@ fn assert_native_json_engaged(v: &serde_json::Value) {
 #[test]
 fn json_format_over_a_generated_corpus() {
     let saved = temp("json.bin");
-    let v = json_format_run(
-        "json",
-        JSON_COLUMNS,
-        &["--no-stock", "--save-messages", saved.to_str().unwrap()],
-    );
+    let v = json_format_run("json", JSON_COLUMNS, &no_stock_saving_to(&saved));
     assert_native_json_engaged(&v);
     assert_eq!(v["writer_schema"], "");
     assert!(v["schema"].as_str().unwrap().contains("plain json values"));
@@ -853,7 +849,7 @@ fn json_confluent_format_framed_values_against_stock_flink() {
     let v = json_format_run(
         "json-confluent-native",
         JSON_COLUMNS,
-        &["--no-stock", "--save-messages", saved.to_str().unwrap()],
+        &no_stock_saving_to(&saved),
     );
     assert_eq!(v["format"], "json-confluent");
     assert!(
@@ -976,11 +972,7 @@ fn protobuf_run(format: &str, schema: &Path, extra: &[&str]) -> serde_json::Valu
 #[test]
 fn protobuf_format_over_a_generated_corpus() {
     let saved = temp("protobuf.bin");
-    let v = protobuf_run(
-        "protobuf",
-        &orders_proto(),
-        &["--no-stock", "--save-messages", saved.to_str().unwrap()],
-    );
+    let v = protobuf_run("protobuf", &orders_proto(), &no_stock_saving_to(&saved));
     assert_native_lines_cover_the_corpus(&v, "protobuf");
     let row_type = v["row_type"].as_str().unwrap();
     for column in [
@@ -1012,7 +1004,7 @@ fn protobuf_format_over_a_generated_corpus() {
     let w = protobuf_run(
         "protobuf-native",
         &orders_descriptor_set(),
-        &["--no-stock", "--save-messages", again.to_str().unwrap()],
+        &no_stock_saving_to(&again),
     );
     assert_native_lines_cover_the_corpus(&w, "protobuf");
     assert_eq!(w["row_type"], v["row_type"]);
@@ -1037,6 +1029,27 @@ fn protobuf_format_over_a_generated_corpus() {
         "--json",
     ]);
     assert_all_checks_equal(&sub);
+}
+
+/// `karrow bench --format protobuf` of `message` in `schema` without stock Flink, then
+/// `extra`.
+fn protobuf_no_stock(schema: &str, message: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "--format",
+        "protobuf",
+        "--schema",
+        schema,
+        "--message",
+        message,
+        "--no-stock",
+    ];
+    args.extend_from_slice(extra);
+    bench(&args)
+}
+
+/// The arguments of a run without stock Flink that saves its messages to `saved`.
+fn no_stock_saving_to(saved: &Path) -> [&str; 3] {
+    ["--no-stock", "--save-messages", saved.to_str().unwrap()]
 }
 
 #[test]
@@ -1085,51 +1098,23 @@ fn protobuf_format_argument_and_schema_errors() {
         "--message names a Protobuf message",
     );
     assert_one_line_error(
-        &bench(&[
-            "--format",
-            "protobuf",
-            "--schema",
-            proto,
-            "--message",
-            "shop.Nope",
-            "--generate",
-            "5",
-            "--no-stock",
-        ]),
+        &protobuf_no_stock(proto, "shop.Nope", &["--generate", "5"]),
         1,
         "'shop.Nope' is not in the descriptor set",
     );
     assert_one_line_error(
-        &bench(&[
-            "--format",
-            "protobuf",
-            "--schema",
+        &protobuf_no_stock(
             proto,
-            "--message",
             "shop.Order",
-            "--columns",
-            "nope INT",
-            "--generate",
-            "5",
-            "--no-stock",
-        ]),
+            &["--columns", "nope INT", "--generate", "5"],
+        ),
         1,
         "nope",
     );
     let broken = temp("broken.proto");
     std::fs::write(&broken, "syntax = \"proto3\"; message {").unwrap();
     assert_one_line_error(
-        &bench(&[
-            "--format",
-            "protobuf",
-            "--schema",
-            broken.to_str().unwrap(),
-            "--message",
-            "A",
-            "--generate",
-            "5",
-            "--no-stock",
-        ]),
+        &protobuf_no_stock(broken.to_str().unwrap(), "A", &["--generate", "5"]),
         1,
         "does not compile",
     );
@@ -1137,17 +1122,7 @@ fn protobuf_format_argument_and_schema_errors() {
     let junk = temp("junk.desc");
     std::fs::write(&junk, [0xffu8, 0xff, 0xff]).unwrap();
     assert_one_line_error(
-        &bench(&[
-            "--format",
-            "protobuf",
-            "--schema",
-            junk.to_str().unwrap(),
-            "--message",
-            "A",
-            "--generate",
-            "5",
-            "--no-stock",
-        ]),
+        &protobuf_no_stock(junk.to_str().unwrap(), "A", &["--generate", "5"]),
         1,
         "descriptor set",
     );
@@ -1158,17 +1133,7 @@ fn protobuf_format_argument_and_schema_errors() {
     bytes.extend_from_slice(&m);
     std::fs::write(&bad, &bytes).unwrap();
     assert_one_line_error(
-        &bench(&[
-            "--format",
-            "protobuf",
-            "--schema",
-            proto,
-            "--message",
-            "shop.Note",
-            "--input",
-            bad.to_str().unwrap(),
-            "--no-stock",
-        ]),
+        &protobuf_no_stock(proto, "shop.Note", &["--input", bad.to_str().unwrap()]),
         1,
         "message 0 does not decode",
     );
@@ -1182,7 +1147,7 @@ fn protobuf_confluent_format_over_a_generated_corpus() {
     let v = protobuf_run(
         "protobuf-confluent-native",
         &orders_proto(),
-        &["--no-stock", "--save-messages", saved.to_str().unwrap()],
+        &no_stock_saving_to(&saved),
     );
     assert_native_lines_cover_the_corpus(&v, "protobuf-confluent");
     assert_all_checks_equal(&v);
