@@ -966,14 +966,26 @@ fn protobuf_run(format: &str, schema: &Path, extra: &[&str]) -> serde_json::Valu
     )
 }
 
+/// A run of `format` without stock Flink that saves its messages to `saved`, reported as
+/// `reported` (the name without `-native`) with native lines that cover the corpus.
+fn protobuf_saving_run(
+    format: &str,
+    schema: &Path,
+    saved: &Path,
+    reported: &str,
+) -> serde_json::Value {
+    let v = protobuf_run(format, schema, &no_stock_saving_to(saved));
+    assert_native_lines_cover_the_corpus(&v, reported);
+    v
+}
+
 /// `--format protobuf` without stock Flink, from a `.proto` and from a descriptor set: the
 /// row type is flink-protobuf's for the message, the generated values are that message's wire
 /// bytes (the same for the same seed), and the two native paths agree.
 #[test]
 fn protobuf_format_over_a_generated_corpus() {
     let saved = temp("protobuf.bin");
-    let v = protobuf_run("protobuf", &orders_proto(), &no_stock_saving_to(&saved));
-    assert_native_lines_cover_the_corpus(&v, "protobuf");
+    let v = protobuf_saving_run("protobuf", &orders_proto(), &saved, "protobuf");
     let row_type = v["row_type"].as_str().unwrap();
     for column in [
         "`id` BIGINT",
@@ -1001,12 +1013,12 @@ fn protobuf_format_over_a_generated_corpus() {
 
     // The same messages from the descriptor set, and again for the same seed.
     let again = temp("protobuf-desc.bin");
-    let w = protobuf_run(
+    let w = protobuf_saving_run(
         "protobuf-native",
         &orders_descriptor_set(),
-        &no_stock_saving_to(&again),
+        &again,
+        "protobuf",
     );
-    assert_native_lines_cover_the_corpus(&w, "protobuf");
     assert_eq!(w["row_type"], v["row_type"]);
     assert_eq!(
         std::fs::read(&saved).unwrap(),
@@ -1144,12 +1156,12 @@ fn protobuf_format_argument_and_schema_errors() {
 #[test]
 fn protobuf_confluent_format_over_a_generated_corpus() {
     let saved = temp("protobuf-confluent.bin");
-    let v = protobuf_run(
+    let v = protobuf_saving_run(
         "protobuf-confluent-native",
         &orders_proto(),
-        &no_stock_saving_to(&saved),
+        &saved,
+        "protobuf-confluent",
     );
-    assert_native_lines_cover_the_corpus(&v, "protobuf-confluent");
     assert_all_checks_equal(&v);
     let messages = saved_messages(&saved);
     let ids = confluent_schema_ids(&messages);
