@@ -270,21 +270,100 @@ fn generation_is_deterministic() {
     assert_ne!(a, c, "another seed, other bytes");
 }
 
-fn json_run(extra: &[&str]) -> serde_json::Value {
-    let mut args = vec![
-        "--columns",
-        COLUMNS,
-        "--generate",
-        "400",
-        "--batch-size",
-        "64",
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    let o = bench(&args);
+/// Runs `karrow bench` with `args` (which must succeed) and parses its `--json` output.
+fn bench_json(args: &[&str]) -> serde_json::Value {
+    let o = bench(args);
     assert!(o.status.success(), "{}", stderr(&o));
     serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)))
+}
+
+/// The `--json` output of a run over 400 generated messages in batches of 64, configured
+/// by `args` and then `extra`.
+fn generated_run(args: &[&str], extra: &[&str]) -> serde_json::Value {
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["--generate", "400", "--batch-size", "64", "--json"]);
+    all.extend_from_slice(extra);
+    bench_json(&all)
+}
+
+fn json_run(extra: &[&str]) -> serde_json::Value {
+    generated_run(&["--columns", COLUMNS], extra)
+}
+
+/// The checks of a run, every one of which found both sides equal.
+fn assert_all_checks_equal(v: &serde_json::Value) -> &[serde_json::Value] {
+    let checks = v["verification"].as_array().unwrap();
+    assert!(checks.iter().all(|c| c["equal"] == true), "{checks:?}");
+    checks
+}
+
+/// The notes of a run.
+fn notes(v: &serde_json::Value) -> Vec<&str> {
+    v["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect()
+}
+
+/// The messages of a `--save-messages` file (each after its 4-byte big-endian length).
+fn saved_messages(path: &Path) -> Vec<Vec<u8>> {
+    let data = std::fs::read(path).unwrap();
+    let (mut at, mut messages) = (0, Vec::new());
+    while at < data.len() {
+        let len = u32::from_be_bytes(data[at..at + 4].try_into().unwrap()) as usize;
+        messages.push(data[at + 4..at + 4 + len].to_vec());
+        at += 4 + len;
+    }
+    messages
+}
+
+/// The schema ids in the Confluent headers of `messages`, each checked to start with the
+/// magic byte.
+fn confluent_schema_ids(messages: &[Vec<u8>]) -> std::collections::BTreeSet<i32> {
+    messages
+        .iter()
+        .map(|m| {
+            assert_eq!(m[0], 0, "magic byte");
+            i32::from_be_bytes(m[1..5].try_into().unwrap())
+        })
+        .collect()
+}
+
+/// A run with stock Flink in it: no stock note, the stock lines `stock_names`, figures on
+/// every line and a ratio to stock on every native one, and four checks that found both
+/// sides equal over all 400 messages (returned).
+fn assert_stock_ran_alongside<'a>(
+    v: &'a serde_json::Value,
+    stock_names: &[&str],
+) -> &'a [serde_json::Value] {
+    let format = &v["format"];
+    assert!(v["stock_note"].is_null(), "{format}: {}", v["stock_note"]);
+    let results = v["results"].as_array().unwrap();
+    let stock: Vec<&str> = results
+        .iter()
+        .filter(|r| r["side"] == "stock")
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(stock, stock_names, "{format}");
+    for r in results {
+        assert!(
+            r["figures"]["records_per_s"]["median"].as_f64().unwrap() > 0.0,
+            "{r}"
+        );
+        if r["side"] == "native" {
+            assert!(r["ratio_vs_stock"].as_f64().unwrap() > 0.0, "{r}");
+        }
+    }
+    let checks = v["verification"].as_array().unwrap();
+    assert_eq!(checks.len(), 4, "{format}");
+    for c in checks {
+        assert_eq!(c["equal"], true, "{format}: {c}");
+        assert_eq!(c["compared"], 400, "{format}: {c}");
+    }
+    checks
 }
 
 #[test]
@@ -320,9 +399,7 @@ fn json_run_over_a_generated_corpus() {
         assert!(f["peak_rss_kib"].as_u64().unwrap() > 0, "{r}");
     }
     // Without stock Flink the native paths are checked against each other.
-    let checks = v["verification"].as_array().unwrap();
-    assert_eq!(checks.len(), 2);
-    assert!(checks.iter().all(|c| c["equal"] == true), "{checks:?}");
+    assert_eq!(assert_all_checks_equal(&v).len(), 2);
     assert!(v["stock_note"].as_str().unwrap().contains("--no-stock"));
 }
 
@@ -508,25 +585,7 @@ fn against_stock_flink_when_the_harness_is_built() {
         return;
     }
     let v = json_run(&["--jvm-warmup-ms", "100", "--verify", "0"]);
-    assert!(v["stock_note"].is_null(), "{}", v["stock_note"]);
-    let results = v["results"].as_array().unwrap();
-    let stock: Vec<&serde_json::Value> = results.iter().filter(|r| r["side"] == "stock").collect();
-    assert_eq!(stock.len(), 2, "{results:?}");
-    for r in results {
-        assert!(
-            r["figures"]["records_per_s"]["median"].as_f64().unwrap() > 0.0,
-            "{r}"
-        );
-        if r["side"] == "native" {
-            assert!(r["ratio_vs_stock"].as_f64().unwrap() > 0.0, "{r}");
-        }
-    }
-    let checks = v["verification"].as_array().unwrap();
-    assert_eq!(checks.len(), 4);
-    for c in checks {
-        assert_eq!(c["equal"], true, "{c}");
-        assert_eq!(c["compared"], 400, "{c}");
-    }
+    assert_stock_ran_alongside(&v, &["decode (flink-avro)", "encode (flink-avro)"]);
 }
 
 /// Every type json-native reads from `--columns` (no interval: the DDL parser has none).
@@ -541,29 +600,16 @@ const JSON_COLUMNS_NO_MAPS: &str = "id BIGINT NOT NULL, b BOOLEAN, f FLOAT, g DO
      tl TIMESTAMP_LTZ(3), tags ARRAY<FLOAT>, nested ROW<x INT, z ARRAY<ROW<w DOUBLE>>>";
 
 fn json_format_run(format: &str, columns: &str, extra: &[&str]) -> serde_json::Value {
-    let mut args = vec![
-        "--format",
-        format,
-        "--columns",
-        columns,
-        "--generate",
-        "400",
-        "--batch-size",
-        "64",
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    let o = bench(&args);
-    assert!(o.status.success(), "{}", stderr(&o));
-    serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)))
+    generated_run(&["--format", format, "--columns", columns], extra)
 }
 
-/// The native lines of a run measured json-native: every operation has figures over the
-/// whole corpus, decode read exactly the corpus's bytes, and the in-process counting
-/// allocator saw the work (it only sees native code).
-fn assert_native_json_engaged(v: &serde_json::Value) {
-    assert_eq!(v["format"], "json");
+/// The native lines of a run of `format` (returned): all four operations measured over the
+/// whole corpus of 400 messages, decode reading exactly the corpus's bytes.
+fn assert_native_lines_cover_the_corpus<'a>(
+    v: &'a serde_json::Value,
+    format: &str,
+) -> Vec<&'a serde_json::Value> {
+    assert_eq!(v["format"], format);
     let native: Vec<&serde_json::Value> = v["results"]
         .as_array()
         .unwrap()
@@ -571,17 +617,28 @@ fn assert_native_json_engaged(v: &serde_json::Value) {
         .filter(|r| r["side"] == "native")
         .collect();
     assert_eq!(native.len(), 4, "{v}");
-    for r in native {
+    for r in &native {
         let f = &r["figures"];
         assert!(r["withheld"].is_null(), "{r}");
         assert_eq!(f["records_per_pass"], 400, "{r}");
         assert!(f["records_per_s"]["median"].as_f64().unwrap() > 0.0, "{r}");
-        assert!(f["alloc_bytes_per_record"].as_f64().is_some(), "{r}");
         if r["op"].as_str().unwrap().starts_with("decode") {
             assert_eq!(f["bytes_per_pass"], v["message_bytes"], "{r}");
         } else {
             assert!(f["bytes_per_pass"].as_u64().unwrap() > 400 * 10, "{r}");
         }
+    }
+    native
+}
+
+/// The native lines of a run measured json-native cover the corpus, and the in-process
+/// counting allocator saw their work (it only sees native code).
+fn assert_native_json_engaged(v: &serde_json::Value) {
+    for r in assert_native_lines_cover_the_corpus(v, "json") {
+        assert!(
+            r["figures"]["alloc_bytes_per_record"].as_f64().is_some(),
+            "{r}"
+        );
     }
 }
 
@@ -590,29 +647,17 @@ fn assert_native_json_engaged(v: &serde_json::Value) {
 #[test]
 fn json_format_over_a_generated_corpus() {
     let saved = temp("json.bin");
-    let v = json_format_run(
-        "json",
-        JSON_COLUMNS,
-        &["--no-stock", "--save-messages", saved.to_str().unwrap()],
-    );
+    let v = json_format_run("json", JSON_COLUMNS, &no_stock_saving_to(&saved));
     assert_native_json_engaged(&v);
     assert_eq!(v["writer_schema"], "");
     assert!(v["schema"].as_str().unwrap().contains("plain json values"));
-    let checks = v["verification"].as_array().unwrap();
-    assert_eq!(checks.len(), 2);
-    assert!(checks.iter().all(|c| c["equal"] == true), "{checks:?}");
-    assert!(v["notes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|n| n.as_str().unwrap().contains("no Arrow path")));
+    assert_eq!(assert_all_checks_equal(&v).len(), 2);
+    assert!(notes(&v).iter().any(|n| n.contains("no Arrow path")));
 
     // The messages are JSON objects with every column, in declared order.
-    let data = std::fs::read(&saved).unwrap();
-    let (mut at, mut count, mut nulls) = (0, 0, 0);
-    while at < data.len() {
-        let len = u32::from_be_bytes(data[at..at + 4].try_into().unwrap()) as usize;
-        let message = &data[at + 4..at + 4 + len];
+    let messages = saved_messages(&saved);
+    let mut nulls = 0;
+    for message in &messages {
         let parsed: serde_json::Value = serde_json::from_slice(message)
             .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(message)));
         let object = parsed.as_object().unwrap();
@@ -620,10 +665,8 @@ fn json_format_over_a_generated_corpus() {
         assert!(message.starts_with(b"{\"id\":"), "{parsed}");
         assert!(object["id"].is_i64(), "{parsed}");
         nulls += object.values().filter(|x| x.is_null()).count();
-        at += 4 + len;
-        count += 1;
     }
-    assert_eq!(count, 400);
+    assert_eq!(messages.len(), 400);
     assert!(nulls > 0, "the null rate gives NULL fields");
 }
 
@@ -773,41 +816,15 @@ fn json_format_against_stock_flink_when_the_harness_is_built() {
             columns,
             &["--jvm-warmup-ms", "100", "--verify", "0"],
         );
-        assert!(v["stock_note"].is_null(), "{}", v["stock_note"]);
         assert_native_json_engaged(&v);
-        let results = v["results"].as_array().unwrap();
-        let stock: Vec<&str> = results
-            .iter()
-            .filter(|r| r["side"] == "stock")
-            .map(|r| r["name"].as_str().unwrap())
-            .collect();
-        assert_eq!(stock, ["decode (flink-json)", "encode (flink-json)"]);
-        for r in results {
-            assert!(
-                r["figures"]["records_per_s"]["median"].as_f64().unwrap() > 0.0,
-                "{r}"
-            );
-            if r["side"] == "native" {
-                assert!(r["ratio_vs_stock"].as_f64().unwrap() > 0.0, "{r}");
-            }
-        }
-        let checks = v["verification"].as_array().unwrap();
-        assert_eq!(checks.len(), 4);
-        for c in checks {
-            assert_eq!(c["equal"], true, "{c}");
-            assert_eq!(c["compared"], 400, "{c}");
-        }
+        let checks =
+            assert_stock_ran_alongside(&v, &["decode (flink-json)", "encode (flink-json)"]);
         assert!(
             checks[2]["what"].as_str().unwrap().contains(how),
             "{}",
             checks[2]
         );
-        let notes: Vec<&str> = v["notes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|n| n.as_str().unwrap())
-            .collect();
+        let notes = notes(&v);
         let java = notes
             .iter()
             .find_map(|n| n.strip_prefix("stock Flink ran on Java "))
@@ -829,41 +846,24 @@ fn json_format_against_stock_flink_when_the_harness_is_built() {
 #[test]
 fn json_confluent_format_framed_values_against_stock_flink() {
     let saved = temp("json-confluent.bin");
-    let o = bench(&[
-        "--format",
+    let v = json_format_run(
         "json-confluent-native",
-        "--columns",
         JSON_COLUMNS,
-        "--generate",
-        "400",
-        "--batch-size",
-        "64",
-        "--json",
-        "--no-stock",
-        "--save-messages",
-        saved.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        &no_stock_saving_to(&saved),
+    );
     assert_eq!(v["format"], "json-confluent");
     assert!(
         v["writer_schema"].as_str().unwrap().contains("draft-07"),
         "{v}"
     );
-    let checks = v["verification"].as_array().unwrap();
-    assert!(checks.iter().all(|c| c["equal"] == true), "{checks:?}");
-    let data = std::fs::read(&saved).unwrap();
-    let (mut at, mut ids) = (0, std::collections::BTreeSet::new());
-    while at < data.len() {
-        let len = u32::from_be_bytes(data[at..at + 4].try_into().unwrap()) as usize;
-        let message = &data[at + 4..at + 4 + len];
-        assert_eq!(message[0], 0, "magic byte");
-        ids.insert(i32::from_be_bytes(message[1..5].try_into().unwrap()));
+    assert_all_checks_equal(&v);
+    let messages = saved_messages(&saved);
+    let ids = confluent_schema_ids(&messages);
+    assert_eq!(ids.len(), 1, "one schema id: {ids:?}");
+    for message in &messages {
         let parsed: serde_json::Value = serde_json::from_slice(&message[5..]).unwrap();
         assert_eq!(parsed.as_object().unwrap().len(), 21);
-        at += 4 + len;
     }
-    assert_eq!(ids.len(), 1, "one schema id: {ids:?}");
 
     if !harness_available() {
         return;
@@ -874,30 +874,21 @@ fn json_confluent_format_framed_values_against_stock_flink() {
         &["--jvm-warmup-ms", "100", "--verify", "0"],
     );
     assert_eq!(v["format"], "json-confluent");
-    assert!(v["stock_note"].is_null(), "{}", v["stock_note"]);
-    let results = v["results"].as_array().unwrap();
-    let stock: Vec<&str> = results
+    for r in v["results"]
+        .as_array()
+        .unwrap()
         .iter()
-        .filter(|r| r["side"] == "stock")
-        .map(|r| r["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        stock,
-        [
-            "decode (header + flink-json)",
-            "encode (header + flink-json)"
-        ]
-    );
-    for r in results.iter().filter(|r| r["side"] == "native") {
+        .filter(|r| r["side"] == "native")
+    {
         assert_eq!(r["figures"]["records_per_pass"], 400, "{r}");
-        assert!(r["ratio_vs_stock"].as_f64().unwrap() > 0.0, "{r}");
     }
-    let checks = v["verification"].as_array().unwrap();
-    assert_eq!(checks.len(), 4);
-    for c in checks {
-        assert_eq!(c["equal"], true, "{c}");
-        assert_eq!(c["compared"], 400, "{c}");
-    }
+    let checks = assert_stock_ran_alongside(
+        &v,
+        &[
+            "decode (header + flink-json)",
+            "encode (header + flink-json)",
+        ],
+    );
     assert!(checks[3]["what"]
         .as_str()
         .unwrap()
@@ -961,47 +952,31 @@ fn orders_descriptor_set() -> PathBuf {
 }
 
 fn protobuf_run(format: &str, schema: &Path, extra: &[&str]) -> serde_json::Value {
-    let mut args = vec![
-        "--format",
-        format,
-        "--schema",
-        schema.to_str().unwrap(),
-        "--message",
-        "shop.Order",
-        "--generate",
-        "400",
-        "--batch-size",
-        "64",
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    let o = bench(&args);
-    assert!(o.status.success(), "{}", stderr(&o));
-    serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stdout)))
+    let schema = schema.to_str().unwrap();
+    generated_run(
+        &[
+            "--format",
+            format,
+            "--schema",
+            schema,
+            "--message",
+            "shop.Order",
+        ],
+        extra,
+    )
 }
 
-/// The native lines of a Protobuf run: every operation measured over the whole corpus.
-fn assert_native_protobuf_engaged(v: &serde_json::Value, format: &str) {
-    assert_eq!(v["format"], format);
-    let native: Vec<&serde_json::Value> = v["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["side"] == "native")
-        .collect();
-    assert_eq!(native.len(), 4, "{v}");
-    for r in native {
-        let f = &r["figures"];
-        assert!(r["withheld"].is_null(), "{r}");
-        assert_eq!(f["records_per_pass"], 400, "{r}");
-        assert!(f["records_per_s"]["median"].as_f64().unwrap() > 0.0, "{r}");
-        if r["op"].as_str().unwrap().starts_with("decode") {
-            assert_eq!(f["bytes_per_pass"], v["message_bytes"], "{r}");
-        } else {
-            assert!(f["bytes_per_pass"].as_u64().unwrap() > 400 * 10, "{r}");
-        }
-    }
+/// A run of `format` without stock Flink that saves its messages to `saved`, reported as
+/// `reported` (the name without `-native`) with native lines that cover the corpus.
+fn protobuf_saving_run(
+    format: &str,
+    schema: &Path,
+    saved: &Path,
+    reported: &str,
+) -> serde_json::Value {
+    let v = protobuf_run(format, schema, &no_stock_saving_to(saved));
+    assert_native_lines_cover_the_corpus(&v, reported);
+    v
 }
 
 /// `--format protobuf` without stock Flink, from a `.proto` and from a descriptor set: the
@@ -1010,12 +985,7 @@ fn assert_native_protobuf_engaged(v: &serde_json::Value, format: &str) {
 #[test]
 fn protobuf_format_over_a_generated_corpus() {
     let saved = temp("protobuf.bin");
-    let v = protobuf_run(
-        "protobuf",
-        &orders_proto(),
-        &["--no-stock", "--save-messages", saved.to_str().unwrap()],
-    );
-    assert_native_protobuf_engaged(&v, "protobuf");
+    let v = protobuf_saving_run("protobuf", &orders_proto(), &saved, "protobuf");
     let row_type = v["row_type"].as_str().unwrap();
     for column in [
         "`id` BIGINT",
@@ -1036,22 +1006,19 @@ fn protobuf_format_over_a_generated_corpus() {
             .contains("message Order"),
         "{v}"
     );
-    let checks = v["verification"].as_array().unwrap();
-    assert_eq!(checks.len(), 2);
-    assert!(checks.iter().all(|c| c["equal"] == true), "{checks:?}");
-    assert!(v["notes"].as_array().unwrap().iter().any(|n| n
-        .as_str()
-        .unwrap()
-        .contains("Protobuf codec has no Arrow path")));
+    assert_eq!(assert_all_checks_equal(&v).len(), 2);
+    assert!(notes(&v)
+        .iter()
+        .any(|n| n.contains("Protobuf codec has no Arrow path")));
 
     // The same messages from the descriptor set, and again for the same seed.
     let again = temp("protobuf-desc.bin");
-    let w = protobuf_run(
+    let w = protobuf_saving_run(
         "protobuf-native",
         &orders_descriptor_set(),
-        &["--no-stock", "--save-messages", again.to_str().unwrap()],
+        &again,
+        "protobuf",
     );
-    assert_native_protobuf_engaged(&w, "protobuf");
     assert_eq!(w["row_type"], v["row_type"]);
     assert_eq!(
         std::fs::read(&saved).unwrap(),
@@ -1059,7 +1026,7 @@ fn protobuf_format_over_a_generated_corpus() {
     );
 
     // A subset of the columns (--columns) reads only those fields.
-    let o = bench(&[
+    let sub = bench_json(&[
         "--format",
         "protobuf",
         "--schema",
@@ -1073,13 +1040,28 @@ fn protobuf_format_over_a_generated_corpus() {
         "--no-stock",
         "--json",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let sub: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert!(sub["verification"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|c| c["equal"] == true));
+    assert_all_checks_equal(&sub);
+}
+
+/// `karrow bench --format protobuf` of `message` in `schema` without stock Flink, then
+/// `extra`.
+fn protobuf_no_stock(schema: &str, message: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "--format",
+        "protobuf",
+        "--schema",
+        schema,
+        "--message",
+        message,
+        "--no-stock",
+    ];
+    args.extend_from_slice(extra);
+    bench(&args)
+}
+
+/// The arguments of a run without stock Flink that saves its messages to `saved`.
+fn no_stock_saving_to(saved: &Path) -> [&str; 3] {
+    ["--no-stock", "--save-messages", saved.to_str().unwrap()]
 }
 
 #[test]
@@ -1128,51 +1110,23 @@ fn protobuf_format_argument_and_schema_errors() {
         "--message names a Protobuf message",
     );
     assert_one_line_error(
-        &bench(&[
-            "--format",
-            "protobuf",
-            "--schema",
-            proto,
-            "--message",
-            "shop.Nope",
-            "--generate",
-            "5",
-            "--no-stock",
-        ]),
+        &protobuf_no_stock(proto, "shop.Nope", &["--generate", "5"]),
         1,
         "'shop.Nope' is not in the descriptor set",
     );
     assert_one_line_error(
-        &bench(&[
-            "--format",
-            "protobuf",
-            "--schema",
+        &protobuf_no_stock(
             proto,
-            "--message",
             "shop.Order",
-            "--columns",
-            "nope INT",
-            "--generate",
-            "5",
-            "--no-stock",
-        ]),
+            &["--columns", "nope INT", "--generate", "5"],
+        ),
         1,
         "nope",
     );
     let broken = temp("broken.proto");
     std::fs::write(&broken, "syntax = \"proto3\"; message {").unwrap();
     assert_one_line_error(
-        &bench(&[
-            "--format",
-            "protobuf",
-            "--schema",
-            broken.to_str().unwrap(),
-            "--message",
-            "A",
-            "--generate",
-            "5",
-            "--no-stock",
-        ]),
+        &protobuf_no_stock(broken.to_str().unwrap(), "A", &["--generate", "5"]),
         1,
         "does not compile",
     );
@@ -1180,17 +1134,7 @@ fn protobuf_format_argument_and_schema_errors() {
     let junk = temp("junk.desc");
     std::fs::write(&junk, [0xffu8, 0xff, 0xff]).unwrap();
     assert_one_line_error(
-        &bench(&[
-            "--format",
-            "protobuf",
-            "--schema",
-            junk.to_str().unwrap(),
-            "--message",
-            "A",
-            "--generate",
-            "5",
-            "--no-stock",
-        ]),
+        &protobuf_no_stock(junk.to_str().unwrap(), "A", &["--generate", "5"]),
         1,
         "descriptor set",
     );
@@ -1201,17 +1145,7 @@ fn protobuf_format_argument_and_schema_errors() {
     bytes.extend_from_slice(&m);
     std::fs::write(&bad, &bytes).unwrap();
     assert_one_line_error(
-        &bench(&[
-            "--format",
-            "protobuf",
-            "--schema",
-            proto,
-            "--message",
-            "shop.Note",
-            "--input",
-            bad.to_str().unwrap(),
-            "--no-stock",
-        ]),
+        &protobuf_no_stock(proto, "shop.Note", &["--input", bad.to_str().unwrap()]),
         1,
         "message 0 does not decode",
     );
@@ -1222,29 +1156,20 @@ fn protobuf_format_argument_and_schema_errors() {
 #[test]
 fn protobuf_confluent_format_over_a_generated_corpus() {
     let saved = temp("protobuf-confluent.bin");
-    let v = protobuf_run(
+    let v = protobuf_saving_run(
         "protobuf-confluent-native",
         &orders_proto(),
-        &["--no-stock", "--save-messages", saved.to_str().unwrap()],
+        &saved,
+        "protobuf-confluent",
     );
-    assert_native_protobuf_engaged(&v, "protobuf-confluent");
-    assert!(v["verification"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|c| c["equal"] == true));
-    let data = std::fs::read(&saved).unwrap();
-    let (mut at, mut ids) = (0, std::collections::BTreeSet::new());
-    while at < data.len() {
-        let len = u32::from_be_bytes(data[at..at + 4].try_into().unwrap()) as usize;
-        let message = &data[at + 4..at + 4 + len];
-        assert_eq!(message[0], 0, "magic byte");
-        ids.insert(i32::from_be_bytes(message[1..5].try_into().unwrap()));
+    assert_all_checks_equal(&v);
+    let messages = saved_messages(&saved);
+    let ids = confluent_schema_ids(&messages);
+    assert_eq!(ids.len(), 1, "one schema id: {ids:?}");
+    for message in &messages {
         // Count 1 and index 1, zig-zag encoded.
         assert_eq!(&message[5..7], &[2, 2], "message indexes");
-        at += 4 + len;
     }
-    assert_eq!(ids.len(), 1, "one schema id: {ids:?}");
 }
 
 /// Both Protobuf formats against stock flink-protobuf (its message class generated and
@@ -1283,30 +1208,8 @@ fn protobuf_formats_against_stock_flink_when_the_harness_is_built() {
             extra.extend(["--columns", c]);
         }
         let v = protobuf_run(format, &schema, &extra);
-        assert!(v["stock_note"].is_null(), "{format}: {}", v["stock_note"]);
-        assert_native_protobuf_engaged(&v, format);
-        let results = v["results"].as_array().unwrap();
-        let stock: Vec<&str> = results
-            .iter()
-            .filter(|r| r["side"] == "stock")
-            .map(|r| r["name"].as_str().unwrap())
-            .collect();
-        assert_eq!(stock, names);
-        for r in results {
-            assert!(
-                r["figures"]["records_per_s"]["median"].as_f64().unwrap() > 0.0,
-                "{r}"
-            );
-            if r["side"] == "native" {
-                assert!(r["ratio_vs_stock"].as_f64().unwrap() > 0.0, "{r}");
-            }
-        }
-        let checks = v["verification"].as_array().unwrap();
-        assert_eq!(checks.len(), 4);
-        for c in checks {
-            assert_eq!(c["equal"], true, "{format}: {c}");
-            assert_eq!(c["compared"], 400, "{c}");
-        }
+        assert_native_lines_cover_the_corpus(&v, format);
+        let checks = assert_stock_ran_alongside(&v, &names);
         for c in &checks[2..] {
             assert!(c["what"].as_str().unwrap().contains("byte for byte"), "{c}");
         }

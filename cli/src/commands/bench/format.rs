@@ -61,6 +61,16 @@ impl FormatKind {
         }
     }
 
+    /// This format's Confluent-framed variant when `framed` (`json` -> `json-confluent`,
+    /// `protobuf` -> `protobuf-confluent`), else this format.
+    pub fn confluent_framed_if(self, framed: bool) -> FormatKind {
+        match self {
+            FormatKind::Json if framed => FormatKind::JsonConfluent,
+            FormatKind::Protobuf if framed => FormatKind::ProtobufConfluent,
+            kind => kind,
+        }
+    }
+
     /// Whether the values are JSON (`json`, `json-confluent`).
     pub fn is_json(self) -> bool {
         matches!(self, FormatKind::Json | FormatKind::JsonConfluent)
@@ -136,6 +146,13 @@ pub trait Format: Send + Sync {
     fn row_type(&self) -> &FlinkType;
     /// A codec for one thread.
     fn session(&self) -> Result<Box<dyn Session>, BenchError>;
+}
+
+/// `format`, once it has handed out a session: a schema its codec refuses fails here, before
+/// the run, rather than in a worker thread.
+pub fn checked<F: Format>(format: F) -> Result<F, BenchError> {
+    format.session()?;
+    Ok(format)
 }
 
 /// The per-thread codec of a [`Format`]. Batch entry points; `None` is a null value.

@@ -34,6 +34,12 @@ impl Rng {
         Rng(seed)
     }
 
+    /// A length in `0..=2 * mean`, uniformly (so `mean` on average).
+    pub fn length(&mut self, mean: usize) -> usize {
+        let bound = (mean as u64).saturating_mul(2).saturating_add(1);
+        usize::try_from(self.below(bound)).unwrap_or(usize::MAX)
+    }
+
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -117,14 +123,14 @@ pub fn generate(
     generate_within(writer, row_type, schema_id, opts, MAX_CORPUS_BYTES)
 }
 
-/// [`generate`] with a corpus limit of `budget` bytes.
-fn generate_within(
-    writer: &AvroNode,
-    row_type: &FlinkType,
-    schema_id: i32,
+/// Refuses options beyond their limits before anything is generated: `--string-len` and
+/// `--collection-len` above theirs, and more messages than `budget` holds when each takes at
+/// least `smallest_message` bytes.
+pub fn check_limits(
     opts: &GenerateOptions,
+    smallest_message: usize,
     budget: usize,
-) -> Result<Vec<Vec<u8>>, BenchError> {
+) -> Result<(), BenchError> {
     for (option, value, max) in [
         ("--string-len", opts.string_len, MAX_STRING_LEN),
         ("--collection-len", opts.collection_len, MAX_COLLECTION_LEN),
@@ -135,7 +141,7 @@ fn generate_within(
             )));
         }
     }
-    let max_messages = budget / (MESSAGE_OVERHEAD + 5);
+    let max_messages = budget / (MESSAGE_OVERHEAD + smallest_message);
     if opts.count > max_messages {
         return Err(BenchError::Usage(format!(
             "--generate {}: at most {max_messages} messages fit the {} a generated corpus may take",
@@ -143,6 +149,28 @@ fn generate_within(
             size_text(budget)
         )));
     }
+    Ok(())
+}
+
+/// The error of generated messages that outgrow `budget`, the corpus limit.
+pub fn corpus_too_large(budget: usize) -> BenchError {
+    BenchError::Usage(format!(
+        "the generated messages exceed the {} a generated corpus may take; generate fewer \
+         or smaller ones (--generate, --string-len, --collection-len)",
+        size_text(budget)
+    ))
+}
+
+/// [`generate`] with a corpus limit of `budget` bytes.
+fn generate_within(
+    writer: &AvroNode,
+    row_type: &FlinkType,
+    schema_id: i32,
+    opts: &GenerateOptions,
+    budget: usize,
+) -> Result<Vec<Vec<u8>>, BenchError> {
+    // The smallest message is its Confluent header.
+    check_limits(opts, 5, budget)?;
     let mut gen = Generator {
         rng: Rng::new(opts.seed),
         opts: *opts,
@@ -199,11 +227,6 @@ fn mismatch(node: &AvroNode, ty: &FlinkType) -> BenchError {
 }
 
 impl Generator {
-    fn len(&mut self, mean: usize) -> usize {
-        let bound = (mean as u64).saturating_mul(2).saturating_add(1);
-        usize::try_from(self.rng.below(bound)).unwrap_or(usize::MAX)
-    }
-
     /// Fails once the finished messages and the one being written (`out`) exceed
     /// [`MAX_CORPUS_BYTES`].
     fn check_budget(&self, out: &[u8]) -> Result<(), BenchError> {
@@ -213,17 +236,13 @@ impl Generator {
     /// As [`Generator::check_budget`], with `more` bytes about to be written.
     fn check_room(&self, out: &[u8], more: usize) -> Result<(), BenchError> {
         if self.used.saturating_add(out.len()).saturating_add(more) > self.budget {
-            return Err(BenchError::Usage(format!(
-                "the generated messages exceed the {} a generated corpus may take; generate fewer \
-                 or smaller ones (--generate, --string-len, --collection-len)",
-                size_text(self.budget)
-            )));
+            return Err(corpus_too_large(self.budget));
         }
         Ok(())
     }
 
     fn string(&mut self, out: &mut Vec<u8>) -> Result<(), BenchError> {
-        let chars = self.len(self.opts.string_len);
+        let chars = self.rng.length(self.opts.string_len);
         let mut s = String::new();
         for i in 0..chars {
             if i % 4096 == 0 {
@@ -304,7 +323,7 @@ impl Generator {
             }
             (AvroNode::String, FlinkKind::VarChar(_) | FlinkKind::Char(_)) => self.string(out),
             (AvroNode::Bytes, FlinkKind::VarBinary(_) | FlinkKind::Binary(_)) => {
-                let n = self.len(self.opts.string_len);
+                let n = self.rng.length(self.opts.string_len);
                 write_long(out, n as i64);
                 for i in 0..n {
                     if i % 4096 == 0 {
@@ -347,7 +366,7 @@ impl Generator {
                 Ok(())
             }
             (AvroNode::Array(items), FlinkKind::Array(element)) => {
-                let n = self.len(self.opts.collection_len);
+                let n = self.rng.length(self.opts.collection_len);
                 if n > 0 {
                     write_long(out, n as i64);
                     for _ in 0..n {
@@ -379,7 +398,7 @@ impl Generator {
         value_ty: Option<&FlinkType>,
         out: &mut Vec<u8>,
     ) -> Result<(), BenchError> {
-        let n = self.len(self.opts.collection_len);
+        let n = self.rng.length(self.opts.collection_len);
         if n > 0 {
             write_long(out, n as i64);
             for i in 0..n {
@@ -420,6 +439,21 @@ impl Generator {
         }
         out.push(0);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+impl GenerateOptions {
+    /// `count` messages of short strings and collections, some fields NULL (the JSON and
+    /// Protobuf generators' unit tests).
+    pub fn for_tests(count: usize) -> Self {
+        GenerateOptions {
+            count,
+            seed: 7,
+            null_rate: 0.2,
+            string_len: 8,
+            collection_len: 3,
+        }
     }
 }
 

@@ -11,7 +11,7 @@ use karrow_codecs::types::{FlinkKind, FlinkType};
 
 use super::error::BenchError;
 use super::generate::{
-    size_text, GenerateOptions, Rng, ALNUM, MAX_COLLECTION_LEN, MAX_CORPUS_BYTES, MAX_STRING_LEN,
+    check_limits, corpus_too_large, GenerateOptions, Rng, ALNUM, MAX_CORPUS_BYTES,
     MESSAGE_OVERHEAD, NON_ASCII,
 };
 use super::render::plain_decimal;
@@ -29,25 +29,8 @@ fn generate_within(
     opts: &GenerateOptions,
     budget: usize,
 ) -> Result<Vec<Vec<u8>>, BenchError> {
-    for (option, value, max) in [
-        ("--string-len", opts.string_len, MAX_STRING_LEN),
-        ("--collection-len", opts.collection_len, MAX_COLLECTION_LEN),
-    ] {
-        if value > max {
-            return Err(BenchError::Usage(format!(
-                "{option} {value}: at most {max}"
-            )));
-        }
-    }
     // The smallest message is `{}`.
-    let max_messages = budget / (MESSAGE_OVERHEAD + 2);
-    if opts.count > max_messages {
-        return Err(BenchError::Usage(format!(
-            "--generate {}: at most {max_messages} messages fit the {} a generated corpus may take",
-            opts.count,
-            size_text(budget)
-        )));
-    }
+    check_limits(opts, 2, budget)?;
     check_type(row_type)?;
     let mut gen = JsonGenerator {
         rng: Rng::new(opts.seed),
@@ -97,18 +80,9 @@ struct JsonGenerator {
 }
 
 impl JsonGenerator {
-    fn len(&mut self, mean: usize) -> usize {
-        let bound = (mean as u64).saturating_mul(2).saturating_add(1);
-        usize::try_from(self.rng.below(bound)).unwrap_or(usize::MAX)
-    }
-
     fn check_room(&self, out: &[u8], more: usize) -> Result<(), BenchError> {
         if self.used.saturating_add(out.len()).saturating_add(more) > self.budget {
-            return Err(BenchError::Usage(format!(
-                "the generated messages exceed the {} a generated corpus may take; generate fewer \
-                 or smaller ones (--generate, --string-len, --collection-len)",
-                size_text(self.budget)
-            )));
+            return Err(corpus_too_large(self.budget));
         }
         Ok(())
     }
@@ -158,7 +132,7 @@ impl JsonGenerator {
             }
             FlinkKind::Char(_) | FlinkKind::VarChar(_) => return self.string(out),
             FlinkKind::Binary(_) | FlinkKind::VarBinary(_) => {
-                let n = self.len(self.opts.string_len);
+                let n = self.rng.length(self.opts.string_len);
                 self.check_room(out, n.saturating_mul(4) / 3 + 4)?;
                 let bytes: Vec<u8> = (0..n).map(|_| self.rng.next_u64() as u8).collect();
                 format!(
@@ -188,7 +162,7 @@ impl JsonGenerator {
                 )
             }
             FlinkKind::Array(element) => {
-                let n = self.len(self.opts.collection_len);
+                let n = self.rng.length(self.opts.collection_len);
                 out.push(b'[');
                 for i in 0..n {
                     if i > 0 {
@@ -229,7 +203,7 @@ impl JsonGenerator {
 
     /// An object with unique keys; `value` `None` is a multiset (positive counts).
     fn map(&mut self, value: Option<&FlinkType>, out: &mut Vec<u8>) -> Result<(), BenchError> {
-        let n = self.len(self.opts.collection_len);
+        let n = self.rng.length(self.opts.collection_len);
         out.push(b'{');
         for i in 0..n {
             if i > 0 {
@@ -251,7 +225,7 @@ impl JsonGenerator {
     }
 
     fn string(&mut self, out: &mut Vec<u8>) -> Result<(), BenchError> {
-        let chars = self.len(self.opts.string_len);
+        let chars = self.rng.length(self.opts.string_len);
         let mut s = String::new();
         for i in 0..chars {
             if i % 4096 == 0 {
@@ -322,16 +296,6 @@ mod tests {
     use super::super::ddl::parse_columns;
     use super::*;
 
-    fn opts(count: usize) -> GenerateOptions {
-        GenerateOptions {
-            count,
-            seed: 7,
-            null_rate: 0.2,
-            string_len: 8,
-            collection_len: 3,
-        }
-    }
-
     #[test]
     fn every_message_is_one_json_object_of_the_columns() {
         let row = parse_columns(
@@ -340,7 +304,7 @@ mod tests {
              a ARRAY<INT>, mp MAP<STRING, ROW<x INT>>, ms MULTISET<STRING>, r ROW<z STRING>",
         )
         .unwrap();
-        let messages = generate(&row, &opts(50)).unwrap();
+        let messages = generate(&row, &GenerateOptions::for_tests(50)).unwrap();
         assert_eq!(messages.len(), 50);
         for m in &messages {
             let v: serde_json::Value = serde_json::from_slice(m).unwrap();
@@ -350,7 +314,7 @@ mod tests {
         }
         assert_eq!(
             messages,
-            generate(&row, &opts(50)).unwrap(),
+            generate(&row, &GenerateOptions::for_tests(50)).unwrap(),
             "deterministic"
         );
     }
@@ -368,12 +332,12 @@ mod tests {
     #[test]
     fn non_string_map_keys_and_oversized_corpora_are_refused() {
         let row = parse_columns("m MAP<INT, STRING>").unwrap();
-        let e = generate(&row, &opts(1)).unwrap_err();
+        let e = generate(&row, &GenerateOptions::for_tests(1)).unwrap_err();
         assert!(e.to_string().contains("CHAR or VARCHAR keys"), "{e}");
         let row = parse_columns("a ARRAY<ARRAY<BIGINT>>").unwrap();
         let big = GenerateOptions {
             collection_len: 1000,
-            ..opts(10)
+            ..GenerateOptions::for_tests(10)
         };
         let e = generate_within(&row, &big, 1 << 20).unwrap_err();
         assert!(e.to_string().contains("exceed the 1048576 bytes"), "{e}");

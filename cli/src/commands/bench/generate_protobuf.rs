@@ -11,7 +11,7 @@ use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
 
 use super::error::BenchError;
 use super::generate::{
-    size_text, GenerateOptions, Rng, ALNUM, MAX_COLLECTION_LEN, MAX_CORPUS_BYTES, MAX_STRING_LEN,
+    check_limits, corpus_too_large, GenerateOptions, Rng, ALNUM, MAX_CORPUS_BYTES,
     MESSAGE_OVERHEAD, NON_ASCII,
 };
 
@@ -34,24 +34,8 @@ fn generate_within(
     opts: &GenerateOptions,
     budget: usize,
 ) -> Result<Vec<Vec<u8>>, BenchError> {
-    for (option, value, max) in [
-        ("--string-len", opts.string_len, MAX_STRING_LEN),
-        ("--collection-len", opts.collection_len, MAX_COLLECTION_LEN),
-    ] {
-        if value > max {
-            return Err(BenchError::Usage(format!(
-                "{option} {value}: at most {max}"
-            )));
-        }
-    }
-    let max_messages = budget / (MESSAGE_OVERHEAD + prefix.len().max(1));
-    if opts.count > max_messages {
-        return Err(BenchError::Usage(format!(
-            "--generate {}: at most {max_messages} messages fit the {} a generated corpus may take",
-            opts.count,
-            size_text(budget)
-        )));
-    }
+    // The smallest message is its prefix (an empty message is counted as one byte).
+    check_limits(opts, prefix.len().max(1), budget)?;
     let mut gen = ProtoGenerator {
         rng: Rng::new(opts.seed),
         opts: *opts,
@@ -102,6 +86,13 @@ fn tag(out: &mut Vec<u8>, number: u32, wire: u32) {
     varint(out, u64::from(number) << 3 | u64::from(wire));
 }
 
+/// Field `number` as a length-delimited record: its tag, the length of `body`, then `body`.
+fn length_delimited(out: &mut Vec<u8>, number: u32, body: &[u8]) {
+    tag(out, number, LEN);
+    varint(out, body.len() as u64);
+    out.extend_from_slice(body);
+}
+
 fn wire_type(kind: &Kind) -> u32 {
     match kind {
         Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => FIXED64,
@@ -112,21 +103,12 @@ fn wire_type(kind: &Kind) -> u32 {
 }
 
 impl ProtoGenerator {
-    fn len(&mut self, mean: usize) -> usize {
-        let bound = (mean as u64).saturating_mul(2).saturating_add(1);
-        usize::try_from(self.rng.below(bound)).unwrap_or(usize::MAX)
-    }
-
     /// Fails once the finished messages, the one being written and `more` bytes exceed
     /// the budget.
     fn room(&mut self, more: usize) -> Result<(), BenchError> {
         self.pending = self.pending.saturating_add(more);
         if self.used.saturating_add(self.pending) > self.budget {
-            return Err(BenchError::Usage(format!(
-                "the generated messages exceed the {} a generated corpus may take; generate fewer \
-                 or smaller ones (--generate, --string-len, --collection-len)",
-                size_text(self.budget)
-            )));
+            return Err(corpus_too_large(self.budget));
         }
         Ok(())
     }
@@ -157,16 +139,14 @@ impl ProtoGenerator {
                     continue;
                 };
                 let (key, value) = (entry.map_entry_key_field(), entry.map_entry_value_field());
-                for _ in 0..self.len(self.opts.collection_len) {
+                for _ in 0..self.rng.length(self.opts.collection_len) {
                     let mut body = Vec::new();
                     self.field(&key, depth + 1, &mut body)?;
                     self.field(&value, depth + 1, &mut body)?;
-                    tag(out, field.number(), LEN);
-                    varint(out, body.len() as u64);
-                    out.extend_from_slice(&body);
+                    length_delimited(out, field.number(), &body);
                 }
             } else if field.is_list() {
-                let n = self.len(self.opts.collection_len);
+                let n = self.rng.length(self.opts.collection_len);
                 let kind = field.kind();
                 if field.is_packed() && wire_type(&kind) != LEN {
                     let mut body = Vec::new();
@@ -174,9 +154,7 @@ impl ProtoGenerator {
                         self.value(&kind, depth, &mut body)?;
                     }
                     if n > 0 {
-                        tag(out, field.number(), LEN);
-                        varint(out, body.len() as u64);
-                        out.extend_from_slice(&body);
+                        length_delimited(out, field.number(), &body);
                     }
                 } else {
                     for _ in 0..n {
@@ -252,7 +230,7 @@ impl ProtoGenerator {
                 out.extend_from_slice(s.as_bytes());
             }
             Kind::Bytes => {
-                let n = self.len(self.opts.string_len);
+                let n = self.rng.length(self.opts.string_len);
                 self.room(n)?;
                 varint(out, n as u64);
                 for _ in 0..n {
@@ -290,7 +268,7 @@ impl ProtoGenerator {
     }
 
     fn string(&mut self) -> Result<String, BenchError> {
-        let chars = self.len(self.opts.string_len);
+        let chars = self.rng.length(self.opts.string_len);
         let mut s = String::new();
         for i in 0..chars {
             if i % 4096 == 0
@@ -326,16 +304,6 @@ mod tests {
             .message
     }
 
-    fn opts(count: usize) -> GenerateOptions {
-        GenerateOptions {
-            count,
-            seed: 7,
-            null_rate: 0.2,
-            string_len: 8,
-            collection_len: 3,
-        }
-    }
-
     #[test]
     fn messages_parse_and_repeat_for_a_seed() {
         let m = message(
@@ -346,8 +314,11 @@ mod tests {
              repeated float fs = 9; fixed64 f = 10; }",
             "Gen",
         );
-        let a = generate(&m, &[0, 0, 0, 0, 1, 0], &opts(200)).unwrap();
-        assert_eq!(a, generate(&m, &[0, 0, 0, 0, 1, 0], &opts(200)).unwrap());
+        let a = generate(&m, &[0, 0, 0, 0, 1, 0], &GenerateOptions::for_tests(200)).unwrap();
+        assert_eq!(
+            a,
+            generate(&m, &[0, 0, 0, 0, 1, 0], &GenerateOptions::for_tests(200)).unwrap()
+        );
         for bytes in &a {
             assert_eq!(&bytes[..6], &[0, 0, 0, 0, 1, 0]);
             let parsed = prost_reflect::DynamicMessage::decode(m.clone(), &bytes[6..]).unwrap();
@@ -367,13 +338,13 @@ mod tests {
             "syntax = \"proto3\"; package t; message Rec { Rec next = 1; string s = 2; }",
             "Rec",
         );
-        let mut o = opts(50);
+        let mut o = GenerateOptions::for_tests(50);
         o.null_rate = 0.0;
         let out = generate(&m, &[], &o).unwrap();
         assert!(out
             .iter()
             .all(|b| prost_reflect::DynamicMessage::decode(m.clone(), b.as_slice()).is_ok()));
-        let err = generate_within(&m, &[], &opts(100), 4096).unwrap_err();
+        let err = generate_within(&m, &[], &GenerateOptions::for_tests(100), 4096).unwrap_err();
         assert!(err.to_string().contains("exceed"), "{err}");
     }
 }

@@ -9,6 +9,11 @@
 
 use arrow_array::RecordBatch;
 use karrow_codecs::flink_binary::{read_batch_rows, write_batch_rows, RowImages};
+use karrow_codecs::json::{
+    JsonConfluentDecoder, JsonConfluentEncoder, JsonRowDecoder, JsonRowEncoder,
+};
+use karrow_codecs::protobuf::confluent::{ProtobufConfluentDecoder, ProtobufConfluentEncoder};
+use karrow_codecs::protobuf::{ProtobufRowDecoder, ProtobufRowEncoder};
 use karrow_codecs::types::FlinkType;
 use karrow_codecs::CodecError;
 
@@ -31,6 +36,79 @@ pub trait MessageDecoder: Send {
 pub trait RowEncoder: Send {
     /// Encodes `image`.
     fn encode_row(&mut self, image: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError>;
+}
+
+/// Implements [`MessageDecoder`] for codecs whose own `decode_message` has its signature.
+macro_rules! message_decoder_by_own_method {
+    ($($codec:ty),*) => {$(
+        impl MessageDecoder for $codec {
+            fn decode_message(
+                &mut self,
+                message: &[u8],
+                out: &mut Vec<u8>,
+                row_ends: &mut Vec<usize>,
+            ) -> Result<(), CodecError> {
+                <$codec>::decode_message(self, message, out, row_ends)
+            }
+        }
+    )*};
+}
+
+/// Implements [`RowEncoder`] for codecs whose own `encode_row` has its signature (taking
+/// `&self` or `&mut self`).
+macro_rules! row_encoder_by_own_method {
+    ($($codec:ty),*) => {$(
+        impl RowEncoder for $codec {
+            fn encode_row(&mut self, image: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError> {
+                <$codec>::encode_row(self, image, out)
+            }
+        }
+    )*};
+}
+
+message_decoder_by_own_method!(
+    JsonRowDecoder,
+    JsonConfluentDecoder,
+    ProtobufRowDecoder,
+    ProtobufConfluentDecoder
+);
+row_encoder_by_own_method!(
+    JsonRowEncoder,
+    JsonConfluentEncoder,
+    ProtobufRowEncoder,
+    ProtobufConfluentEncoder
+);
+
+/// The codec of a format that also comes Confluent-framed (`json` and `json-confluent`,
+/// `protobuf` and `protobuf-confluent`): the plain codec `P` or the framed one `C`.
+pub enum PlainOrConfluent<P, C> {
+    /// The plain format.
+    Plain(P),
+    /// The Confluent-framed format.
+    Confluent(C),
+}
+
+impl<P: MessageDecoder, C: MessageDecoder> MessageDecoder for PlainOrConfluent<P, C> {
+    fn decode_message(
+        &mut self,
+        message: &[u8],
+        out: &mut Vec<u8>,
+        row_ends: &mut Vec<usize>,
+    ) -> Result<(), CodecError> {
+        match self {
+            PlainOrConfluent::Plain(d) => d.decode_message(message, out, row_ends),
+            PlainOrConfluent::Confluent(d) => d.decode_message(message, out, row_ends),
+        }
+    }
+}
+
+impl<P: RowEncoder, C: RowEncoder> RowEncoder for PlainOrConfluent<P, C> {
+    fn encode_row(&mut self, image: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError> {
+        match self {
+            PlainOrConfluent::Plain(e) => e.encode_row(image, out),
+            PlainOrConfluent::Confluent(e) => e.encode_row(image, out),
+        }
+    }
 }
 
 /// A [`Session`] over a message decoder and a row encoder of one row type.

@@ -11,8 +11,8 @@ use karrow_codecs::json::{
 use karrow_codecs::types::FlinkType;
 
 use super::error::BenchError;
-use super::format::{Format, FormatKind, Session};
-use super::image_session::{ImageSession, MessageDecoder, RowEncoder};
+use super::format::{checked, Format, FormatKind, Session};
+use super::image_session::{ImageSession, PlainOrConfluent};
 
 /// `json` (or `json-confluent`) for one row type.
 pub struct Json {
@@ -32,24 +32,18 @@ impl Json {
         float_text: JavaFloatText,
         confluent_id: Option<i32>,
     ) -> Result<Self, BenchError> {
-        let format = Json {
+        // A type flink-json refuses fails here.
+        checked(Json {
             row_type,
             float_text,
             confluent_id,
-        };
-        // Fail early (a type flink-json refuses) rather than in a worker thread.
-        format.session()?;
-        Ok(format)
+        })
     }
 }
 
 impl Format for Json {
     fn kind(&self) -> FormatKind {
-        if self.confluent_id.is_some() {
-            FormatKind::JsonConfluent
-        } else {
-            FormatKind::Json
-        }
+        FormatKind::Json.confluent_framed_if(self.confluent_id.is_some())
     }
 
     fn row_type(&self) -> &FlinkType {
@@ -72,17 +66,17 @@ impl Format for Json {
         .map_err(schema)?;
         let (decoder, encoder) = match self.confluent_id {
             None => (
-                Decoder::Plain(
+                PlainOrConfluent::Plain(
                     JsonRowDecoder::new(&self.row_type, decode_options).map_err(schema)?,
                 ),
-                Encoder::Plain(encoder),
+                PlainOrConfluent::Plain(encoder),
             ),
             Some(id) => (
-                Decoder::Confluent(
+                PlainOrConfluent::Confluent(
                     JsonConfluentDecoder::new(&self.row_type, decode_options, None)
                         .map_err(schema)?,
                 ),
-                Encoder::Confluent(JsonConfluentEncoder::new(encoder, id)),
+                PlainOrConfluent::Confluent(JsonConfluentEncoder::new(encoder, id)),
             ),
         };
         Ok(Box::new(ImageSession::new(
@@ -90,44 +84,5 @@ impl Format for Json {
             encoder,
             self.row_type.clone(),
         )))
-    }
-}
-
-/// The decoder of `json` or `json-confluent`.
-enum Decoder {
-    Plain(JsonRowDecoder),
-    Confluent(JsonConfluentDecoder),
-}
-
-impl MessageDecoder for Decoder {
-    fn decode_message(
-        &mut self,
-        message: &[u8],
-        out: &mut Vec<u8>,
-        row_ends: &mut Vec<usize>,
-    ) -> Result<(), karrow_codecs::CodecError> {
-        match self {
-            Decoder::Plain(d) => d.decode_message(message, out, row_ends),
-            Decoder::Confluent(d) => d.decode_message(message, out, row_ends),
-        }
-    }
-}
-
-/// The encoder of `json` or `json-confluent`.
-enum Encoder {
-    Plain(JsonRowEncoder),
-    Confluent(JsonConfluentEncoder),
-}
-
-impl RowEncoder for Encoder {
-    fn encode_row(
-        &mut self,
-        image: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<(), karrow_codecs::CodecError> {
-        match self {
-            Encoder::Plain(e) => e.encode_row(image, out),
-            Encoder::Confluent(e) => e.encode_row(image, out),
-        }
     }
 }

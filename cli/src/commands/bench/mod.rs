@@ -448,13 +448,10 @@ fn check_args(args: &BenchArgs) -> Result<&'static str, BenchError> {
                 args.format.stock_name()
             )));
         }
-        if let Some(option) = [
+        if let Some(option) = first_given(&[
             (args.registry.is_some(), "--registry"),
             (args.subject.is_some(), "--subject"),
-        ]
-        .iter()
-        .find_map(|(given, name)| given.then_some(*name))
-        {
+        ]) {
             return Err(BenchError::Usage(format!(
                 "--format {} takes its schema from --schema and --message, not {option}",
                 args.format.stock_name()
@@ -466,14 +463,11 @@ fn check_args(args: &BenchArgs) -> Result<&'static str, BenchError> {
                 .into(),
         ));
     } else if !args.format.uses_avro_registry() {
-        if let Some(option) = [
+        if let Some(option) = first_given(&[
             (args.schema.is_some(), "--schema"),
             (args.registry.is_some(), "--registry"),
             (args.subject.is_some(), "--subject"),
-        ]
-        .iter()
-        .find_map(|(given, name)| given.then_some(*name))
-        {
+        ]) {
             return Err(BenchError::Usage(format!(
                 "--format {} has no registry schema: give the table's columns with --columns, not {option}",
                 args.format.stock_name()
@@ -487,6 +481,13 @@ fn check_args(args: &BenchArgs) -> Result<&'static str, BenchError> {
         ));
     }
     Ok(build)
+}
+
+/// The name of the first option given among `(given, name)`.
+fn first_given(options: &[(bool, &'static str)]) -> Option<&'static str> {
+    options
+        .iter()
+        .find_map(|&(given, name)| given.then_some(name))
 }
 
 /// Prints the table (or the JSON) and writes the HTML report.

@@ -27,8 +27,8 @@ use prost_reflect::prost_types::FileDescriptorSet;
 use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
 
 use super::error::BenchError;
-use super::format::{Format, FormatKind, Session};
-use super::image_session::{ImageSession, MessageDecoder, RowEncoder};
+use super::format::{checked, Format, FormatKind, Session};
+use super::image_session::{ImageSession, PlainOrConfluent};
 
 /// The largest schema file read (a `.proto` or a descriptor set).
 const MAX_SCHEMA_FILE: u64 = 64 << 20;
@@ -206,14 +206,12 @@ impl Protobuf {
         message: MessageDescriptor,
         confluent: Option<Confluent>,
     ) -> Result<Self, BenchError> {
-        let format = Protobuf {
+        // A column the message does not have fails here.
+        checked(Protobuf {
             row_type,
             message,
             confluent,
-        };
-        // Fail early (a column the message does not have) rather than in a worker thread.
-        format.session()?;
-        Ok(format)
+        })
     }
 
     /// The Confluent writer schema of `protobuf-confluent` for `row_type`: `text` (the
@@ -229,11 +227,7 @@ impl Protobuf {
 
 impl Format for Protobuf {
     fn kind(&self) -> FormatKind {
-        if self.confluent.is_some() {
-            FormatKind::ProtobufConfluent
-        } else {
-            FormatKind::Protobuf
-        }
+        FormatKind::Protobuf.confluent_framed_if(self.confluent.is_some())
     }
 
     fn row_type(&self) -> &FlinkType {
@@ -245,25 +239,25 @@ impl Format for Protobuf {
         let options = ProtobufOptions::default();
         let (decoder, encoder) = match &self.confluent {
             None => (
-                Decoder::Plain(Box::new(
+                PlainOrConfluent::Plain(
                     ProtobufRowDecoder::new(&self.message, &self.row_type, options.clone())
                         .map_err(schema)?,
-                )),
-                Encoder::Plain(
+                ),
+                PlainOrConfluent::Plain(
                     ProtobufRowEncoder::new(&self.message, &self.row_type, options)
                         .map_err(schema)?,
                 ),
             ),
             Some(c) => (
-                Decoder::Confluent(Box::new(
+                PlainOrConfluent::Confluent(
                     ProtobufConfluentDecoder::new(
                         &self.row_type,
                         options.clone(),
                         c.source.clone(),
                     )
                     .map_err(schema)?,
-                )),
-                Encoder::Confluent(ProtobufConfluentEncoder::new(
+                ),
+                PlainOrConfluent::Confluent(ProtobufConfluentEncoder::new(
                     ProtobufRowEncoder::new(&c.writer.message, &self.row_type, options)
                         .map_err(schema)?,
                     c.encode_id,
@@ -276,40 +270,5 @@ impl Format for Protobuf {
             encoder,
             self.row_type.clone(),
         )))
-    }
-}
-
-/// The decoder of `protobuf` or `protobuf-confluent`.
-enum Decoder {
-    Plain(Box<ProtobufRowDecoder>),
-    Confluent(Box<ProtobufConfluentDecoder>),
-}
-
-impl MessageDecoder for Decoder {
-    fn decode_message(
-        &mut self,
-        message: &[u8],
-        out: &mut Vec<u8>,
-        row_ends: &mut Vec<usize>,
-    ) -> Result<(), CodecError> {
-        match self {
-            Decoder::Plain(d) => d.decode_message(message, out, row_ends),
-            Decoder::Confluent(d) => d.decode_message(message, out, row_ends),
-        }
-    }
-}
-
-/// The encoder of `protobuf` or `protobuf-confluent`.
-enum Encoder {
-    Plain(ProtobufRowEncoder),
-    Confluent(ProtobufConfluentEncoder),
-}
-
-impl RowEncoder for Encoder {
-    fn encode_row(&mut self, image: &[u8], out: &mut Vec<u8>) -> Result<(), CodecError> {
-        match self {
-            Encoder::Plain(e) => e.encode_row(image, out),
-            Encoder::Confluent(e) => e.encode_row(image, out),
-        }
     }
 }
