@@ -284,11 +284,12 @@ impl Connection {
 
     /// Notes when the session that `lifetime` limits must be renewed.
     fn schedule_reauthentication(&mut self, lifetime: Option<Duration>) {
-        self.reauthenticate_at = lifetime.map(|l| {
+        // A lifetime too far ahead for the clock to represent means never.
+        self.reauthenticate_at = lifetime.and_then(|l| {
             let mut jitter = [0u8; 1];
             // A failed random source only loses the jitter.
             let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut jitter);
-            Instant::now() + sasl::reauthentication_delay(l, jitter[0])
+            Instant::now().checked_add(sasl::reauthentication_delay(l, jitter[0]))
         });
     }
 

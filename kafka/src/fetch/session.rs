@@ -966,11 +966,15 @@ impl FetchSession {
                 }
                 Err(ConnectionError::Io { broker: b, source }) => {
                     broker.in_flight = None;
-                    let replica_only = self
+                    // Replica-only when it serves some partitions and all of them as a read
+                    // replica (a broker serving none is not exempt from the limit).
+                    let mut served = self
                         .assigned
                         .iter()
                         .filter(|a| a.target() == name)
-                        .all(|a| a.read_replica.is_some());
+                        .peekable();
+                    let replica_only =
+                        served.peek().is_some() && served.all(|a| a.read_replica.is_some());
                     connection_failed(
                         broker,
                         FetchError::Io { broker: b, source },

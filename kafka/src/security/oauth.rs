@@ -7,8 +7,9 @@
 //!
 //! The message is what Kafka's `OAuthBearerClientInitialResponse` writes: `n,,` (no
 //! authorization id), `\x01auth=Bearer <token>`, each SASL extension as `\x01key=value`, then
-//! `\x01\x01`. Token and extensions are checked as Kafka checks them, so a value that would break
-//! the message's framing is refused before it is sent.
+//! `\x01\x01`. Token and extensions are checked so that a value that would break the message's
+//! framing is refused before it is sent (looser than Kafka's token pattern
+//! `[A-Za-z0-9\-._~+/]+=*`: the broker's validator refuses what that pattern would).
 
 use std::fmt;
 use std::sync::{Arc, Mutex};

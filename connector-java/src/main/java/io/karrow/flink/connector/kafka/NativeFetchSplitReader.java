@@ -180,10 +180,7 @@ final class NativeFetchSplitReader extends KafkaPartitionSplitReader {
         finishedBeforeFetch.clear();
         try {
             if (login != null) {
-                String token = login.refreshedToken();
-                if (token != null) {
-                    fetch.setToken(token);
-                }
+                login.handOverRefreshed(fetch::setToken);
             }
             fetch.poll();
         } catch (KarrowNativeException e) {

@@ -13,6 +13,7 @@ import javax.annotation.Nullable;
 import javax.security.auth.Subject;
 import javax.security.auth.login.LoginException;
 
+import java.io.IOException;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.Set;
@@ -25,7 +26,7 @@ import java.util.TreeMap;
  * one — for a token and refreshes it in the background before it expires, as {@code
  * sasl.login.refresh.*} say). The native side never fetches a token itself: it gets the current one
  * when the session opens ({@link #tokenJson}) and every refreshed one afterwards ({@link
- * #refreshedToken}, called before each fetch and each producer poll), and takes the newest when a
+ * #handOverRefreshed}, called before each fetch and each producer poll), and takes the newest when a
  * connection authenticates or re-authenticates (KIP-368).
  *
  * <p>The token is picked from the login's subject exactly as Kafka's {@code
@@ -89,20 +90,41 @@ public final class NativeOAuthBearerLogin implements AutoCloseable {
         return out.append("}}").toString();
     }
 
+    /** What takes a refreshed token: a native session's {@code setToken}. */
+    @FunctionalInterface
+    public interface TokenReceiver {
+        /** Takes the token as {@link #tokenJson} writes it. */
+        void setToken(String tokenJson) throws IOException;
+    }
+
     /**
-     * The current token ({@link #tokenJson}) when the login refreshed it since it was last handed
-     * over, else null.
+     * Hands the current token ({@link #tokenJson}) to {@code receiver} when the login refreshed it
+     * since it was last handed over; it counts as handed over only once {@code receiver} returned,
+     * so a refused or failed hand-over is tried again on the next call.
+     *
+     * @throws IOException what {@code receiver} threw, or when the login holds no token
      */
-    @Nullable
-    public synchronized String refreshedToken() {
+    public synchronized void handOverRefreshed(TokenReceiver receiver) throws IOException {
         if (closed) {
-            return null;
+            return;
         }
-        OAuthBearerToken token = newest(manager.subject());
+        OAuthBearerToken token;
+        try {
+            token = newest(manager.subject());
+        } catch (IllegalStateException e) {
+            throw new IOException("The OAUTHBEARER login holds no token: " + e.getMessage(), e);
+        }
         if (token.value().equals(handedOver)) {
-            return null;
+            return;
         }
-        return tokenJson();
+        String previous = handedOver;
+        String json = tokenJson();
+        try {
+            receiver.setToken(json);
+        } catch (IOException | RuntimeException e) {
+            handedOver = previous;
+            throw e;
+        }
     }
 
     private static OAuthBearerToken newest(Subject subject) {

@@ -126,7 +126,9 @@ class NativeKafkaSecurityTest {
             assertThat(token.path("lifetimeMs").asLong()).isGreaterThan(before + 3_000_000L);
             assertThat(token.path("extensions").path("traceId").asText()).isEqualTo("t42");
             // Handed over: nothing new until the login refreshes the token.
-            assertThat(login.refreshedToken()).isNull();
+            List<String> handedOver = new ArrayList<>();
+            login.handOverRefreshed(handedOver::add);
+            assertThat(handedOver).isEmpty();
         }
         // Without a held login, one for this call only.
         assertThat(NativeKafkaSecurity.configJson(props)).contains("\"OAUTHBEARER\",\"token\":{\"value\":");

@@ -1,6 +1,7 @@
 package io.karrow.flink.connector.kafka.sink;
 
-import io.karrow.flink.nativebridge.KarrowNativeException;
+import io.karrow.flink.connector.kafka.NativeKafkaSecurity;
+import io.karrow.flink.connector.kafka.NativeOAuthBearerLogin;
 import io.karrow.flink.nativebridge.NativeProducerSession;
 
 import org.apache.flink.api.connector.sink2.Committer;
@@ -17,6 +18,8 @@ import org.apache.kafka.common.errors.UnknownProducerIdException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.util.Collection;
@@ -58,6 +61,9 @@ final class NativeKafkaCommitter implements Committer<KafkaCommittable> {
     private final boolean reusesTransactionalIds;
     private final WritableBackchannel<TransactionFinished> backchannel;
     private NativeProducerSession session;
+    /** Kafka's OAUTHBEARER login while a session is open (null: another mechanism, or none open). */
+    @Nullable
+    private NativeOAuthBearerLogin login;
 
     NativeKafkaCommitter(
             NativeProducerSettings settings,
@@ -81,7 +87,7 @@ final class NativeKafkaCommitter implements Committer<KafkaCommittable> {
             NativeProducerSession.EndResult result;
             try {
                 result = session().endTransaction(id, committable.getProducerId(), committable.getEpoch(), true);
-            } catch (KarrowNativeException e) {
+            } catch (IOException e) {
                 LOG.error("Transaction ({}) encountered error and data has been potentially lost.", request, e);
                 closeSession();
                 request.signalFailedWithUnknownReason(e);
@@ -197,9 +203,19 @@ final class NativeKafkaCommitter implements Committer<KafkaCommittable> {
         closeSession();
     }
 
-    private NativeProducerSession session() throws KarrowNativeException {
+    /**
+     * The committing session, opened on first use; with OAUTHBEARER it holds Kafka's login (which
+     * refreshes the token) and hands each refreshed token to the session before it is used, so a
+     * re-authentication or a reconnect of a long-lived committer never sends an expired token.
+     */
+    private NativeProducerSession session() throws IOException {
         if (session == null) {
-            session = new NativeProducerSession(settings.committerConfigJson(subtaskId));
+            if (login == null) {
+                login = NativeKafkaSecurity.oauthBearerLogin(settings.properties());
+            }
+            session = new NativeProducerSession(settings.committerConfigJson(subtaskId, login));
+        } else if (login != null) {
+            login.handOverRefreshed(session::setToken);
         }
         return session;
     }
@@ -217,6 +233,10 @@ final class NativeKafkaCommitter implements Committer<KafkaCommittable> {
             backchannel.close();
         } finally {
             closeSession();
+            if (login != null) {
+                login.close();
+                login = null;
+            }
         }
     }
 }

@@ -173,10 +173,7 @@ class NativeKafkaWriter<IN>
     /** Sends what lingered, reads acknowledgements and counts them. */
     private void poll() throws IOException {
         if (login != null) {
-            String token = login.refreshedToken();
-            if (token != null) {
-                producer.setToken(token);
-            }
+            login.handOverRefreshed(producer::setToken);
         }
         producer.poll();
         long acknowledged = producer.acknowledged();

@@ -152,12 +152,16 @@ public final class NativeProducerSettings implements Serializable {
         return out.toString();
     }
 
-    /** The configuration of a producer used only to end transactions (the committer's). */
-    public String committerConfigJson(int subtask) {
+    /**
+     * The configuration of a producer used only to end transactions (the committer's), with the
+     * OAUTHBEARER token of {@code login} (null: a login for this call only, when the table uses
+     * OAUTHBEARER).
+     */
+    public String committerConfigJson(int subtask, @Nullable NativeOAuthBearerLogin login) {
         Properties props = new Properties();
         props.putAll(properties);
         props.setProperty(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
         props.remove(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
-        return new NativeProducerSettings(props, topic, partitioner).configJson(false, subtask, "-committer");
+        return new NativeProducerSettings(props, topic, partitioner).configJson(false, subtask, "-committer", login);
     }
 }
